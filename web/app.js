@@ -23,7 +23,7 @@ const MIB = 1024 * 1024;
 
 const ERROR_TITLES = {
   'syntax-error': 'Syntax error',
-  'runtime-error': 'Error',
+  'runtime-error': 'Runtime error',
   'step-limit': 'Step limit reached',
   'memory-limit': 'Memory limit reached',
   'interrupted': 'Interrupted',
@@ -86,6 +86,7 @@ function onWorkerMessage(msg) {
         const entry = running.entry;
         endRun('error');
         renderError(entry, { kind: 'internal-error', message: msg.message, line: null, column: null, backtrace: [] }, '');
+        scrollToEnd();
       }
       addNotice('The engine failed and the session was restarted; earlier definitions are gone.', 'warning');
       worker.terminate();
@@ -150,6 +151,7 @@ function stop() {
   worker.terminate();
   endRun('stopped');
   addMeta(entry, `stopped after ${seconds(elapsed)}`);
+  scrollToEnd();
   addNotice(`Evaluation stopped after ${seconds(elapsed)}. The session was restarted; earlier definitions are gone.`, 'stopped');
   startWorker();
 }
@@ -169,6 +171,7 @@ function finishEntry(result, ms) {
   }
   addMeta(entry, `${formatMs(ms)}${!result.error && result.value == null && !result.output ? ' · no value' : ''}`);
   setEngineState('ready', 'Ready');
+  scrollToEnd();
 }
 
 function endRun(state) {
@@ -234,11 +237,13 @@ function addNotice(text, kind) {
 }
 
 function append(node) {
-  const t = els.transcript;
-  const atBottom = t.scrollHeight - t.scrollTop - t.clientHeight < 80;
-  t.append(node);
-  if (atBottom || node.classList.contains('entry')) t.scrollTop = t.scrollHeight;
-  else node.scrollIntoView({ block: 'nearest' });
+  els.transcript.append(node);
+  scrollToEnd();
+}
+
+// Keeps the newest output in view, as a terminal does.
+function scrollToEnd() {
+  els.transcript.scrollTop = els.transcript.scrollHeight;
 }
 
 // ----------------------------------------------------------------- limits ---
