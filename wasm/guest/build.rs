@@ -1,0 +1,9 @@
+fn main() {
+    // Rust's default 1 MiB shadow stack on wasm32 is small for a deeply
+    // recursive reader or printer; overflowing it traps (the stack is placed
+    // first in linear memory), losing the session. 8 MiB costs only address
+    // space until used.
+    if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32") {
+        println!("cargo:rustc-link-arg-cdylib=-zstack-size=8388608");
+    }
+}

@@ -1,0 +1,75 @@
+//! arbores-guest: the Arbores engine as a WebAssembly component.
+//!
+//! Built for wasm32-unknown-unknown (no WASI, no JS) and wrapped into a
+//! component by `wasm/componentize`; the world is `wasm/wit/arbores.wit`.
+//! This crate only translates between the WIT types and `arbores_core`; all
+//! behaviour lives in the core, so that the native, wasmtime and browser
+//! faces agree.
+
+use std::cell::RefCell;
+
+use arbores_core::{Engine, Limits};
+
+wit_bindgen::generate!({
+    world: "arbores",
+    path: "../wit",
+});
+
+use arbores::engine::host;
+use exports::arbores::engine::engine::{Evaluation, Guest};
+use arbores::engine::types as wit;
+
+thread_local! {
+    // One session per instance. wasm32-unknown-unknown is single-threaded,
+    // so a thread local is a plain global; `None` until the first call.
+    static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
+}
+
+fn with_engine<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
+    ENGINE.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let engine = slot.get_or_insert_with(|| {
+            install_panic_hook();
+            let mut engine = Engine::new();
+            // The core has no clock; the host answers from its own.
+            engine.set_interrupt_check(Some(Box::new(host::should_stop)));
+            engine
+        });
+        f(engine)
+    })
+}
+
+fn install_panic_hook() {
+    // With panic = "abort" a panic becomes an `unreachable` trap that tells
+    // the host nothing; hand it the message first.
+    std::panic::set_hook(Box::new(|info| host::panicked(&info.to_string())));
+}
+
+struct Component;
+
+impl Guest for Component {
+    fn set_limits(limits: wit::Limits) {
+        with_engine(|engine| {
+            engine.set_limits(Limits {
+                max_steps: limits.max_steps,
+                max_memory: usize::try_from(limits.max_memory).unwrap_or(usize::MAX),
+            })
+        })
+    }
+
+    fn eval(source: String) -> Evaluation {
+        let result = with_engine(|engine| engine.eval(&source));
+        Evaluation {
+            value: result.value,
+            output: result.output,
+            error: result.error.map(|e| wit::EvalError {
+                kind: e.kind.as_str().to_string(),
+                message: e.message,
+                position: e.position.map(|p| wit::Position { line: p.line, column: p.column }),
+                backtrace: e.backtrace,
+            }),
+        }
+    }
+}
+
+export!(Component);
