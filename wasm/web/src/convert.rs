@@ -33,7 +33,11 @@ pub struct ErrorJs {
 
 impl From<Evaluation> for EvaluationJs {
     fn from(e: Evaluation) -> Self {
-        EvaluationJs { value: e.value, output: e.output, error: e.error.map(ErrorJs::from) }
+        EvaluationJs {
+            value: e.value,
+            output: e.output,
+            error: e.error.map(ErrorJs::from),
+        }
     }
 }
 

@@ -16,7 +16,9 @@ impl Engine {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Engine {
         crate::panic::install_hook();
-        Engine { inner: arbores_core::Engine::new() }
+        Engine {
+            inner: arbores_core::Engine::new(),
+        }
     }
 
     /// Evaluates every form of `source` and returns
@@ -36,7 +38,10 @@ impl Engine {
         let max_memory = whole_number("memoryBytes", memory_bytes)?;
         let max_memory = usize::try_from(max_memory)
             .map_err(|_| JsError::new(&format!("memoryBytes: {memory_bytes} is too large")))?;
-        self.inner.set_limits(Limits { max_steps, max_memory });
+        self.inner.set_limits(Limits {
+            max_steps,
+            max_memory,
+        });
         Ok(())
     }
 
@@ -69,7 +74,7 @@ fn whole_number(name: &str, n: f64) -> Result<u64, JsError> {
 /// Separate from `whole_number` so it can be tested natively, where
 /// `JsError` cannot be built.
 fn check_whole_number(name: &str, n: f64) -> Result<u64, String> {
-    if !n.is_finite() || n.fract() != 0.0 || n < 1.0 || n > MAX_SAFE_INTEGER {
+    if n.fract() != 0.0 || !(1.0..=MAX_SAFE_INTEGER).contains(&n) {
         return Err(format!("{name}: expected a positive whole number, got {n}"));
     }
     Ok(n as u64)
@@ -89,7 +94,10 @@ mod tests {
     fn rejects_everything_else() {
         for bad in [0.0, -1.0, 1.5, f64::NAN, f64::INFINITY, 1e300] {
             let err = check_whole_number("steps", bad).unwrap_err();
-            assert!(err.starts_with("steps: expected a positive whole number"), "{err}");
+            assert!(
+                err.starts_with("steps: expected a positive whole number"),
+                "{err}"
+            );
         }
     }
 }
