@@ -1,5 +1,18 @@
 //! The engine's public face: create an engine, set limits, evaluate text.
 
+use crate::builtins::PrimTable;
+use crate::compiler::code::Inline;
+use crate::compiler::scope::Special;
+use crate::compiler::CompileError;
+use crate::globals::{GlobalSyntax, Globals};
+use crate::heap::Heap;
+use crate::printer;
+use crate::reader;
+use crate::symbol::SymbolTable;
+use crate::syntax::Syn;
+use crate::value::Value;
+use crate::vm::Vm;
+
 /// A line:column position in the evaluated source text (both 1-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Position {
@@ -96,14 +109,11 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_steps: 1_000_000_000, max_memory: 512 << 20 }
+        Limits {
+            max_steps: 1_000_000_000,
+            max_memory: 512 << 20,
+        }
     }
-}
-
-/// An Arbores engine: one Scheme session with its global environment.
-pub struct Engine {
-    limits: Limits,
-    interrupt: Option<InterruptCheck>,
 }
 
 /// Asked every few thousand steps during an evaluation; returning `true` ends
@@ -111,15 +121,71 @@ pub struct Engine {
 /// host enforces a wall-clock timeout by answering from its own.
 pub type InterruptCheck = Box<dyn FnMut() -> bool>;
 
+/// An Arbores engine: one Scheme session with its global environment.
+pub struct Engine {
+    limits: Limits,
+    vm: Vm,
+}
+
 impl Default for Engine {
     fn default() -> Self {
         Self::new()
     }
 }
 
+const PRELUDE: &str = include_str!("prelude.scm");
+
 impl Engine {
     pub fn new() -> Engine {
-        Engine { limits: Limits::default(), interrupt: None }
+        let mut syms = SymbolTable::default();
+        let mut globals = Globals::default();
+        let prims = PrimTable::standard();
+        for (i, p) in prims.prims.iter().enumerate() {
+            let s = syms.intern(p.name);
+            globals.define(s, Value::Prim(i as u32));
+        }
+        for (name, sp) in Special::ALL {
+            let s = syms.intern(name);
+            globals.syntax.insert(s, GlobalSyntax::Special(*sp));
+        }
+        let mut vm = Vm::new(Heap::new(), syms, globals, prims);
+        vm.inline_prims = INLINE_ORDER
+            .iter()
+            .map(|(_, name)| vm.prims.id(name).unwrap_or(u32::MAX))
+            .collect();
+        let mut engine = Engine {
+            limits: Limits::default(),
+            vm,
+        };
+        engine.load_prelude();
+        engine
+    }
+
+    fn load_prelude(&mut self) {
+        let forms = match reader::read_all(PRELUDE, &mut self.vm.syms) {
+            Ok(f) => f,
+            Err(e) => panic!(
+                "prelude does not read: {} at {}:{}",
+                e.message, e.pos.line, e.pos.col
+            ),
+        };
+        for form in forms {
+            let t = match self.vm.compile_form(&form, true) {
+                Ok(t) => t,
+                Err(e) => panic!(
+                    "prelude does not compile: {} at {}:{}",
+                    e.message, e.pos.line, e.pos.col
+                ),
+            };
+            if let Err(e) = self.vm.run(t) {
+                panic!("prelude does not run: {}", e.message);
+            }
+        }
+        let raise = self.vm.syms.intern("raise");
+        self.vm.raise_global = self.vm.globals.lookup(raise);
+        let invoke = self.vm.syms.intern("%invoke-continuation");
+        self.vm.invoke_k_global = self.vm.globals.lookup(invoke);
+        self.vm.collect_garbage();
     }
 
     pub fn limits(&self) -> Limits {
@@ -133,21 +199,129 @@ impl Engine {
     /// Installs (or removes) the check that lets a host stop a running
     /// evaluation: a timeout, a Stop button, Ctrl-C.
     pub fn set_interrupt_check(&mut self, check: Option<InterruptCheck>) {
-        self.interrupt = check;
+        self.vm.interrupt = check;
+    }
+
+    /// Sets the clock `(scheme time)` reports, in seconds since the Unix
+    /// epoch. The core has no clock of its own.
+    pub fn set_clock(&mut self, seconds_since_epoch: f64) {
+        self.vm.now = seconds_since_epoch;
     }
 
     /// Reads and evaluates every form of `source` in order.
     pub fn eval(&mut self, source: &str) -> Evaluation {
-        let _ = source;
-        Evaluation {
-            value: None,
-            output: String::new(),
-            error: Some(EvalError {
-                kind: ErrorKind::Runtime,
-                message: "evaluator under construction".into(),
-                position: None,
-                backtrace: vec![],
-            }),
+        self.vm.out.clear();
+        self.vm.steps_left = self.limits.max_steps;
+        self.vm.heap.cap = self.limits.max_memory;
+        let forms = match reader::read_all(source, &mut self.vm.syms) {
+            Ok(f) => f,
+            Err(e) => {
+                return Evaluation {
+                    value: None,
+                    output: String::new(),
+                    error: Some(EvalError {
+                        kind: ErrorKind::Syntax,
+                        message: e.message,
+                        position: Some(Position {
+                            line: e.pos.line,
+                            column: e.pos.col,
+                        }),
+                        backtrace: vec![],
+                    }),
+                };
+            }
+        };
+        let mut last = Value::Unspecified;
+        let mut error = None;
+        let mut queue: std::collections::VecDeque<Syn> = forms.into();
+        while let Some(form) = queue.pop_front() {
+            match self.vm.toplevel_begin(&form) {
+                Ok(Some(inner)) => {
+                    for f in inner.into_iter().rev() {
+                        queue.push_front(f);
+                    }
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    error = Some(compile_error(e));
+                    break;
+                }
+            }
+            let t = match self.vm.compile_form(&form, false) {
+                Ok(t) => t,
+                Err(e) => {
+                    error = Some(compile_error(e));
+                    break;
+                }
+            };
+            match self.vm.run(t) {
+                Ok(v) => last = v,
+                Err(e) => {
+                    error = Some(EvalError {
+                        kind: e.kind,
+                        message: e.message,
+                        position: e.pos.filter(|p| p.is_known()).map(|p| Position {
+                            line: p.line,
+                            column: p.col,
+                        }),
+                        backtrace: e.backtrace,
+                    });
+                    break;
+                }
+            }
         }
+        let value = if error.is_some() || matches!(last, Value::Unspecified) {
+            None
+        } else {
+            Some(printer::write_string(&self.vm.heap, &self.vm.syms, last))
+        };
+        // The heap after an evaluation holds only what globals reach; a large
+        // evaluation should not leave its garbage behind until the next one.
+        if self.vm.heap.wants_gc {
+            self.vm.collect_garbage();
+        }
+        Evaluation {
+            value,
+            output: std::mem::take(&mut self.vm.out),
+            error,
+        }
+    }
+}
+
+/// The primitives each `Inline` op stands for, in `Inline` discriminant order.
+const INLINE_ORDER: &[(Inline, &str)] = &[
+    (Inline::Add, "+"),
+    (Inline::Sub, "-"),
+    (Inline::Mul, "*"),
+    (Inline::NumEq, "="),
+    (Inline::Lt, "<"),
+    (Inline::Gt, ">"),
+    (Inline::Le, "<="),
+    (Inline::Ge, ">="),
+    (Inline::Car, "car"),
+    (Inline::Cdr, "cdr"),
+    (Inline::Cons, "cons"),
+    (Inline::NullP, "null?"),
+    (Inline::PairP, "pair?"),
+    (Inline::Not, "not"),
+    (Inline::EqP, "eq?"),
+    (Inline::ZeroP, "zero?"),
+    (Inline::VectorRef, "vector-ref"),
+];
+
+fn compile_error(e: CompileError) -> EvalError {
+    EvalError {
+        kind: ErrorKind::Syntax,
+        message: e.message,
+        position: if e.pos.is_known() {
+            Some(Position {
+                line: e.pos.line,
+                column: e.pos.col,
+            })
+        } else {
+            None
+        },
+        backtrace: vec![],
     }
 }

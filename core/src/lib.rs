@@ -7,5 +7,16 @@
 //! wasmtime and in the browser with identical behaviour.
 
 mod api;
+mod builtins;
+mod compiler;
+mod globals;
+mod heap;
+mod number;
+mod printer;
+mod reader;
+mod symbol;
+mod syntax;
+mod value;
+mod vm;
 
 pub use api::{Engine, ErrorKind, EvalError, Evaluation, InterruptCheck, Limits, Position};

@@ -1,0 +1,157 @@
+//! Characters (R7RS 6.6), with Unicode case and classes.
+
+use super::{boolean, character, type_error, Ctx, Fault, PrimTable};
+use crate::value::Value;
+
+pub fn register(t: &mut PrimTable) {
+    t.add("char?", 1, Some(1), |_, a| {
+        Ok(boolean(matches!(a[0], Value::Char(_))))
+    });
+    t.add("char->integer", 1, Some(1), |c, a| {
+        Ok(Value::Int(character(c, "char->integer", a[0])? as i64))
+    });
+    t.add("integer->char", 1, Some(1), |c, a| match a[0] {
+        Value::Int(i) => u32::try_from(i)
+            .ok()
+            .and_then(char::from_u32)
+            .map(Value::Char)
+            .ok_or_else(|| {
+                Fault::Error(
+                    format!("integer->char: {i} is not a Unicode scalar value"),
+                    vec![],
+                )
+            }),
+        v => Err(type_error(c, "integer->char", "an exact integer", v)),
+    });
+    t.add("char=?", 1, None, |c, a| {
+        cmp(c, a, "char=?", false, |x, y| x == y)
+    });
+    t.add("char<?", 1, None, |c, a| {
+        cmp(c, a, "char<?", false, |x, y| x < y)
+    });
+    t.add("char>?", 1, None, |c, a| {
+        cmp(c, a, "char>?", false, |x, y| x > y)
+    });
+    t.add("char<=?", 1, None, |c, a| {
+        cmp(c, a, "char<=?", false, |x, y| x <= y)
+    });
+    t.add("char>=?", 1, None, |c, a| {
+        cmp(c, a, "char>=?", false, |x, y| x >= y)
+    });
+    t.add("char-ci=?", 1, None, |c, a| {
+        cmp(c, a, "char-ci=?", true, |x, y| x == y)
+    });
+    t.add("char-ci<?", 1, None, |c, a| {
+        cmp(c, a, "char-ci<?", true, |x, y| x < y)
+    });
+    t.add("char-ci>?", 1, None, |c, a| {
+        cmp(c, a, "char-ci>?", true, |x, y| x > y)
+    });
+    t.add("char-ci<=?", 1, None, |c, a| {
+        cmp(c, a, "char-ci<=?", true, |x, y| x <= y)
+    });
+    t.add("char-ci>=?", 1, None, |c, a| {
+        cmp(c, a, "char-ci>=?", true, |x, y| x >= y)
+    });
+    t.add("char-alphabetic?", 1, Some(1), |c, a| {
+        Ok(boolean(
+            character(c, "char-alphabetic?", a[0])?.is_alphabetic(),
+        ))
+    });
+    t.add("char-numeric?", 1, Some(1), |c, a| {
+        Ok(boolean(character(c, "char-numeric?", a[0])?.is_numeric()))
+    });
+    t.add("char-whitespace?", 1, Some(1), |c, a| {
+        Ok(boolean(
+            character(c, "char-whitespace?", a[0])?.is_whitespace(),
+        ))
+    });
+    t.add("char-upper-case?", 1, Some(1), |c, a| {
+        Ok(boolean(
+            character(c, "char-upper-case?", a[0])?.is_uppercase(),
+        ))
+    });
+    t.add("char-lower-case?", 1, Some(1), |c, a| {
+        Ok(boolean(
+            character(c, "char-lower-case?", a[0])?.is_lowercase(),
+        ))
+    });
+    t.add("digit-value", 1, Some(1), |c, a| {
+        let ch = character(c, "digit-value", a[0])?;
+        Ok(match digit_value(ch) {
+            Some(d) => Value::Int(d as i64),
+            None => Value::Bool(false),
+        })
+    });
+    t.add("char-upcase", 1, Some(1), |c, a| {
+        Ok(Value::Char(upcase(character(c, "char-upcase", a[0])?)))
+    });
+    t.add("char-downcase", 1, Some(1), |c, a| {
+        Ok(Value::Char(downcase(character(c, "char-downcase", a[0])?)))
+    });
+    t.add("char-foldcase", 1, Some(1), |c, a| {
+        Ok(Value::Char(foldcase(character(c, "char-foldcase", a[0])?)))
+    });
+}
+
+fn cmp(
+    c: &mut Ctx,
+    a: &[Value],
+    who: &str,
+    ci: bool,
+    ok: fn(char, char) -> bool,
+) -> Result<Value, Fault> {
+    let mut chars = Vec::with_capacity(a.len());
+    for &v in a {
+        let ch = character(c, who, v)?;
+        chars.push(if ci { foldcase(ch) } else { ch });
+    }
+    Ok(boolean(chars.windows(2).all(|w| ok(w[0], w[1]))))
+}
+
+/// Simple (one-to-one) case mappings: a character maps to one character.
+pub fn upcase(c: char) -> char {
+    let mut it = c.to_uppercase();
+    match (it.next(), it.next()) {
+        (Some(u), None) => u,
+        _ => c,
+    }
+}
+
+pub fn downcase(c: char) -> char {
+    let mut it = c.to_lowercase();
+    match (it.next(), it.next()) {
+        (Some(l), None) => l,
+        _ => c,
+    }
+}
+
+pub fn foldcase(c: char) -> char {
+    // Final and non-final sigma fold alike; otherwise folding is downcasing.
+    if c == 'ς' {
+        return 'σ';
+    }
+    downcase(c)
+}
+
+fn digit_value(c: char) -> Option<u32> {
+    if let Some(d) = c.to_digit(10) {
+        return Some(d);
+    }
+    if !c.is_numeric() {
+        return None;
+    }
+    // Decimal digits of other scripts come in contiguous runs of ten starting at a zero.
+    let cp = c as u32;
+    const ZEROS: &[u32] = &[
+        0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6,
+        0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0,
+        0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0,
+        0xAA50, 0xABF0, 0xFF10, 0x104A0, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0, 0x1D7CE,
+        0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6,
+    ];
+    ZEROS
+        .iter()
+        .find(|&&z| cp >= z && cp < z + 10)
+        .map(|&z| cp - z)
+}

@@ -1,0 +1,270 @@
+//! Procedures, continuations, values, errors, records, promises, parameters
+//! (R7RS 6.10, 6.11, 4.2.6, 4.2.7, 5.5), and `eval`.
+
+use super::{boolean, list_items, type_error, Control, Ctx, Fault, PrimTable};
+use crate::value::{ErrorObject, ErrorObjectKind, Object, RecordType, Value};
+
+pub fn register(t: &mut PrimTable) {
+    t.add("procedure?", 1, Some(1), |c, a| {
+        Ok(boolean(is_procedure(c, a[0])))
+    });
+    t.control("apply", 2, None, Control::Apply);
+    t.control(
+        "call-with-current-continuation",
+        1,
+        Some(1),
+        Control::CallCC,
+    );
+    t.control("call/cc", 1, Some(1), Control::CallCC);
+    t.control("%apply-values", 2, Some(2), Control::ApplyValues);
+    t.control("%throw", 2, Some(2), Control::Throw);
+    t.control("%abort", 1, Some(1), Control::Abort);
+    t.control("%winders", 0, Some(0), Control::Winders);
+    t.control("%set-winders!", 1, Some(1), Control::SetWinders);
+    t.control("%handlers", 0, Some(0), Control::Handlers);
+    t.control("%set-handlers!", 1, Some(1), Control::SetHandlers);
+    t.control(
+        "%continuation-winders",
+        1,
+        Some(1),
+        Control::ContinuationWinders,
+    );
+    t.control("eval", 1, Some(2), Control::Eval);
+    t.add("values", 0, None, |c, a| {
+        Ok(if a.len() == 1 {
+            a[0]
+        } else {
+            c.heap.alloc(Object::Values(a.to_vec()))
+        })
+    });
+    t.add("error", 1, None, |c, a| {
+        let irritants = c.heap.list(&a[1..]);
+        let obj = c.heap.alloc(Object::Error(ErrorObject {
+            kind: ErrorObjectKind::Error,
+            message: a[0],
+            irritants,
+        }));
+        Err(Fault::Raise(obj))
+    });
+    t.add("%raise-primitive", 1, Some(1), |_, a| {
+        Err(Fault::Raise(a[0]))
+    });
+    t.add("error-object?", 1, Some(1), |c, a| {
+        Ok(boolean(matches!(c.heap.obj(a[0]), Some(Object::Error(_)))))
+    });
+    t.add("error-object-message", 1, Some(1), |c, a| {
+        match c.heap.obj(a[0]) {
+            Some(Object::Error(e)) => Ok(e.message),
+            _ => Err(type_error(
+                c,
+                "error-object-message",
+                "an error object",
+                a[0],
+            )),
+        }
+    });
+    t.add("error-object-irritants", 1, Some(1), |c, a| {
+        match c.heap.obj(a[0]) {
+            Some(Object::Error(e)) => Ok(e.irritants),
+            _ => Err(type_error(
+                c,
+                "error-object-irritants",
+                "an error object",
+                a[0],
+            )),
+        }
+    });
+    t.add("read-error?", 1, Some(1), |c, a| {
+        Ok(boolean(
+            matches!(c.heap.obj(a[0]), Some(Object::Error(e)) if e.kind == ErrorObjectKind::Read),
+        ))
+    });
+    t.add("file-error?", 1, Some(1), |c, a| {
+        Ok(boolean(
+            matches!(c.heap.obj(a[0]), Some(Object::Error(e)) if e.kind == ErrorObjectKind::File),
+        ))
+    });
+    // records
+    t.add("%make-record-type", 2, Some(2), |c, a| {
+        let Value::Sym(name) = a[0] else {
+            return Err(type_error(c, "define-record-type", "a type name", a[0]));
+        };
+        let mut fields = Vec::new();
+        for f in list_items(c, "define-record-type", a[1])? {
+            match f {
+                Value::Sym(s) => fields.push(s),
+                other => return Err(type_error(c, "define-record-type", "a field name", other)),
+            }
+        }
+        Ok(c.heap
+            .alloc(Object::RecordType(RecordType { name, fields })))
+    });
+    t.add("%record", 1, None, |c, a| {
+        Ok(c.heap.alloc(Object::Record(a[0], a[1..].to_vec())))
+    });
+    t.add("%record?", 2, Some(2), |c, a| {
+        Ok(boolean(
+            matches!(c.heap.obj(a[0]), Some(Object::Record(t, _)) if t.eq(a[1])),
+        ))
+    });
+    t.add("%record-ref", 4, Some(4), |c, a| {
+        let (Some(Object::Record(t, fields)), Value::Int(i)) = (c.heap.obj(a[0]), a[2]) else {
+            return Err(record_error(c, a[3], a[1], a[0]));
+        };
+        if !t.eq(a[1]) {
+            return Err(record_error(c, a[3], a[1], a[0]));
+        }
+        Ok(fields
+            .get(i as usize)
+            .copied()
+            .unwrap_or(Value::Unspecified))
+    });
+    t.add("%record-set!", 5, Some(5), |c, a| {
+        let ok = matches!(c.heap.obj(a[0]), Some(Object::Record(t, _)) if t.eq(a[1]));
+        if !ok {
+            return Err(record_error(c, a[4], a[1], a[0]));
+        }
+        if let (Some(Object::Record(_, fields)), Value::Int(i)) = (c.heap.obj_mut(a[0]), a[2]) {
+            if let Some(slot) = fields.get_mut(i as usize) {
+                *slot = a[3];
+            }
+        }
+        Ok(Value::Unspecified)
+    });
+    // promises
+    t.add("%make-lazy-promise", 1, Some(1), |c, a| {
+        Ok(c.heap.alloc(Object::Promise {
+            done: false,
+            value: a[0],
+        }))
+    });
+    t.add("make-promise", 1, Some(1), |c, a| {
+        if matches!(c.heap.obj(a[0]), Some(Object::Promise { .. })) {
+            return Ok(a[0]);
+        }
+        Ok(c.heap.alloc(Object::Promise {
+            done: true,
+            value: a[0],
+        }))
+    });
+    t.add("promise?", 1, Some(1), |c, a| {
+        Ok(boolean(matches!(
+            c.heap.obj(a[0]),
+            Some(Object::Promise { .. })
+        )))
+    });
+    t.add("%promise-done?", 1, Some(1), |c, a| {
+        match c.heap.obj(a[0]) {
+            Some(Object::Promise { done, .. }) => Ok(Value::Bool(*done)),
+            _ => Err(type_error(c, "force", "a promise", a[0])),
+        }
+    });
+    t.add("%promise-value", 1, Some(1), |c, a| {
+        match c.heap.obj(a[0]) {
+            Some(Object::Promise { value, .. }) => Ok(*value),
+            _ => Err(type_error(c, "force", "a promise", a[0])),
+        }
+    });
+    t.add("%promise-update!", 2, Some(2), |c, a| {
+        // The outer promise takes over the state of the one its thunk returned.
+        let (d, v) = match c.heap.obj(a[1]) {
+            Some(Object::Promise { done, value }) => (*done, *value),
+            _ => return Err(type_error(c, "force", "a promise from delay-force", a[1])),
+        };
+        if let Some(Object::Promise { done, value }) = c.heap.obj_mut(a[0]) {
+            *done = d;
+            *value = v;
+        }
+        Ok(Value::Unspecified)
+    });
+    // parameters
+    t.add("%make-parameter", 2, Some(2), |c, a| {
+        Ok(c.heap.alloc(Object::Parameter {
+            value: a[0],
+            converter: a[1],
+        }))
+    });
+    t.add("%parameter?", 1, Some(1), |c, a| {
+        Ok(boolean(matches!(
+            c.heap.obj(a[0]),
+            Some(Object::Parameter { .. })
+        )))
+    });
+    t.add("%parameter-value", 1, Some(1), |c, a| {
+        match c.heap.obj(a[0]) {
+            Some(Object::Parameter { value, .. }) => Ok(*value),
+            _ => Err(type_error(c, "parameterize", "a parameter object", a[0])),
+        }
+    });
+    t.add("%parameter-converter", 1, Some(1), |c, a| {
+        match c.heap.obj(a[0]) {
+            Some(Object::Parameter { converter, .. }) => Ok(*converter),
+            _ => Err(type_error(c, "parameterize", "a parameter object", a[0])),
+        }
+    });
+    t.add("%parameter-set!", 2, Some(2), |c, a| {
+        match c.heap.obj_mut(a[0]) {
+            Some(Object::Parameter { value, .. }) => {
+                *value = a[1];
+                Ok(Value::Unspecified)
+            }
+            _ => Err(type_error(c, "parameterize", "a parameter object", a[0])),
+        }
+    });
+    // environments
+    t.add("environment", 0, None, |c, _| {
+        Ok(c.heap.alloc(Object::Environment))
+    });
+    t.add("interaction-environment", 0, Some(0), |c, _| {
+        Ok(c.heap.alloc(Object::Environment))
+    });
+    t.add("scheme-report-environment", 0, Some(1), |c, _| {
+        Ok(c.heap.alloc(Object::Environment))
+    });
+    t.add("null-environment", 0, Some(1), |c, _| {
+        Ok(c.heap.alloc(Object::Environment))
+    });
+    // time, from the clock the host passes in
+    t.add("current-second", 0, Some(0), |c, _| Ok(Value::Float(c.now)));
+    t.add("current-jiffy", 0, Some(0), |c, _| {
+        Ok(Value::Int((c.now * 1_000_000.0) as i64))
+    });
+    t.add("jiffies-per-second", 0, Some(0), |_, _| {
+        Ok(Value::Int(1_000_000))
+    });
+    t.add("features", 0, Some(0), |c, _| {
+        let syms: Vec<Value> = super::FEATURES
+            .iter()
+            .map(|f| Value::Sym(c.syms.intern(f)))
+            .collect();
+        Ok(c.heap.list(&syms))
+    });
+    t.add("void", 0, None, |_, _| Ok(Value::Unspecified));
+}
+
+fn record_error(c: &Ctx, who: Value, ty: Value, got: Value) -> Fault {
+    let name = match who {
+        Value::Sym(s) => c.syms.name(s).to_string(),
+        _ => "record accessor".into(),
+    };
+    let tname = match c.heap.obj(ty) {
+        Some(Object::RecordType(rt)) => c.syms.name(rt.name).to_string(),
+        _ => "record".into(),
+    };
+    type_error(c, &name, &format!("a record of type {tname}"), got)
+}
+
+pub fn is_procedure(c: &Ctx, v: Value) -> bool {
+    match v {
+        Value::Prim(_) => true,
+        _ => matches!(
+            c.heap.obj(v),
+            Some(
+                Object::Closure(_)
+                    | Object::CaseLambda(_)
+                    | Object::Continuation(_)
+                    | Object::Parameter { .. }
+            )
+        ),
+    }
+}

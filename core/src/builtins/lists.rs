@@ -1,0 +1,348 @@
+//! Pairs, lists, symbols, booleans and equivalence (R7RS 6.1, 6.3, 6.4, 6.5).
+
+use std::collections::BTreeSet;
+
+use super::{boolean, index, list_items, type_error, Ctx, Fault, PrimTable};
+use crate::heap::Heap;
+use crate::number::{self, Num};
+use crate::value::{Object, Value};
+
+pub fn register(t: &mut PrimTable) {
+    t.add("eq?", 2, Some(2), |_, a| Ok(boolean(a[0].eq(a[1]))));
+    t.add("eqv?", 2, Some(2), |c, a| {
+        Ok(boolean(eqv(c.heap, a[0], a[1])))
+    });
+    t.add("equal?", 2, Some(2), |c, a| {
+        Ok(boolean(equal(c.heap, a[0], a[1])))
+    });
+    t.add("not", 1, Some(1), |_, a| {
+        Ok(boolean(matches!(a[0], Value::Bool(false))))
+    });
+    t.add("boolean?", 1, Some(1), |_, a| {
+        Ok(boolean(matches!(a[0], Value::Bool(_))))
+    });
+    t.add("boolean=?", 2, None, |c, a| {
+        for &v in a {
+            if !matches!(v, Value::Bool(_)) {
+                return Err(type_error(c, "boolean=?", "a boolean", v));
+            }
+        }
+        Ok(boolean(a.windows(2).all(|w| w[0].eq(w[1]))))
+    });
+    t.add("cons", 2, Some(2), |c, a| Ok(c.heap.cons(a[0], a[1])));
+    t.add("car", 1, Some(1), |c, a| pair(c, "car", a[0]).map(|p| p.0));
+    t.add("cdr", 1, Some(1), |c, a| pair(c, "cdr", a[0]).map(|p| p.1));
+    t.add("set-car!", 2, Some(2), |c, a| {
+        set_pair(c, "set-car!", a[0], a[1], true)
+    });
+    t.add("set-cdr!", 2, Some(2), |c, a| {
+        set_pair(c, "set-cdr!", a[0], a[1], false)
+    });
+    t.add("pair?", 1, Some(1), |c, a| {
+        Ok(boolean(c.heap.pair(a[0]).is_some()))
+    });
+    t.add("null?", 1, Some(1), |_, a| {
+        Ok(boolean(matches!(a[0], Value::Null)))
+    });
+    t.add("list?", 1, Some(1), |c, a| {
+        Ok(boolean(is_list(c.heap, a[0])))
+    });
+    t.add("list", 0, None, |c, a| Ok(c.heap.list(a)));
+    t.add("cons*", 1, None, |c, a| {
+        Ok(c.heap.list_with_tail(&a[..a.len() - 1], a[a.len() - 1]))
+    });
+    t.add("make-list", 1, Some(2), |c, a| {
+        let n = index(c, "make-list", a[0])?;
+        c.heap.check_room(n.saturating_mul(64))?;
+        let fill = a.get(1).copied().unwrap_or(Value::Unspecified);
+        let mut l = Value::Null;
+        for _ in 0..n {
+            l = c.heap.cons(fill, l);
+        }
+        Ok(l)
+    });
+    t.add("length", 1, Some(1), |c, a| {
+        Ok(Value::Int(list_items(c, "length", a[0])?.len() as i64))
+    });
+    t.add("append", 0, None, append);
+    t.add("reverse", 1, Some(1), |c, a| {
+        let items = list_items(c, "reverse", a[0])?;
+        let mut l = Value::Null;
+        for v in items {
+            l = c.heap.cons(v, l);
+        }
+        Ok(l)
+    });
+    t.add("list-tail", 2, Some(2), |c, a| {
+        let k = index(c, "list-tail", a[1])?;
+        let mut l = a[0];
+        for _ in 0..k {
+            l = match c.heap.pair(l) {
+                Some((_, d)) => d,
+                None => {
+                    return Err(Fault::Error(
+                        format!("list-tail: index {k} is past the end of the list"),
+                        vec![],
+                    ))
+                }
+            };
+        }
+        Ok(l)
+    });
+    t.add("list-ref", 2, Some(2), |c, a| {
+        let k = index(c, "list-ref", a[1])?;
+        let mut l = a[0];
+        for _ in 0..k {
+            l = c.heap.pair(l).map(|p| p.1).unwrap_or(Value::Null);
+        }
+        match c.heap.pair(l) {
+            Some((x, _)) => Ok(x),
+            None => Err(Fault::Error(
+                format!("list-ref: index {k} out of range"),
+                vec![],
+            )),
+        }
+    });
+    t.add("list-set!", 3, Some(3), |c, a| {
+        let k = index(c, "list-set!", a[1])?;
+        let mut l = a[0];
+        for _ in 0..k {
+            l = c.heap.pair(l).map(|p| p.1).unwrap_or(Value::Null);
+        }
+        if c.heap.pair(l).is_none() {
+            return Err(Fault::Error(
+                format!("list-set!: index {k} out of range"),
+                vec![],
+            ));
+        }
+        set_pair(c, "list-set!", l, a[2], true)
+    });
+    t.add("list-copy", 1, Some(1), |c, a| {
+        // Copies the spine; an improper tail is kept.
+        let mut items = Vec::new();
+        let mut l = a[0];
+        while let Some((x, d)) = c.heap.pair(l) {
+            items.push(x);
+            l = d;
+            if items.len() > c.heap.slots() {
+                return Err(type_error(c, "list-copy", "a list", a[0]));
+            }
+        }
+        Ok(c.heap.list_with_tail(&items, l))
+    });
+    t.add("memq", 2, Some(2), |c, a| {
+        member(c, a, "memq", |_, x, y| x.eq(y))
+    });
+    t.add("memv", 2, Some(2), |c, a| member(c, a, "memv", eqv));
+    t.add("%member", 2, Some(2), |c, a| member(c, a, "member", equal));
+    t.add("assq", 2, Some(2), |c, a| {
+        assoc(c, a, "assq", |_, x, y| x.eq(y))
+    });
+    t.add("assv", 2, Some(2), |c, a| assoc(c, a, "assv", eqv));
+    t.add("%assoc", 2, Some(2), |c, a| assoc(c, a, "assoc", equal));
+    t.add("symbol?", 1, Some(1), |_, a| {
+        Ok(boolean(matches!(a[0], Value::Sym(_))))
+    });
+    t.add("symbol=?", 2, None, |c, a| {
+        for &v in a {
+            if !matches!(v, Value::Sym(_)) {
+                return Err(type_error(c, "symbol=?", "a symbol", v));
+            }
+        }
+        Ok(boolean(a.windows(2).all(|w| w[0].eq(w[1]))))
+    });
+    t.add("symbol->string", 1, Some(1), |c, a| {
+        let name = super::symbol_name(c, "symbol->string", a[0])?;
+        Ok(c.heap.string(&name))
+    });
+    t.add("string->symbol", 1, Some(1), |c, a| {
+        let s: String = super::string(c, "string->symbol", a[0])?.iter().collect();
+        Ok(Value::Sym(c.syms.intern(&s)))
+    });
+}
+
+fn pair(c: &Ctx, who: &str, v: Value) -> Result<(Value, Value), Fault> {
+    c.heap
+        .pair(v)
+        .ok_or_else(|| type_error(c, who, "a pair", v))
+}
+
+fn set_pair(c: &mut Ctx, who: &str, p: Value, v: Value, car: bool) -> Result<Value, Fault> {
+    match c.heap.obj_mut(p) {
+        Some(Object::Pair(a, d)) => {
+            if car {
+                *a = v;
+            } else {
+                *d = v;
+            }
+            Ok(Value::Unspecified)
+        }
+        _ => Err(type_error(c, who, "a pair", p)),
+    }
+}
+
+pub fn is_list(heap: &Heap, v: Value) -> bool {
+    // Floyd's cycle detection: a cyclic list is not a list.
+    let mut slow = v;
+    let mut fast = v;
+    loop {
+        match fast {
+            Value::Null => return true,
+            _ => match heap.pair(fast) {
+                None => return false,
+                Some((_, d)) => match d {
+                    Value::Null => return true,
+                    _ => match heap.pair(d) {
+                        None => return false,
+                        Some((_, d2)) => {
+                            fast = d2;
+                            slow = heap.pair(slow).map(|p| p.1).unwrap_or(Value::Null);
+                            if fast.eq(slow) && !matches!(fast, Value::Null) {
+                                return false;
+                            }
+                        }
+                    },
+                },
+            },
+        }
+    }
+}
+
+fn append(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
+    let Some((&last, init)) = a.split_last() else {
+        return Ok(Value::Null);
+    };
+    let mut items = Vec::new();
+    for &l in init {
+        items.extend(list_items(c, "append", l)?);
+    }
+    Ok(c.heap.list_with_tail(&items, last))
+}
+
+fn member(
+    c: &mut Ctx,
+    a: &[Value],
+    who: &str,
+    same: fn(&Heap, Value, Value) -> bool,
+) -> Result<Value, Fault> {
+    let mut l = a[1];
+    let mut n = 0usize;
+    while let Some((x, d)) = c.heap.pair(l) {
+        if same(c.heap, a[0], x) {
+            return Ok(l);
+        }
+        l = d;
+        n += 1;
+        if n > c.heap.slots() {
+            break;
+        }
+    }
+    if matches!(l, Value::Null) {
+        Ok(Value::Bool(false))
+    } else {
+        Err(type_error(c, who, "a proper list", a[1]))
+    }
+}
+
+fn assoc(
+    c: &mut Ctx,
+    a: &[Value],
+    who: &str,
+    same: fn(&Heap, Value, Value) -> bool,
+) -> Result<Value, Fault> {
+    let mut l = a[1];
+    let mut n = 0usize;
+    while let Some((entry, d)) = c.heap.pair(l) {
+        match c.heap.pair(entry) {
+            Some((k, _)) => {
+                if same(c.heap, a[0], k) {
+                    return Ok(entry);
+                }
+            }
+            None => return Err(type_error(c, who, "a list of pairs", a[1])),
+        }
+        l = d;
+        n += 1;
+        if n > c.heap.slots() {
+            break;
+        }
+    }
+    if matches!(l, Value::Null) {
+        Ok(Value::Bool(false))
+    } else {
+        Err(type_error(c, who, "a proper list", a[1]))
+    }
+}
+
+pub fn eqv(heap: &Heap, a: Value, b: Value) -> bool {
+    if a.eq(b) {
+        return true;
+    }
+    match (heap.obj(a), heap.obj(b)) {
+        (Some(Object::Big(x)), Some(Object::Big(y))) => x == y,
+        (Some(Object::Rat(x)), Some(Object::Rat(y))) => x == y,
+        (Some(Object::Str(x)), Some(Object::Str(y))) => x.is_empty() && y.is_empty(),
+        (Some(Object::Vector(x)), Some(Object::Vector(y))) => x.is_empty() && y.is_empty(),
+        (Some(Object::Bytevector(x)), Some(Object::Bytevector(y))) => x.is_empty() && y.is_empty(),
+        _ => false,
+    }
+}
+
+/// `equal?`, terminating on cyclic structure: a pair of containers already
+/// being compared is assumed equal (the greatest fixed point).
+pub fn equal(heap: &Heap, a: Value, b: Value) -> bool {
+    let mut work = vec![(a, b)];
+    let mut assumed: BTreeSet<(u32, u32)> = BTreeSet::new();
+    while let Some((x, y)) = work.pop() {
+        if eqv(heap, x, y) {
+            continue;
+        }
+        let (Value::Obj(rx), Value::Obj(ry)) = (x, y) else {
+            // Numbers of different exactness are not equal?; everything else compared by eqv?.
+            return false;
+        };
+        match (heap.get(rx), heap.get(ry)) {
+            (Object::Pair(a1, d1), Object::Pair(a2, d2)) => {
+                if !assumed.insert((rx, ry)) {
+                    continue;
+                }
+                work.push((*d1, *d2));
+                work.push((*a1, *a2));
+            }
+            (Object::Vector(v1), Object::Vector(v2)) => {
+                if v1.len() != v2.len() {
+                    return false;
+                }
+                if !assumed.insert((rx, ry)) {
+                    continue;
+                }
+                for (p, q) in v1.iter().zip(v2.iter()).rev() {
+                    work.push((*p, *q));
+                }
+            }
+            (Object::Str(s1), Object::Str(s2)) => {
+                if s1 != s2 {
+                    return false;
+                }
+            }
+            (Object::Bytevector(b1), Object::Bytevector(b2)) => {
+                if b1 != b2 {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+#[allow(dead_code)]
+fn same_number(heap: &Heap, a: Value, b: Value) -> bool {
+    match (Num::from_value(heap, a), Num::from_value(heap, b)) {
+        (Some(x), Some(y)) => {
+            x.is_exact() == y.is_exact()
+                && number::compare(&x, &y) == Some(std::cmp::Ordering::Equal)
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,266 @@
+//! Primitive procedures, implemented in Rust.
+//!
+//! A primitive receives its arguments as a slice and returns a value or a
+//! [`Fault`]; the VM checks arity before the call, so a primitive may index
+//! its arguments up to its declared minimum. Primitives never run the
+//! collector and never call back into Scheme: the few that need the VM
+//! (`apply`, `call/cc`, ...) are [`Control`] operations the VM performs itself.
+
+mod chars;
+mod control;
+mod io;
+mod lists;
+mod numbers;
+mod strings;
+mod vectors;
+
+use std::collections::BTreeMap;
+
+use crate::globals::Globals;
+use crate::heap::{Heap, OutOfMemory};
+use crate::number::Num;
+use crate::printer;
+use crate::symbol::SymbolTable;
+use crate::value::{Object, Value};
+
+/// Why a primitive did not return a value.
+#[derive(Debug)]
+pub enum Fault {
+    /// An error: message and irritants (raised as an error object).
+    Error(String, Vec<Value>),
+    /// `raise` of an arbitrary object.
+    Raise(Value),
+    /// `read` met malformed text (raised as a read error).
+    ReadError(String),
+    /// A primitive would exceed the memory cap.
+    OutOfMemory,
+    /// End the evaluation with this uncaught object (from the prelude's `raise`).
+    Abort(Value),
+}
+
+impl From<OutOfMemory> for Fault {
+    fn from(_: OutOfMemory) -> Fault {
+        Fault::OutOfMemory
+    }
+}
+
+pub struct Ctx<'a> {
+    pub heap: &'a mut Heap,
+    pub syms: &'a mut SymbolTable,
+    pub out: &'a mut String,
+    pub globals: &'a mut Globals,
+    /// Seconds since the Unix epoch, as given by the host for this evaluation.
+    pub now: f64,
+}
+
+pub type PrimFn = fn(&mut Ctx, &[Value]) -> Result<Value, Fault>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    Apply,
+    CallCC,
+    ApplyValues,
+    Throw,
+    Abort,
+    Winders,
+    SetWinders,
+    Handlers,
+    SetHandlers,
+    ContinuationWinders,
+    Eval,
+}
+
+#[derive(Clone, Copy)]
+pub enum PrimKind {
+    Simple(PrimFn),
+    Control(Control),
+}
+
+pub struct Prim {
+    pub name: &'static str,
+    pub min: u16,
+    pub max: Option<u16>,
+    pub kind: PrimKind,
+}
+
+#[derive(Default)]
+pub struct PrimTable {
+    pub prims: Vec<Prim>,
+    by_name: BTreeMap<&'static str, u32>,
+}
+
+impl PrimTable {
+    pub fn add(&mut self, name: &'static str, min: u16, max: Option<u16>, f: PrimFn) {
+        self.push(Prim {
+            name,
+            min,
+            max,
+            kind: PrimKind::Simple(f),
+        });
+    }
+
+    pub fn control(&mut self, name: &'static str, min: u16, max: Option<u16>, c: Control) {
+        self.push(Prim {
+            name,
+            min,
+            max,
+            kind: PrimKind::Control(c),
+        });
+    }
+
+    fn push(&mut self, p: Prim) {
+        let id = self.prims.len() as u32;
+        self.by_name.insert(p.name, id);
+        self.prims.push(p);
+    }
+
+    pub fn id(&self, name: &str) -> Option<u32> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Every primitive of the engine.
+    pub fn standard() -> PrimTable {
+        let mut t = PrimTable::default();
+        numbers::register(&mut t);
+        lists::register(&mut t);
+        chars::register(&mut t);
+        strings::register(&mut t);
+        vectors::register(&mut t);
+        io::register(&mut t);
+        control::register(&mut t);
+        t
+    }
+}
+
+/// Features `cond-expand` recognises.
+pub const FEATURES: &[&str] = &[
+    "r7rs",
+    "exact-closed",
+    "exact-complex-free",
+    "ratios",
+    "full-unicode",
+    "arbores",
+];
+
+/// Library names `import` accepts (the REPL has all of them at once).
+pub const LIBRARIES: &[&str] = &[
+    "scheme base",
+    "scheme char",
+    "scheme write",
+    "scheme read",
+    "scheme lazy",
+    "scheme case-lambda",
+    "scheme inexact",
+    "scheme complex",
+    "scheme cxr",
+    "scheme eval",
+    "scheme time",
+    "scheme process-context",
+    "scheme r5rs",
+    "arbores",
+];
+
+// ---- argument helpers ------------------------------------------------------
+
+pub fn type_error(ctx: &Ctx, who: &str, expected: &str, got: Value) -> Fault {
+    Fault::Error(
+        format!(
+            "{who}: expected {expected}, got {}",
+            printer::write_string(ctx.heap, ctx.syms, got)
+        ),
+        vec![],
+    )
+}
+
+pub fn num(ctx: &Ctx, who: &str, v: Value) -> Result<Num, Fault> {
+    Num::from_value(ctx.heap, v).ok_or_else(|| type_error(ctx, who, "a number", v))
+}
+
+pub fn integer(ctx: &Ctx, who: &str, v: Value) -> Result<Num, Fault> {
+    let n = num(ctx, who, v)?;
+    if n.is_integer() {
+        Ok(n)
+    } else {
+        Err(type_error(ctx, who, "an integer", v))
+    }
+}
+
+/// A non-negative exact integer that fits in `usize` (an index or a length).
+pub fn index(ctx: &Ctx, who: &str, v: Value) -> Result<usize, Fault> {
+    match v {
+        Value::Int(i) if i >= 0 => Ok(i as usize),
+        _ => Err(type_error(ctx, who, "a non-negative exact integer", v)),
+    }
+}
+
+pub fn character(ctx: &Ctx, who: &str, v: Value) -> Result<char, Fault> {
+    match v {
+        Value::Char(c) => Ok(c),
+        _ => Err(type_error(ctx, who, "a character", v)),
+    }
+}
+
+pub fn string<'h>(ctx: &'h Ctx, who: &str, v: Value) -> Result<&'h Vec<char>, Fault> {
+    match ctx.heap.obj(v) {
+        Some(Object::Str(s)) => Ok(s),
+        _ => Err(type_error(ctx, who, "a string", v)),
+    }
+}
+
+pub fn symbol_name(ctx: &Ctx, who: &str, v: Value) -> Result<String, Fault> {
+    match v {
+        Value::Sym(s) => Ok(ctx.syms.name(s).to_string()),
+        _ => Err(type_error(ctx, who, "a symbol", v)),
+    }
+}
+
+/// The elements of a proper list; an error names `who` for anything else.
+pub fn list_items(ctx: &Ctx, who: &str, v: Value) -> Result<Vec<Value>, Fault> {
+    let mut out = Vec::new();
+    let mut l = v;
+    loop {
+        match l {
+            Value::Null => return Ok(out),
+            _ => match ctx.heap.pair(l) {
+                Some((a, d)) => {
+                    out.push(a);
+                    l = d;
+                    // A cyclic list would never end; its length is bounded by the heap.
+                    if out.len() > ctx.heap.slots() {
+                        return Err(type_error(ctx, who, "a proper list", v));
+                    }
+                }
+                None => return Err(type_error(ctx, who, "a proper list", v)),
+            },
+        }
+    }
+}
+
+/// `(start end)` bounds for the optional range arguments of string/vector procedures.
+pub fn range(
+    ctx: &Ctx,
+    who: &str,
+    args: &[Value],
+    from: usize,
+    len: usize,
+) -> Result<(usize, usize), Fault> {
+    let start = match args.get(from) {
+        Some(v) => index(ctx, who, *v)?,
+        None => 0,
+    };
+    let end = match args.get(from + 1) {
+        Some(v) => index(ctx, who, *v)?,
+        None => len,
+    };
+    if start > end || end > len {
+        return Err(Fault::Error(
+            format!("{who}: range {start} to {end} is out of bounds for length {len}"),
+            vec![],
+        ));
+    }
+    Ok((start, end))
+}
+
+pub fn boolean(b: bool) -> Value {
+    Value::Bool(b)
+}

@@ -1,0 +1,243 @@
+//! Strings (R7RS 6.7).
+
+use super::chars::{downcase, foldcase, upcase};
+use super::{
+    boolean, character, index, list_items, range, string, type_error, Ctx, Fault, PrimTable,
+};
+use crate::value::{Object, Value};
+
+pub fn register(t: &mut PrimTable) {
+    t.add("string?", 1, Some(1), |c, a| {
+        Ok(boolean(matches!(c.heap.obj(a[0]), Some(Object::Str(_)))))
+    });
+    t.add("make-string", 1, Some(2), |c, a| {
+        let n = index(c, "make-string", a[0])?;
+        let fill = match a.get(1) {
+            Some(&v) => character(c, "make-string", v)?,
+            None => ' ',
+        };
+        c.heap.check_room(n.saturating_mul(4))?;
+        Ok(c.heap.alloc(Object::Str(vec![fill; n])))
+    });
+    t.add("string", 0, None, |c, a| {
+        let mut s = Vec::with_capacity(a.len());
+        for &v in a {
+            s.push(character(c, "string", v)?);
+        }
+        Ok(c.heap.alloc(Object::Str(s)))
+    });
+    t.add("string-length", 1, Some(1), |c, a| {
+        Ok(Value::Int(string(c, "string-length", a[0])?.len() as i64))
+    });
+    t.add("string-ref", 2, Some(2), |c, a| {
+        let s = string(c, "string-ref", a[0])?;
+        let k = index(c, "string-ref", a[1])?;
+        s.get(k).map(|ch| Value::Char(*ch)).ok_or_else(|| {
+            Fault::Error(
+                format!(
+                    "string-ref: index {k} out of range for a string of length {}",
+                    s.len()
+                ),
+                vec![],
+            )
+        })
+    });
+    t.add("string-set!", 3, Some(3), |c, a| {
+        let k = index(c, "string-set!", a[1])?;
+        let ch = character(c, "string-set!", a[2])?;
+        let len = string(c, "string-set!", a[0])?.len();
+        match c.heap.obj_mut(a[0]) {
+            Some(Object::Str(s)) if k < len => {
+                s[k] = ch;
+                Ok(Value::Unspecified)
+            }
+            _ => Err(Fault::Error(
+                format!("string-set!: index {k} out of range for a string of length {len}"),
+                vec![],
+            )),
+        }
+    });
+    t.add("string=?", 1, None, |c, a| {
+        compare(c, a, "string=?", false, |o| o.is_eq())
+    });
+    t.add("string<?", 1, None, |c, a| {
+        compare(c, a, "string<?", false, |o| o.is_lt())
+    });
+    t.add("string>?", 1, None, |c, a| {
+        compare(c, a, "string>?", false, |o| o.is_gt())
+    });
+    t.add("string<=?", 1, None, |c, a| {
+        compare(c, a, "string<=?", false, |o| o.is_le())
+    });
+    t.add("string>=?", 1, None, |c, a| {
+        compare(c, a, "string>=?", false, |o| o.is_ge())
+    });
+    t.add("string-ci=?", 1, None, |c, a| {
+        compare(c, a, "string-ci=?", true, |o| o.is_eq())
+    });
+    t.add("string-ci<?", 1, None, |c, a| {
+        compare(c, a, "string-ci<?", true, |o| o.is_lt())
+    });
+    t.add("string-ci>?", 1, None, |c, a| {
+        compare(c, a, "string-ci>?", true, |o| o.is_gt())
+    });
+    t.add("string-ci<=?", 1, None, |c, a| {
+        compare(c, a, "string-ci<=?", true, |o| o.is_le())
+    });
+    t.add("string-ci>=?", 1, None, |c, a| {
+        compare(c, a, "string-ci>=?", true, |o| o.is_ge())
+    });
+    t.add("string-upcase", 1, Some(1), |c, a| {
+        let s: String = string(c, "string-upcase", a[0])?.iter().collect();
+        Ok(c.heap.string(&s.to_uppercase()))
+    });
+    t.add("string-downcase", 1, Some(1), |c, a| {
+        let s: String = string(c, "string-downcase", a[0])?.iter().collect();
+        Ok(c.heap.string(&downcase_string(&s)))
+    });
+    t.add("string-foldcase", 1, Some(1), |c, a| {
+        let s: String = string(c, "string-foldcase", a[0])?.iter().collect();
+        Ok(c.heap.string(&fold_string(&s)))
+    });
+    t.add("substring", 3, Some(3), |c, a| copy(c, a, "substring"));
+    t.add("string-copy", 1, Some(3), |c, a| copy(c, a, "string-copy"));
+    t.add("string-append", 0, None, |c, a| {
+        let mut out = Vec::new();
+        for &v in a {
+            out.extend_from_slice(string(c, "string-append", v)?);
+        }
+        Ok(c.heap.alloc(Object::Str(out)))
+    });
+    t.add("string->list", 1, Some(3), |c, a| {
+        let s = string(c, "string->list", a[0])?;
+        let (start, end) = range(c, "string->list", a, 1, s.len())?;
+        let items: Vec<Value> = s[start..end].iter().map(|ch| Value::Char(*ch)).collect();
+        Ok(c.heap.list(&items))
+    });
+    t.add("list->string", 1, Some(1), |c, a| {
+        let items = list_items(c, "list->string", a[0])?;
+        let mut s = Vec::with_capacity(items.len());
+        for v in items {
+            s.push(character(c, "list->string", v)?);
+        }
+        Ok(c.heap.alloc(Object::Str(s)))
+    });
+    t.add("string-copy!", 3, Some(5), |c, a| {
+        let at = index(c, "string-copy!", a[1])?;
+        let src = string(c, "string-copy!", a[2])?;
+        let (start, end) = range(c, "string-copy!", a, 3, src.len())?;
+        let piece: Vec<char> = src[start..end].to_vec();
+        let dst_len = string(c, "string-copy!", a[0])?.len();
+        if at > dst_len || dst_len - at < piece.len() {
+            return Err(Fault::Error(
+                "string-copy!: the destination is too short".into(),
+                vec![],
+            ));
+        }
+        if let Some(Object::Str(d)) = c.heap.obj_mut(a[0]) {
+            d[at..at + piece.len()].copy_from_slice(&piece);
+        }
+        Ok(Value::Unspecified)
+    });
+    t.add("string-fill!", 2, Some(4), |c, a| {
+        let ch = character(c, "string-fill!", a[1])?;
+        let len = string(c, "string-fill!", a[0])?.len();
+        let (start, end) = range(c, "string-fill!", a, 2, len)?;
+        if let Some(Object::Str(d)) = c.heap.obj_mut(a[0]) {
+            for x in &mut d[start..end] {
+                *x = ch;
+            }
+        }
+        Ok(Value::Unspecified)
+    });
+    t.add("string-contains", 2, Some(2), |c, a| {
+        // Not R7RS-small (SRFI 13): the index of the first occurrence, or #f.
+        let s = string(c, "string-contains", a[0])?.clone();
+        let p = string(c, "string-contains", a[1])?;
+        if p.is_empty() {
+            return Ok(Value::Int(0));
+        }
+        Ok(s.windows(p.len())
+            .position(|w| w == p.as_slice())
+            .map(|i| Value::Int(i as i64))
+            .unwrap_or(Value::Bool(false)))
+    });
+    t.add("string-join", 1, Some(2), |c, a| {
+        let items = list_items(c, "string-join", a[0])?;
+        let sep: Vec<char> = match a.get(1) {
+            Some(&v) => string(c, "string-join", v)?.clone(),
+            None => vec![' '],
+        };
+        let mut out = Vec::new();
+        for (i, v) in items.iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(&sep);
+            }
+            out.extend_from_slice(string(c, "string-join", *v)?);
+        }
+        Ok(c.heap.alloc(Object::Str(out)))
+    });
+    let _ = type_error;
+    let _ = upcase;
+}
+
+fn copy(c: &mut Ctx, a: &[Value], who: &str) -> Result<Value, Fault> {
+    let s = string(c, who, a[0])?;
+    let (start, end) = range(c, who, a, 1, s.len())?;
+    let piece = s[start..end].to_vec();
+    Ok(c.heap.alloc(Object::Str(piece)))
+}
+
+fn compare(
+    c: &mut Ctx,
+    a: &[Value],
+    who: &str,
+    ci: bool,
+    ok: fn(std::cmp::Ordering) -> bool,
+) -> Result<Value, Fault> {
+    let mut strs: Vec<Vec<char>> = Vec::with_capacity(a.len());
+    for &v in a {
+        let s = string(c, who, v)?;
+        strs.push(if ci {
+            fold_string(&s.iter().collect::<String>()).chars().collect()
+        } else {
+            s.clone()
+        });
+    }
+    Ok(boolean(strs.windows(2).all(|w| ok(w[0].cmp(&w[1])))))
+}
+
+fn downcase_string(s: &str) -> String {
+    // Greek capital sigma lowercases to final sigma at the end of a word.
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    for (i, &ch) in chars.iter().enumerate() {
+        if ch == 'Σ' {
+            let before = i > 0 && chars[i - 1].is_alphabetic();
+            let after = chars.get(i + 1).is_some_and(|n| n.is_alphabetic());
+            out.push(if before && !after { 'ς' } else { 'σ' });
+        } else {
+            out.extend(ch.to_lowercase());
+        }
+    }
+    out
+}
+
+pub fn fold_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            'ß' => out.push_str("ss"),
+            'ς' => out.push('σ'),
+            c => {
+                let d = downcase(c);
+                if d == c && c.is_uppercase() {
+                    out.extend(c.to_lowercase());
+                } else {
+                    out.push(foldcase(c));
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,249 @@
+//! Vectors and bytevectors (R7RS 6.8, 6.9).
+
+use super::{
+    boolean, character, index, list_items, range, string, type_error, Ctx, Fault, PrimTable,
+};
+use crate::value::{Object, Value};
+
+pub fn register(t: &mut PrimTable) {
+    t.add("vector?", 1, Some(1), |c, a| {
+        Ok(boolean(matches!(c.heap.obj(a[0]), Some(Object::Vector(_)))))
+    });
+    t.add("make-vector", 1, Some(2), |c, a| {
+        let n = index(c, "make-vector", a[0])?;
+        c.heap.check_room(n.saturating_mul(16))?;
+        let fill = a.get(1).copied().unwrap_or(Value::Bool(false));
+        Ok(c.heap.alloc(Object::Vector(vec![fill; n])))
+    });
+    t.add("vector", 0, None, |c, a| {
+        Ok(c.heap.alloc(Object::Vector(a.to_vec())))
+    });
+    t.add("vector-length", 1, Some(1), |c, a| {
+        Ok(Value::Int(vector(c, "vector-length", a[0])?.len() as i64))
+    });
+    t.add("vector-ref", 2, Some(2), |c, a| {
+        let v = vector(c, "vector-ref", a[0])?;
+        let k = index(c, "vector-ref", a[1])?;
+        v.get(k).copied().ok_or_else(|| {
+            Fault::Error(
+                format!(
+                    "vector-ref: index {k} out of range for a vector of length {}",
+                    v.len()
+                ),
+                vec![],
+            )
+        })
+    });
+    t.add("vector-set!", 3, Some(3), |c, a| {
+        let k = index(c, "vector-set!", a[1])?;
+        let len = vector(c, "vector-set!", a[0])?.len();
+        match c.heap.obj_mut(a[0]) {
+            Some(Object::Vector(v)) if k < len => {
+                v[k] = a[2];
+                Ok(Value::Unspecified)
+            }
+            _ => Err(Fault::Error(
+                format!("vector-set!: index {k} out of range for a vector of length {len}"),
+                vec![],
+            )),
+        }
+    });
+    t.add("vector->list", 1, Some(3), |c, a| {
+        let v = vector(c, "vector->list", a[0])?;
+        let (s, e) = range(c, "vector->list", a, 1, v.len())?;
+        let items = v[s..e].to_vec();
+        Ok(c.heap.list(&items))
+    });
+    t.add("list->vector", 1, Some(1), |c, a| {
+        let items = list_items(c, "list->vector", a[0])?;
+        Ok(c.heap.alloc(Object::Vector(items)))
+    });
+    t.add("vector->string", 1, Some(3), |c, a| {
+        let v = vector(c, "vector->string", a[0])?;
+        let (s, e) = range(c, "vector->string", a, 1, v.len())?;
+        let items = v[s..e].to_vec();
+        let mut out = Vec::with_capacity(items.len());
+        for x in items {
+            out.push(character(c, "vector->string", x)?);
+        }
+        Ok(c.heap.alloc(Object::Str(out)))
+    });
+    t.add("string->vector", 1, Some(3), |c, a| {
+        let s = string(c, "string->vector", a[0])?;
+        let (st, e) = range(c, "string->vector", a, 1, s.len())?;
+        let items: Vec<Value> = s[st..e].iter().map(|ch| Value::Char(*ch)).collect();
+        Ok(c.heap.alloc(Object::Vector(items)))
+    });
+    t.add("vector-copy", 1, Some(3), |c, a| {
+        let v = vector(c, "vector-copy", a[0])?;
+        let (s, e) = range(c, "vector-copy", a, 1, v.len())?;
+        let items = v[s..e].to_vec();
+        Ok(c.heap.alloc(Object::Vector(items)))
+    });
+    t.add("vector-copy!", 3, Some(5), |c, a| {
+        let at = index(c, "vector-copy!", a[1])?;
+        let src = vector(c, "vector-copy!", a[2])?;
+        let (s, e) = range(c, "vector-copy!", a, 3, src.len())?;
+        let piece = src[s..e].to_vec();
+        let dlen = vector(c, "vector-copy!", a[0])?.len();
+        if at > dlen || dlen - at < piece.len() {
+            return Err(Fault::Error(
+                "vector-copy!: the destination is too short".into(),
+                vec![],
+            ));
+        }
+        if let Some(Object::Vector(d)) = c.heap.obj_mut(a[0]) {
+            d[at..at + piece.len()].copy_from_slice(&piece);
+        }
+        Ok(Value::Unspecified)
+    });
+    t.add("vector-append", 0, None, |c, a| {
+        let mut out = Vec::new();
+        for &v in a {
+            out.extend_from_slice(vector(c, "vector-append", v)?);
+        }
+        Ok(c.heap.alloc(Object::Vector(out)))
+    });
+    t.add("vector-fill!", 2, Some(4), |c, a| {
+        let len = vector(c, "vector-fill!", a[0])?.len();
+        let (s, e) = range(c, "vector-fill!", a, 2, len)?;
+        if let Some(Object::Vector(d)) = c.heap.obj_mut(a[0]) {
+            for x in &mut d[s..e] {
+                *x = a[1];
+            }
+        }
+        Ok(Value::Unspecified)
+    });
+    // bytevectors
+    t.add("bytevector?", 1, Some(1), |c, a| {
+        Ok(boolean(matches!(
+            c.heap.obj(a[0]),
+            Some(Object::Bytevector(_))
+        )))
+    });
+    t.add("make-bytevector", 1, Some(2), |c, a| {
+        let n = index(c, "make-bytevector", a[0])?;
+        let fill = match a.get(1) {
+            Some(&v) => byte(c, "make-bytevector", v)?,
+            None => 0,
+        };
+        c.heap.check_room(n)?;
+        Ok(c.heap.alloc(Object::Bytevector(vec![fill; n])))
+    });
+    t.add("bytevector", 0, None, |c, a| {
+        let mut out = Vec::with_capacity(a.len());
+        for &v in a {
+            out.push(byte(c, "bytevector", v)?);
+        }
+        Ok(c.heap.alloc(Object::Bytevector(out)))
+    });
+    t.add("bytevector-length", 1, Some(1), |c, a| {
+        Ok(Value::Int(bytes(c, "bytevector-length", a[0])?.len() as i64))
+    });
+    t.add("bytevector-u8-ref", 2, Some(2), |c, a| {
+        let b = bytes(c, "bytevector-u8-ref", a[0])?;
+        let k = index(c, "bytevector-u8-ref", a[1])?;
+        b.get(k).map(|x| Value::Int(*x as i64)).ok_or_else(|| {
+            Fault::Error(
+                format!(
+                    "bytevector-u8-ref: index {k} out of range for a bytevector of length {}",
+                    b.len()
+                ),
+                vec![],
+            )
+        })
+    });
+    t.add("bytevector-u8-set!", 3, Some(3), |c, a| {
+        let k = index(c, "bytevector-u8-set!", a[1])?;
+        let x = byte(c, "bytevector-u8-set!", a[2])?;
+        let len = bytes(c, "bytevector-u8-set!", a[0])?.len();
+        match c.heap.obj_mut(a[0]) {
+            Some(Object::Bytevector(b)) if k < len => {
+                b[k] = x;
+                Ok(Value::Unspecified)
+            }
+            _ => Err(Fault::Error(
+                format!(
+                    "bytevector-u8-set!: index {k} out of range for a bytevector of length {len}"
+                ),
+                vec![],
+            )),
+        }
+    });
+    t.add("bytevector-copy", 1, Some(3), |c, a| {
+        let b = bytes(c, "bytevector-copy", a[0])?;
+        let (s, e) = range(c, "bytevector-copy", a, 1, b.len())?;
+        let piece = b[s..e].to_vec();
+        Ok(c.heap.alloc(Object::Bytevector(piece)))
+    });
+    t.add("bytevector-copy!", 3, Some(5), |c, a| {
+        let at = index(c, "bytevector-copy!", a[1])?;
+        let src = bytes(c, "bytevector-copy!", a[2])?;
+        let (s, e) = range(c, "bytevector-copy!", a, 3, src.len())?;
+        let piece = src[s..e].to_vec();
+        let dlen = bytes(c, "bytevector-copy!", a[0])?.len();
+        if at > dlen || dlen - at < piece.len() {
+            return Err(Fault::Error(
+                "bytevector-copy!: the destination is too short".into(),
+                vec![],
+            ));
+        }
+        if let Some(Object::Bytevector(d)) = c.heap.obj_mut(a[0]) {
+            d[at..at + piece.len()].copy_from_slice(&piece);
+        }
+        Ok(Value::Unspecified)
+    });
+    t.add("bytevector-append", 0, None, |c, a| {
+        let mut out = Vec::new();
+        for &v in a {
+            out.extend_from_slice(bytes(c, "bytevector-append", v)?);
+        }
+        Ok(c.heap.alloc(Object::Bytevector(out)))
+    });
+    t.add("utf8->string", 1, Some(3), |c, a| {
+        let b = bytes(c, "utf8->string", a[0])?;
+        let (s, e) = range(c, "utf8->string", a, 1, b.len())?;
+        match std::str::from_utf8(&b[s..e]) {
+            Ok(text) => {
+                let text = text.to_string();
+                Ok(c.heap.string(&text))
+            }
+            Err(_) => Err(Fault::Error(
+                "utf8->string: the bytes are not valid UTF-8".into(),
+                vec![],
+            )),
+        }
+    });
+    t.add("string->utf8", 1, Some(3), |c, a| {
+        let s = string(c, "string->utf8", a[0])?;
+        let (st, e) = range(c, "string->utf8", a, 1, s.len())?;
+        let text: String = s[st..e].iter().collect();
+        Ok(c.heap.alloc(Object::Bytevector(text.into_bytes())))
+    });
+}
+
+fn vector<'h>(c: &'h Ctx, who: &str, v: Value) -> Result<&'h Vec<Value>, Fault> {
+    match c.heap.obj(v) {
+        Some(Object::Vector(items)) => Ok(items),
+        _ => Err(type_error(c, who, "a vector", v)),
+    }
+}
+
+fn bytes<'h>(c: &'h Ctx, who: &str, v: Value) -> Result<&'h Vec<u8>, Fault> {
+    match c.heap.obj(v) {
+        Some(Object::Bytevector(b)) => Ok(b),
+        _ => Err(type_error(c, who, "a bytevector", v)),
+    }
+}
+
+fn byte(c: &Ctx, who: &str, v: Value) -> Result<u8, Fault> {
+    match v {
+        Value::Int(i) if (0..=255).contains(&i) => Ok(i as u8),
+        _ => Err(type_error(
+            c,
+            who,
+            "a byte (an exact integer from 0 to 255)",
+            v,
+        )),
+    }
+}

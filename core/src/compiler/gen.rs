@@ -1,0 +1,446 @@
+//! Code generation: [`Expr`] to [`Template`]s.
+//!
+//! Locals live in the frame at fixed slots (the compiler tracks the stack
+//! depth at every point). Closures are flat: a lambda's free variables are
+//! copied into the closure when it is created. A variable that is both
+//! captured and assigned lives in a box shared by everyone who sees it; a
+//! letrec-bound lambda is never boxed: its closure is patched after the group
+//! is created (`PatchFree`).
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use super::ast::{Expr, LambdaExpr, VarInfo};
+use super::code::{Op, Template};
+use super::scope::VarId;
+use crate::symbol::Sym;
+use crate::syntax::Pos;
+use crate::value::Value;
+
+struct FnState {
+    lambda: u32,
+    code: Vec<Op>,
+    consts: Vec<Value>,
+    children: Vec<Rc<Template>>,
+    positions: Vec<(u32, Pos)>,
+    free: Vec<VarId>,
+    depth: u16,
+}
+
+pub struct Gen<'a> {
+    vars: &'a [VarInfo],
+    slot: Vec<u16>,
+    fns: Vec<FnState>,
+    internal: bool,
+}
+
+#[derive(Debug)]
+pub struct TooManyLocals;
+
+type R<T> = Result<T, TooManyLocals>;
+
+impl<'a> Gen<'a> {
+    pub fn new(vars: &'a [VarInfo], internal: bool) -> Self {
+        Gen {
+            vars,
+            slot: vec![0; vars.len()],
+            fns: Vec::new(),
+            internal,
+        }
+    }
+
+    /// Compiles a top-level expression into a template taking no arguments.
+    pub fn toplevel(mut self, e: &Expr, pos: Pos) -> R<Rc<Template>> {
+        self.fns.push(FnState::new(0));
+        self.expr(e, true)?;
+        let f = self.fns.pop().expect("function state");
+        let _ = pos;
+        Ok(Rc::new(f.finish(0, false, None, Pos::NONE, self.internal)))
+    }
+
+    fn f(&mut self) -> &mut FnState {
+        self.fns.last_mut().expect("function state")
+    }
+
+    fn emit(&mut self, op: Op) {
+        self.f().code.push(op);
+    }
+
+    fn here(&mut self) -> usize {
+        self.f().code.len()
+    }
+
+    fn mark(&mut self, pos: Pos) {
+        if pos.is_known() {
+            let pc = self.here() as u32;
+            self.f().positions.push((pc, pos));
+        }
+    }
+
+    fn konst(&mut self, v: Value) -> u32 {
+        let f = self.f();
+        f.consts.push(v);
+        (f.consts.len() - 1) as u32
+    }
+
+    fn push(&mut self) -> R<()> {
+        self.emit(Op::Push);
+        self.grow(1)
+    }
+
+    fn grow(&mut self, n: u16) -> R<()> {
+        let f = self.f();
+        f.depth = f.depth.checked_add(n).ok_or(TooManyLocals)?;
+        Ok(())
+    }
+
+    fn shrink(&mut self, n: u16) {
+        let f = self.f();
+        f.depth -= n;
+    }
+
+    fn load_const(&mut self, v: Value) {
+        let op = match v {
+            Value::Int(i) if i >= i32::MIN as i64 && i <= i32::MAX as i64 => Op::Fixnum(i as i32),
+            Value::Null => Op::Nil,
+            Value::Bool(true) => Op::True,
+            Value::Bool(false) => Op::False,
+            Value::Unspecified => Op::Unspecified,
+            _ => Op::Const(self.konst(v)),
+        };
+        self.emit(op);
+    }
+
+    /// Where variable `v` is, seen from the current function.
+    fn locate(&mut self, v: VarId) -> Loc {
+        let info = &self.vars[v as usize];
+        let f = self.fns.last_mut().expect("function state");
+        if info.lambda == f.lambda {
+            Loc::Local(self.slot[v as usize])
+        } else {
+            match f.free.iter().position(|&x| x == v) {
+                Some(i) => Loc::Free(i as u16),
+                None => {
+                    f.free.push(v);
+                    Loc::Free((f.free.len() - 1) as u16)
+                }
+            }
+        }
+    }
+
+    fn load_var(&mut self, v: VarId, pos: Pos) {
+        let info = &self.vars[v as usize];
+        let (boxed, checked) = (info.boxed(), info.letrec);
+        let name = info.name;
+        let loc = self.locate(v);
+        if checked {
+            self.mark(pos);
+            let k = self.konst(Value::Sym(name));
+            self.emit(match (loc, boxed) {
+                (Loc::Local(s), false) => Op::LocalChecked(s, k),
+                (Loc::Local(s), true) => Op::LocalBoxChecked(s, k),
+                (Loc::Free(i), false) => Op::FreeChecked(i, k),
+                (Loc::Free(i), true) => Op::FreeBoxChecked(i, k),
+            });
+        } else {
+            self.emit(match (loc, boxed) {
+                (Loc::Local(s), false) => Op::Local(s),
+                (Loc::Local(s), true) => Op::LocalBox(s),
+                (Loc::Free(i), false) => Op::Free(i),
+                (Loc::Free(i), true) => Op::FreeBox(i),
+            });
+        }
+    }
+
+    /// Loads the variable's storage itself (the box, if boxed), for capture.
+    fn load_raw(&mut self, v: VarId) {
+        let op = match self.locate(v) {
+            Loc::Local(s) => Op::Local(s),
+            Loc::Free(i) => Op::Free(i),
+        };
+        self.emit(op);
+    }
+
+    fn ret(&mut self, tail: bool) {
+        if tail {
+            self.emit(Op::Return);
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, tail: bool) -> R<()> {
+        match e {
+            Expr::Const(v) => {
+                self.load_const(*v);
+                self.ret(tail);
+            }
+            Expr::Local(v, pos) => {
+                self.load_var(*v, *pos);
+                self.ret(tail);
+            }
+            Expr::Global(g, pos) => {
+                self.mark(*pos);
+                self.emit(Op::Global(*g));
+                self.ret(tail);
+            }
+            Expr::SetLocal(v, value) => {
+                self.expr(value, false)?;
+                let boxed = self.vars[*v as usize].boxed();
+                let op = match (self.locate(*v), boxed) {
+                    (Loc::Local(s), false) => Op::SetLocal(s),
+                    (Loc::Local(s), true) => Op::SetLocalBox(s),
+                    (Loc::Free(i), _) => Op::SetFreeBox(i),
+                };
+                self.emit(op);
+                self.ret(tail);
+            }
+            Expr::SetGlobal(g, value, pos) => {
+                self.expr(value, false)?;
+                self.mark(*pos);
+                self.emit(Op::SetGlobal(*g));
+                self.ret(tail);
+            }
+            Expr::DefineGlobal(g, value) => {
+                self.expr(value, false)?;
+                self.emit(Op::DefineGlobal(*g));
+                self.ret(tail);
+            }
+            Expr::If(t, c, a) => {
+                self.expr(t, false)?;
+                let jf = self.here();
+                self.emit(Op::JumpIfFalse(0));
+                self.expr(c, tail)?;
+                let jend = self.here();
+                if !tail {
+                    self.emit(Op::Jump(0));
+                }
+                let else_pc = self.here() as u32;
+                self.f().code[jf] = Op::JumpIfFalse(else_pc);
+                self.expr(a, tail)?;
+                if !tail {
+                    let end = self.here() as u32;
+                    self.f().code[jend] = Op::Jump(end);
+                }
+            }
+            Expr::Seq(items) => {
+                if items.is_empty() {
+                    self.load_const(Value::Unspecified);
+                    self.ret(tail);
+                }
+                for (i, it) in items.iter().enumerate() {
+                    self.expr(it, tail && i + 1 == items.len())?;
+                }
+            }
+            Expr::Call(f, args, pos) => {
+                self.expr(f, false)?;
+                self.push()?;
+                for a in args {
+                    self.push_arg(a)?;
+                }
+                let n = u16::try_from(args.len()).map_err(|_| TooManyLocals)?;
+                self.mark(*pos);
+                self.emit(if tail { Op::TailCall(n) } else { Op::Call(n) });
+                self.shrink(n + 1);
+            }
+            Expr::Inline(op, args, g, pos) => {
+                let n = args.len();
+                for (i, a) in args.iter().enumerate() {
+                    if i + 1 < n {
+                        self.push_arg(a)?;
+                    } else {
+                        self.expr(a, false)?;
+                    }
+                }
+                self.mark(*pos);
+                self.emit(Op::Inline(*op, *g));
+                self.shrink((n - 1) as u16);
+                self.ret(tail);
+            }
+            Expr::Let(vars, inits, body) => {
+                for (v, init) in vars.iter().zip(inits) {
+                    self.expr(init, false)?;
+                    let s = self.f().depth;
+                    self.push()?;
+                    self.slot[*v as usize] = s;
+                    if self.vars[*v as usize].boxed() {
+                        self.emit(Op::BoxLocal(s));
+                    }
+                }
+                self.expr(body, tail)?;
+                if !tail {
+                    self.emit(Op::Drop(vars.len() as u16));
+                }
+                self.shrink(vars.len() as u16);
+            }
+            Expr::Letrec(vars, steps, body) => {
+                let k = self.konst(Value::Undefined);
+                for v in vars {
+                    self.emit(Op::Const(k));
+                    let s = self.f().depth;
+                    self.push()?;
+                    self.slot[*v as usize] = s;
+                    if self.vars[*v as usize].boxed() {
+                        self.emit(Op::BoxLocal(s));
+                    }
+                }
+                // Closures created so far in this group, with their free variables.
+                let mut created: Vec<(VarId, Vec<VarId>)> = Vec::new();
+                for (v, init) in steps {
+                    match (v, init) {
+                        (Some(v), Expr::Lambda(l)) if self.vars[*v as usize].fixable => {
+                            let free = self.closure(l)?;
+                            let s = self.slot[*v as usize];
+                            self.emit(Op::SetLocal(s));
+                            created.push((*v, free));
+                            for (c, frees) in &created {
+                                if let Some(i) = frees.iter().position(|x| x == v) {
+                                    let op = Op::PatchFree {
+                                        closure: self.slot[*c as usize],
+                                        free: i as u16,
+                                        value: s,
+                                    };
+                                    self.emit(op);
+                                }
+                            }
+                        }
+                        (Some(v), init) => {
+                            self.expr(init, false)?;
+                            let boxed = self.vars[*v as usize].boxed();
+                            let s = self.slot[*v as usize];
+                            self.emit(if boxed {
+                                Op::SetLocalBox(s)
+                            } else {
+                                Op::SetLocal(s)
+                            });
+                        }
+                        (None, e) => self.expr(e, false)?,
+                    }
+                }
+                self.expr(body, tail)?;
+                if !tail {
+                    self.emit(Op::Drop(vars.len() as u16));
+                }
+                self.shrink(vars.len() as u16);
+            }
+            Expr::Lambda(l) => {
+                self.closure(l)?;
+                self.ret(tail);
+            }
+            Expr::CaseLambda(ls, _) => {
+                for l in ls {
+                    self.closure(l)?;
+                    self.push()?;
+                }
+                self.emit(Op::MakeCaseLambda(ls.len() as u16));
+                self.shrink(ls.len() as u16);
+                self.ret(tail);
+            }
+        }
+        Ok(())
+    }
+
+    fn push_arg(&mut self, a: &Expr) -> R<()> {
+        match a {
+            Expr::Local(v, _)
+                if !self.vars[*v as usize].boxed() && !self.vars[*v as usize].letrec =>
+            {
+                if let Loc::Local(s) = self.locate(*v) {
+                    self.emit(Op::PushLocal(s));
+                    return self.grow(1);
+                }
+                self.expr(a, false)?;
+                self.push()
+            }
+            Expr::Const(v) if matches!(v, Value::Obj(_) | Value::Sym(_) | Value::Prim(_)) => {
+                let k = self.konst(*v);
+                self.emit(Op::PushConst(k));
+                self.grow(1)
+            }
+            _ => {
+                self.expr(a, false)?;
+                self.push()
+            }
+        }
+    }
+
+    /// Compiles a lambda and emits the creation of its closure; returns its free variables.
+    fn closure(&mut self, l: &LambdaExpr) -> R<Vec<VarId>> {
+        let t = self.lambda(l)?;
+        let free = t.1;
+        for &v in &free {
+            self.load_raw(v);
+            self.push()?;
+        }
+        let f = self.f();
+        f.children.push(t.0);
+        let idx = (f.children.len() - 1) as u32;
+        self.emit(Op::MakeClosure(idx));
+        self.shrink(free.len() as u16);
+        Ok(free)
+    }
+
+    fn lambda(&mut self, l: &LambdaExpr) -> R<(Rc<Template>, Vec<VarId>)> {
+        self.fns.push(FnState::new(l.id));
+        let mut n: u16 = 0;
+        for &p in l.params.iter().chain(l.rest.iter()) {
+            self.slot[p as usize] = n;
+            n = n.checked_add(1).ok_or(TooManyLocals)?;
+        }
+        self.f().depth = n;
+        for &p in l.params.iter().chain(l.rest.iter()) {
+            if self.vars[p as usize].boxed() {
+                let s = self.slot[p as usize];
+                self.emit(Op::BoxLocal(s));
+            }
+        }
+        let r = self.expr(&l.body, true);
+        let f = self.fns.pop().expect("function state");
+        r?;
+        let free = f.free.clone();
+        let nparams = l.params.len() as u16;
+        let t = f.finish(nparams, l.rest.is_some(), l.name, l.pos, self.internal);
+        Ok((Rc::new(t), free))
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Loc {
+    Local(u16),
+    Free(u16),
+}
+
+impl FnState {
+    fn new(lambda: u32) -> FnState {
+        FnState {
+            lambda,
+            code: Vec::new(),
+            consts: Vec::new(),
+            children: Vec::new(),
+            positions: Vec::new(),
+            free: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    fn finish(
+        self,
+        nparams: u16,
+        rest: bool,
+        name: Option<Sym>,
+        pos: Pos,
+        internal: bool,
+    ) -> Template {
+        Template {
+            nfree: self.free.len() as u16,
+            code: self.code,
+            consts: self.consts,
+            children: self.children,
+            nparams,
+            rest,
+            name,
+            pos,
+            positions: self.positions,
+            internal,
+            gc_stamp: Cell::new(0),
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! The object heap and its mark-sweep collector.
+//!
+//! Objects live in one vector and are named by index. Allocation never runs
+//! the collector: only the VM decides when to collect, at points where every
+//! live value is in a place it can enumerate (its stacks, registers, globals).
+//! Primitives may therefore hold values in Rust locals without rooting them.
+//!
+//! Memory accounting is approximate but conservative enough for a cap: every
+//! allocation adds the object's size; a collection recomputes the live total.
+
+use std::rc::Rc;
+
+use crate::compiler::code::Template;
+use crate::value::{Object, Ref, Value};
+
+const NO_FREE: u32 = u32::MAX;
+
+pub struct Heap {
+    objects: Vec<Object>,
+    marks: Vec<bool>,
+    free_head: u32,
+    /// Bytes held by live objects as of the last collection plus everything
+    /// allocated since.
+    pub bytes: usize,
+    live_after_gc: usize,
+    /// The cap for this evaluation (heap plus VM stacks).
+    pub cap: usize,
+    /// Set when `bytes` passes the point where the VM should collect.
+    pub wants_gc: bool,
+    gc_threshold: usize,
+    /// Stamp of the current marking, compared with templates' own stamps so a
+    /// template shared by many closures is traced once per collection.
+    mark_stamp: u32,
+    pub collections: u64,
+}
+
+/// A memory cap would be exceeded.
+#[derive(Debug)]
+pub struct OutOfMemory;
+
+impl Default for Heap {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Heap {
+    pub fn new() -> Heap {
+        Heap {
+            objects: Vec::new(),
+            marks: Vec::new(),
+            free_head: NO_FREE,
+            bytes: 0,
+            live_after_gc: 0,
+            cap: usize::MAX,
+            wants_gc: false,
+            gc_threshold: 4 << 20,
+            mark_stamp: 0,
+            collections: 0,
+        }
+    }
+
+    #[inline]
+    pub fn alloc(&mut self, obj: Object) -> Value {
+        self.bytes += obj.size();
+        if self.bytes > self.gc_threshold {
+            self.wants_gc = true;
+        }
+        let r = if self.free_head != NO_FREE {
+            let r = self.free_head;
+            let next = match &self.objects[r as usize] {
+                Object::Free(n) => *n,
+                _ => NO_FREE,
+            };
+            self.free_head = next;
+            self.objects[r as usize] = obj;
+            r
+        } else {
+            self.objects.push(obj);
+            self.marks.push(false);
+            (self.objects.len() - 1) as Ref
+        };
+        Value::Obj(r)
+    }
+
+    /// Checks that `n` more bytes fit under the cap before a primitive builds
+    /// a large object (a huge `make-vector` must fail cleanly, not abort).
+    pub fn check_room(&self, n: usize) -> Result<(), OutOfMemory> {
+        if self.live_after_gc.saturating_add(n) > self.cap || n > isize::MAX as usize / 8 {
+            Err(OutOfMemory)
+        } else {
+            Ok(())
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, r: Ref) -> &Object {
+        &self.objects[r as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, r: Ref) -> &mut Object {
+        &mut self.objects[r as usize]
+    }
+
+    pub fn cons(&mut self, car: Value, cdr: Value) -> Value {
+        self.alloc(Object::Pair(car, cdr))
+    }
+
+    #[inline]
+    pub fn pair(&self, v: Value) -> Option<(Value, Value)> {
+        match v {
+            Value::Obj(r) => match &self.objects[r as usize] {
+                Object::Pair(a, d) => Some((*a, *d)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub fn obj(&self, v: Value) -> Option<&Object> {
+        match v {
+            Value::Obj(r) => Some(&self.objects[r as usize]),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub fn obj_mut(&mut self, v: Value) -> Option<&mut Object> {
+        match v {
+            Value::Obj(r) => Some(&mut self.objects[r as usize]),
+            _ => None,
+        }
+    }
+
+    pub fn list(&mut self, items: &[Value]) -> Value {
+        self.list_with_tail(items, Value::Null)
+    }
+
+    pub fn list_with_tail(&mut self, items: &[Value], tail: Value) -> Value {
+        let mut acc = tail;
+        for &v in items.iter().rev() {
+            acc = self.cons(v, acc);
+        }
+        acc
+    }
+
+    pub fn string(&mut self, s: &str) -> Value {
+        self.alloc(Object::Str(s.chars().collect()))
+    }
+
+    /// Number of object slots in use (for tests and statistics).
+    pub fn live_objects(&self) -> usize {
+        self.objects
+            .iter()
+            .filter(|o| !matches!(o, Object::Free(_)))
+            .count()
+    }
+
+    pub fn slots(&self) -> usize {
+        self.objects.len()
+    }
+
+    // ---- collection -------------------------------------------------------
+
+    /// Marks from `roots` and the templates in `templates`, then sweeps.
+    pub fn collect<'a>(
+        &mut self,
+        roots: impl Iterator<Item = Value>,
+        templates: impl Iterator<Item = &'a Rc<Template>>,
+    ) {
+        self.mark_stamp = self.mark_stamp.wrapping_add(1);
+        let mut stack: Vec<Ref> = Vec::new();
+        let mut tstack: Vec<Rc<Template>> = Vec::new();
+        for v in roots {
+            self.push_value(v, &mut stack);
+        }
+        for t in templates {
+            tstack.push(t.clone());
+        }
+        loop {
+            if let Some(r) = stack.pop() {
+                self.trace(r, &mut stack, &mut tstack);
+            } else if let Some(t) = tstack.pop() {
+                if t.gc_stamp.get() == self.mark_stamp {
+                    continue;
+                }
+                t.gc_stamp.set(self.mark_stamp);
+                for &c in t.consts.iter() {
+                    self.push_value(c, &mut stack);
+                }
+                for child in t.children.iter() {
+                    tstack.push(child.clone());
+                }
+            } else {
+                break;
+            }
+        }
+        self.sweep();
+        self.collections += 1;
+    }
+
+    #[inline]
+    fn push_value(&mut self, v: Value, stack: &mut Vec<Ref>) {
+        if let Value::Obj(r) = v {
+            let m = &mut self.marks[r as usize];
+            if !*m {
+                *m = true;
+                stack.push(r);
+            }
+        }
+    }
+
+    fn trace(&mut self, r: Ref, stack: &mut Vec<Ref>, tstack: &mut Vec<Rc<Template>>) {
+        // Children are gathered first so `self` can be borrowed mutably to mark them.
+        let mut kids: Vec<Value> = Vec::new();
+        match &self.objects[r as usize] {
+            Object::Pair(a, d) => {
+                kids.push(*a);
+                kids.push(*d);
+            }
+            Object::Vector(v) | Object::Values(v) | Object::CaseLambda(v) => {
+                kids.extend_from_slice(v)
+            }
+            Object::Closure(c) => {
+                kids.extend_from_slice(&c.free);
+                tstack.push(c.template.clone());
+            }
+            Object::Box(v) => kids.push(*v),
+            Object::Continuation(k) => {
+                kids.extend_from_slice(&k.stack);
+                kids.push(k.winders);
+                kids.push(k.handlers);
+                for f in &k.frames {
+                    kids.push(f.closure);
+                    tstack.push(f.template.clone());
+                }
+            }
+            Object::Record(t, f) => {
+                kids.push(*t);
+                kids.extend_from_slice(f);
+            }
+            Object::Promise { value, .. } => kids.push(*value),
+            Object::Parameter { value, converter } => {
+                kids.push(*value);
+                kids.push(*converter);
+            }
+            Object::Error(e) => {
+                kids.push(e.message);
+                kids.push(e.irritants);
+            }
+            Object::Free(_)
+            | Object::Str(_)
+            | Object::Bytevector(_)
+            | Object::Big(_)
+            | Object::Rat(_)
+            | Object::RecordType(_)
+            | Object::Port(_)
+            | Object::Environment => {}
+        }
+        for v in kids {
+            self.push_value(v, stack);
+        }
+    }
+
+    fn sweep(&mut self) {
+        let mut live = 0usize;
+        let mut free_head = NO_FREE;
+        // Sweep from the end so the free list hands out low slots first,
+        // which keeps the vector's used part compact.
+        for i in (0..self.objects.len()).rev() {
+            if self.marks[i] {
+                self.marks[i] = false;
+                live += self.objects[i].size();
+            } else {
+                self.objects[i] = Object::Free(free_head);
+                free_head = i as u32;
+            }
+        }
+        // Give back trailing free slots so a burst of garbage does not pin memory.
+        let mut end = self.objects.len();
+        while end > 0 && matches!(self.objects[end - 1], Object::Free(_)) {
+            end -= 1;
+        }
+        if end < self.objects.len() {
+            self.objects.truncate(end);
+            self.marks.truncate(end);
+            // Rebuild the free list over the remaining slots.
+            free_head = NO_FREE;
+            for i in (0..end).rev() {
+                if matches!(self.objects[i], Object::Free(_)) {
+                    self.objects[i] = Object::Free(free_head);
+                    free_head = i as u32;
+                }
+            }
+            if self.objects.capacity() > 2 * end + 1024 {
+                self.objects.shrink_to(end + end / 2);
+                self.marks.shrink_to(end + end / 2);
+            }
+        }
+        self.free_head = free_head;
+        self.bytes = live;
+        self.live_after_gc = live;
+        self.gc_threshold = (live * 2).max(4 << 20);
+        self.wants_gc = false;
+    }
+}

@@ -1,0 +1,646 @@
+//! The numeric tower: fixnums, bignums, exact rationals and flonums.
+//!
+//! `Num` is the owned working form used by the slow paths; the VM handles
+//! fixnum arithmetic inline and only falls back here on overflow or mixed
+//! types. Results are normalised: an integer that fits a fixnum is a fixnum,
+//! a rational with denominator 1 is an integer.
+
+use std::cmp::Ordering;
+
+use num_bigint::{BigInt, Sign};
+use num_integer::Integer;
+use num_rational::BigRational;
+use num_traits::{FromPrimitive, One, Signed, ToPrimitive, Zero};
+
+use crate::heap::Heap;
+use crate::value::{Object, Value};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Num {
+    Int(i64),
+    Big(BigInt),
+    Rat(BigRational),
+    Float(f64),
+}
+
+impl Num {
+    pub fn from_value(heap: &Heap, v: Value) -> Option<Num> {
+        match v {
+            Value::Int(i) => Some(Num::Int(i)),
+            Value::Float(f) => Some(Num::Float(f)),
+            Value::Obj(r) => match heap.get(r) {
+                Object::Big(b) => Some(Num::Big(b.clone())),
+                Object::Rat(q) => Some(Num::Rat(q.clone())),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub fn into_value(self, heap: &mut Heap) -> Value {
+        match self.normalize() {
+            Num::Int(i) => Value::Int(i),
+            Num::Float(f) => Value::Float(f),
+            Num::Big(b) => heap.alloc(Object::Big(b)),
+            Num::Rat(q) => heap.alloc(Object::Rat(q)),
+        }
+    }
+
+    pub fn normalize(self) -> Num {
+        match self {
+            Num::Big(b) => match b.to_i64() {
+                Some(i) => Num::Int(i),
+                None => Num::Big(b),
+            },
+            Num::Rat(q) => {
+                if q.denom().is_one() {
+                    Num::Big(q.numer().clone()).normalize()
+                } else {
+                    Num::Rat(q)
+                }
+            }
+            n => n,
+        }
+    }
+
+    pub fn is_exact(&self) -> bool {
+        !matches!(self, Num::Float(_))
+    }
+
+    pub fn is_integer(&self) -> bool {
+        match self {
+            Num::Int(_) | Num::Big(_) => true,
+            Num::Rat(_) => false,
+            Num::Float(f) => f.is_finite() && f.fract() == 0.0,
+        }
+    }
+
+    pub fn to_f64(&self) -> f64 {
+        match self {
+            Num::Int(i) => *i as f64,
+            Num::Big(b) => b.to_f64().unwrap_or(f64::NAN),
+            Num::Rat(q) => rat_to_f64(q),
+            Num::Float(f) => *f,
+        }
+    }
+
+    fn to_big(&self) -> BigInt {
+        match self {
+            Num::Int(i) => BigInt::from(*i),
+            Num::Big(b) => b.clone(),
+            _ => BigInt::zero(),
+        }
+    }
+
+    fn to_rat(&self) -> BigRational {
+        match self {
+            Num::Int(i) => BigRational::from_integer(BigInt::from(*i)),
+            Num::Big(b) => BigRational::from_integer(b.clone()),
+            Num::Rat(q) => q.clone(),
+            Num::Float(f) => BigRational::from_float(*f).unwrap_or_else(BigRational::zero),
+        }
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            Num::Int(_) => 0,
+            Num::Big(_) => 1,
+            Num::Rat(_) => 2,
+            Num::Float(_) => 3,
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        match self {
+            Num::Int(i) => *i == 0,
+            Num::Big(b) => b.is_zero(),
+            Num::Rat(q) => q.is_zero(),
+            Num::Float(f) => *f == 0.0,
+        }
+    }
+
+    pub fn sign(&self) -> Ordering {
+        match self {
+            Num::Int(i) => i.cmp(&0),
+            Num::Big(b) => b.sign_cmp(),
+            Num::Rat(q) => q.numer().sign_cmp(),
+            Num::Float(f) => f.partial_cmp(&0.0).unwrap_or(Ordering::Equal),
+        }
+    }
+}
+
+trait SignCmp {
+    fn sign_cmp(&self) -> Ordering;
+}
+impl SignCmp for BigInt {
+    fn sign_cmp(&self) -> Ordering {
+        match self.sign() {
+            Sign::Minus => Ordering::Less,
+            Sign::NoSign => Ordering::Equal,
+            Sign::Plus => Ordering::Greater,
+        }
+    }
+}
+
+fn rat_to_f64(q: &BigRational) -> f64 {
+    match (q.numer().to_f64(), q.denom().to_f64()) {
+        (Some(n), Some(d)) if n.is_finite() && d.is_finite() => n / d,
+        _ => {
+            // Scale huge numerators/denominators down before dividing.
+            let shift = q.numer().bits().max(q.denom().bits()) as i64 - 60;
+            let n = if shift > 0 {
+                q.numer() >> shift as usize
+            } else {
+                q.numer().clone()
+            };
+            let d = if shift > 0 {
+                q.denom() >> shift as usize
+            } else {
+                q.denom().clone()
+            };
+            n.to_f64().unwrap_or(f64::NAN) / d.to_f64().unwrap_or(f64::NAN)
+        }
+    }
+}
+
+pub fn add(a: &Num, b: &Num) -> Num {
+    match (a, b) {
+        (Num::Int(x), Num::Int(y)) => match x.checked_add(*y) {
+            Some(z) => Num::Int(z),
+            None => Num::Big(BigInt::from(*x) + BigInt::from(*y)),
+        },
+        _ => match a.rank().max(b.rank()) {
+            3 => Num::Float(a.to_f64() + b.to_f64()),
+            2 => Num::Rat(a.to_rat() + b.to_rat()).normalize(),
+            _ => Num::Big(a.to_big() + b.to_big()).normalize(),
+        },
+    }
+}
+
+pub fn sub(a: &Num, b: &Num) -> Num {
+    match (a, b) {
+        (Num::Int(x), Num::Int(y)) => match x.checked_sub(*y) {
+            Some(z) => Num::Int(z),
+            None => Num::Big(BigInt::from(*x) - BigInt::from(*y)),
+        },
+        _ => match a.rank().max(b.rank()) {
+            3 => Num::Float(a.to_f64() - b.to_f64()),
+            2 => Num::Rat(a.to_rat() - b.to_rat()).normalize(),
+            _ => Num::Big(a.to_big() - b.to_big()).normalize(),
+        },
+    }
+}
+
+pub fn mul(a: &Num, b: &Num) -> Num {
+    match (a, b) {
+        (Num::Int(x), Num::Int(y)) => match x.checked_mul(*y) {
+            Some(z) => Num::Int(z),
+            None => Num::Big(BigInt::from(*x) * BigInt::from(*y)),
+        },
+        _ => match a.rank().max(b.rank()) {
+            3 => Num::Float(a.to_f64() * b.to_f64()),
+            2 => Num::Rat(a.to_rat() * b.to_rat()).normalize(),
+            _ => Num::Big(a.to_big() * b.to_big()).normalize(),
+        },
+    }
+}
+
+/// Division; `None` when an exact division by zero is attempted.
+pub fn div(a: &Num, b: &Num) -> Option<Num> {
+    if a.rank().max(b.rank()) == 3 {
+        return Some(Num::Float(a.to_f64() / b.to_f64()));
+    }
+    if b.is_zero() {
+        return None;
+    }
+    if let (Num::Int(x), Num::Int(y)) = (a, b) {
+        if *y != 0 && x % y == 0 {
+            if let Some(q) = x.checked_div(*y) {
+                return Some(Num::Int(q));
+            }
+        }
+    }
+    Some(Num::Rat(a.to_rat() / b.to_rat()).normalize())
+}
+
+pub fn compare(a: &Num, b: &Num) -> Option<Ordering> {
+    match (a, b) {
+        (Num::Int(x), Num::Int(y)) => Some(x.cmp(y)),
+        (Num::Float(x), Num::Float(y)) => x.partial_cmp(y),
+        _ => {
+            if a.rank().max(b.rank()) == 3 {
+                // Compare exactly when one side is exact and the float is finite,
+                // so that large integers compare correctly with floats.
+                let (fa, fb) = (a.to_f64(), b.to_f64());
+                if fa.is_nan() || fb.is_nan() {
+                    return None;
+                }
+                if !fa.is_finite() || !fb.is_finite() {
+                    return fa.partial_cmp(&fb);
+                }
+                Some(a.to_rat().cmp(&b.to_rat()))
+            } else if a.rank().max(b.rank()) == 2 {
+                Some(a.to_rat().cmp(&b.to_rat()))
+            } else {
+                Some(a.to_big().cmp(&b.to_big()))
+            }
+        }
+    }
+}
+
+pub fn negate(a: &Num) -> Num {
+    sub(&Num::Int(0), a)
+}
+
+#[derive(Clone, Copy)]
+pub enum IntDiv {
+    Quotient,
+    Remainder,
+    Modulo,
+}
+
+/// Integer division family; `Err` names the problem.
+pub fn int_div(a: &Num, b: &Num, op: IntDiv) -> Result<Num, &'static str> {
+    if !a.is_integer() || !b.is_integer() {
+        return Err("expected integers");
+    }
+    if b.is_zero() {
+        return Err("division by zero");
+    }
+    if !a.is_exact() || !b.is_exact() {
+        let (x, y) = (a.to_f64(), b.to_f64());
+        let r = match op {
+            IntDiv::Quotient => (x / y).trunc(),
+            IntDiv::Remainder => x % y,
+            IntDiv::Modulo => {
+                let m = x % y;
+                if m != 0.0 && (m < 0.0) != (y < 0.0) {
+                    m + y
+                } else {
+                    m
+                }
+            }
+        };
+        return Ok(Num::Float(r));
+    }
+    if let (Num::Int(x), Num::Int(y)) = (a, b) {
+        if let (Some(q), Some(r)) = (x.checked_div(*y), x.checked_rem(*y)) {
+            return Ok(Num::Int(match op {
+                IntDiv::Quotient => q,
+                IntDiv::Remainder => r,
+                IntDiv::Modulo => {
+                    if r != 0 && (r < 0) != (*y < 0) {
+                        r + y
+                    } else {
+                        r
+                    }
+                }
+            }));
+        }
+    }
+    let (x, y) = (a.to_big(), b.to_big());
+    Ok(Num::Big(match op {
+        IntDiv::Quotient => &x / &y,
+        IntDiv::Remainder => &x % &y,
+        IntDiv::Modulo => x.mod_floor(&y),
+    })
+    .normalize())
+}
+
+pub fn gcd(a: &Num, b: &Num) -> Num {
+    if !a.is_exact() || !b.is_exact() {
+        let (mut x, mut y) = (a.to_f64().abs(), b.to_f64().abs());
+        while y != 0.0 {
+            let t = x % y;
+            x = y;
+            y = t;
+        }
+        return Num::Float(x);
+    }
+    Num::Big(a.to_big().gcd(&b.to_big())).normalize()
+}
+
+pub fn abs(a: &Num) -> Num {
+    if a.sign() == Ordering::Less {
+        negate(a)
+    } else {
+        a.clone()
+    }
+}
+
+pub fn to_exact(a: &Num) -> Option<Num> {
+    match a {
+        Num::Float(f) => {
+            if !f.is_finite() {
+                return None;
+            }
+            if f.fract() == 0.0 && f.abs() < 9.0e18 {
+                return Some(Num::Int(*f as i64));
+            }
+            BigRational::from_float(*f).map(|q| Num::Rat(q).normalize())
+        }
+        n => Some(n.clone()),
+    }
+}
+
+pub fn to_inexact(a: &Num) -> Num {
+    Num::Float(a.to_f64())
+}
+
+pub fn numerator(a: &Num) -> Num {
+    match a {
+        Num::Rat(q) => Num::Big(q.numer().clone()).normalize(),
+        Num::Float(f) => match to_exact(&Num::Float(*f)) {
+            Some(e) => to_inexact(&numerator(&e)),
+            None => Num::Float(*f),
+        },
+        n => n.clone(),
+    }
+}
+
+pub fn denominator(a: &Num) -> Num {
+    match a {
+        Num::Rat(q) => Num::Big(q.denom().clone()).normalize(),
+        Num::Float(f) => match to_exact(&Num::Float(*f)) {
+            Some(e) => to_inexact(&denominator(&e)),
+            None => Num::Float(1.0),
+        },
+        _ => Num::Int(1),
+    }
+}
+
+pub enum Rounding {
+    Floor,
+    Ceiling,
+    Truncate,
+    Round,
+}
+
+pub fn round(a: &Num, mode: Rounding) -> Num {
+    match a {
+        Num::Float(f) => Num::Float(match mode {
+            Rounding::Floor => f.floor(),
+            Rounding::Ceiling => f.ceil(),
+            Rounding::Truncate => f.trunc(),
+            Rounding::Round => round_half_even(*f),
+        }),
+        Num::Rat(q) => {
+            let r = match mode {
+                Rounding::Floor => q.floor(),
+                Rounding::Ceiling => q.ceil(),
+                Rounding::Truncate => q.trunc(),
+                Rounding::Round => {
+                    let fl = q.floor();
+                    let diff = q - &fl;
+                    let half = BigRational::new(BigInt::one(), BigInt::from(2));
+                    match diff.cmp(&half) {
+                        Ordering::Less => fl,
+                        Ordering::Greater => fl + BigRational::one(),
+                        Ordering::Equal => {
+                            if fl.numer().is_even() {
+                                fl
+                            } else {
+                                fl + BigRational::one()
+                            }
+                        }
+                    }
+                }
+            };
+            Num::Rat(r).normalize()
+        }
+        n => n.clone(),
+    }
+}
+
+fn round_half_even(f: f64) -> f64 {
+    let r = f.round();
+    if (f - f.trunc()).abs() == 0.5 {
+        2.0 * (f / 2.0).round()
+    } else {
+        r
+    }
+}
+
+/// `expt` with an exact integer exponent stays exact.
+pub fn expt(base: &Num, e: &Num) -> Option<Num> {
+    match e {
+        Num::Int(k) if base.is_exact() => {
+            let k = *k;
+            if k >= 0 {
+                if k > u32::MAX as i64 {
+                    return None;
+                }
+                Some(pow_exact(base, k as u32))
+            } else {
+                if base.is_zero() {
+                    return None;
+                }
+                let p = pow_exact(base, k.unsigned_abs().min(u32::MAX as u64) as u32);
+                div(&Num::Int(1), &p)
+            }
+        }
+        _ => {
+            let (b, x) = (base.to_f64(), e.to_f64());
+            Some(Num::Float(b.powf(x)))
+        }
+    }
+}
+
+fn pow_exact(base: &Num, k: u32) -> Num {
+    match base {
+        Num::Rat(q) => {
+            let n = num_traits::pow(q.numer().clone(), k as usize);
+            let d = num_traits::pow(q.denom().clone(), k as usize);
+            Num::Rat(BigRational::new(n, d)).normalize()
+        }
+        _ => Num::Big(num_traits::pow(base.to_big(), k as usize)).normalize(),
+    }
+}
+
+/// Bits an exact power would have, to refuse absurd results before computing them.
+pub fn expt_result_bits(base: &Num, e: &Num) -> u64 {
+    let bits = match base {
+        Num::Int(i) => 64 - i.unsigned_abs().leading_zeros() as u64,
+        Num::Big(b) => b.bits(),
+        Num::Rat(q) => q.numer().bits().max(q.denom().bits()),
+        Num::Float(_) => 0,
+    };
+    match e {
+        Num::Int(k) => bits.saturating_mul(k.unsigned_abs()),
+        _ => 0,
+    }
+}
+
+pub fn exact_integer_sqrt(a: &Num) -> Option<(Num, Num)> {
+    let n = match a {
+        Num::Int(i) if *i >= 0 => BigInt::from(*i),
+        Num::Big(b) if b.sign() != Sign::Minus => b.clone(),
+        _ => return None,
+    };
+    let s = n.sqrt();
+    let r = &n - &s * &s;
+    Some((Num::Big(s).normalize(), Num::Big(r).normalize()))
+}
+
+pub fn sqrt(a: &Num) -> Num {
+    if let Some((s, r)) = exact_integer_sqrt(a) {
+        if r.is_zero() {
+            return s;
+        }
+    }
+    if let Num::Rat(q) = a {
+        if q.numer().sign() != Sign::Minus {
+            let (n, d) = (q.numer().sqrt(), q.denom().sqrt());
+            if &(&n * &n) == q.numer() && &(&d * &d) == q.denom() {
+                return Num::Rat(BigRational::new(n, d));
+            }
+        }
+    }
+    Num::Float(a.to_f64().sqrt())
+}
+
+// ---- text ------------------------------------------------------------------
+
+pub fn to_string(n: &Num, radix: u32) -> String {
+    match n {
+        Num::Int(i) => {
+            if radix == 10 {
+                i.to_string()
+            } else {
+                BigInt::from(*i).to_str_radix(radix)
+            }
+        }
+        Num::Big(b) => b.to_str_radix(radix),
+        Num::Rat(q) => format!(
+            "{}/{}",
+            q.numer().to_str_radix(radix),
+            q.denom().to_str_radix(radix)
+        ),
+        Num::Float(f) => float_to_string(*f),
+    }
+}
+
+pub fn float_to_string(f: f64) -> String {
+    if f.is_nan() {
+        return "+nan.0".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 {
+            "+inf.0".into()
+        } else {
+            "-inf.0".into()
+        };
+    }
+    // Rust's shortest round-trip form, made to read back as inexact.
+    let s = format!("{f:?}");
+    if s.contains('e') {
+        // 1e300 -> 1e300 is fine; Rust writes 1e-7 as "1e-7".
+        s
+    } else if s.contains('.') {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+/// Parses a number in R7RS syntax (with `#x`/`#e`/... prefixes). `None` if
+/// the text is not a number.
+pub fn parse(text: &str, default_radix: u32) -> Option<Num> {
+    let mut radix = default_radix;
+    let mut exactness: Option<bool> = None;
+    let mut s = text;
+    while s.len() >= 2 && s.as_bytes()[0] == b'#' {
+        match s.as_bytes()[1].to_ascii_lowercase() {
+            b'x' => radix = 16,
+            b'd' => radix = 10,
+            b'o' => radix = 8,
+            b'b' => radix = 2,
+            b'e' if exactness.is_none() => exactness = Some(true),
+            b'i' if exactness.is_none() => exactness = Some(false),
+            _ => return None,
+        }
+        s = &s[2..];
+    }
+    let n = parse_real(s, radix)?;
+    match exactness {
+        Some(true) => to_exact(&n),
+        Some(false) => Some(to_inexact(&n)),
+        None => Some(n),
+    }
+}
+
+fn parse_real(s: &str, radix: u32) -> Option<Num> {
+    match s {
+        "+inf.0" => return Some(Num::Float(f64::INFINITY)),
+        "-inf.0" => return Some(Num::Float(f64::NEG_INFINITY)),
+        "+nan.0" | "-nan.0" => return Some(Num::Float(f64::NAN)),
+        _ => {}
+    }
+    if let Some((n, d)) = s.split_once('/') {
+        let n = parse_integer(n, radix)?;
+        let d = parse_integer(d, radix)?;
+        if d.is_zero() || d.sign() == Sign::Minus || d.to_string().starts_with('+') {
+            return None;
+        }
+        if d.is_zero() {
+            return None;
+        }
+        return Some(Num::Rat(BigRational::new(n, d)).normalize());
+    }
+    if let Some(i) = parse_integer(s, radix) {
+        return Some(Num::Big(i).normalize());
+    }
+    if radix != 10 {
+        return None;
+    }
+    parse_decimal(s)
+}
+
+fn parse_integer(s: &str, radix: u32) -> Option<BigInt> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    if digits.len() <= 18 && radix == 10 {
+        return s.parse::<i64>().ok().map(BigInt::from);
+    }
+    let v = BigInt::parse_bytes(digits.as_bytes(), radix)?;
+    Some(if s.starts_with('-') { -v } else { v })
+}
+
+fn parse_decimal(s: &str) -> Option<Num> {
+    // digits, optional point, optional exponent; at least one digit.
+    let body = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let mut seen_digit = false;
+    let mut seen_point = false;
+    let mut chars = body.char_indices().peekable();
+    while let Some((_, c)) = chars.peek().copied() {
+        if c.is_ascii_digit() {
+            seen_digit = true;
+            chars.next();
+        } else if c == '.' && !seen_point {
+            seen_point = true;
+            chars.next();
+        } else {
+            break;
+        }
+    }
+    if !seen_digit {
+        return None;
+    }
+    if let Some((i, c)) = chars.next() {
+        if c != 'e' && c != 'E' {
+            return None;
+        }
+        let exp = &body[i + 1..];
+        let exp_digits = exp.strip_prefix(['+', '-']).unwrap_or(exp);
+        if exp_digits.is_empty() || !exp_digits.chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+    }
+    s.parse::<f64>().ok().map(Num::Float)
+}
+
+pub fn from_f64_exact_integer(f: f64) -> Option<Num> {
+    BigInt::from_f64(f).map(|b| Num::Big(b).normalize())
+}

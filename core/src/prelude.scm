@@ -1,0 +1,342 @@
+;;; The Arbores prelude: the parts of R7RS best written in Scheme itself.
+;;; Compiled once when an engine starts; its procedures are hidden from
+;;; backtraces. Names starting with % are the engine's own primitives.
+
+;; ---- dynamic state: winders, handlers, continuations -----------------------
+
+(define (dynamic-wind before thunk after)
+  (before)
+  (%set-winders! (cons (cons before after) (%winders)))
+  (%apply-values
+   (lambda results
+     (%set-winders! (cdr (%winders)))
+     (after)
+     (apply values results))
+   (thunk)))
+
+;; Runs the after thunks of the winders being left and the before thunks of
+;; those being entered, innermost first on the way out, outermost first in.
+(define (%wind-to target)
+  (let* ((current (%winders))
+         (common (%common-tail current target)))
+    (let leave ((ws current))
+      (if (not (eq? ws common))
+          (begin
+            (%set-winders! (cdr ws))
+            ((cdar ws))
+            (leave (cdr ws)))))
+    (let enter ((ws target))
+      (if (not (eq? ws common))
+          (begin
+            (enter (cdr ws))
+            ((caar ws))
+            (%set-winders! ws))))))
+
+(define (%common-tail a b)
+  (let ((la (length a)) (lb (length b)))
+    (let loop ((a (if (> la lb) (list-tail a (- la lb)) a))
+               (b (if (> lb la) (list-tail b (- lb la)) b)))
+      (if (eq? a b) a (loop (cdr a) (cdr b))))))
+
+;; Called by the VM when a continuation is invoked from under other winders.
+(define (%invoke-continuation k vals)
+  (%wind-to (%continuation-winders k))
+  (%throw k vals))
+
+(define (call-with-values producer consumer)
+  (%apply-values consumer (producer)))
+
+;; ---- exceptions -------------------------------------------------------------
+
+(define (with-exception-handler handler thunk)
+  (if (not (procedure? handler))
+      (error "with-exception-handler: expected a procedure, got" handler))
+  (let ((old (%handlers)))
+    (%set-handlers! (cons handler old))
+    (%apply-values
+     (lambda results (%set-handlers! old) (apply values results))
+     (thunk))))
+
+(define (raise obj)
+  (let ((hs (%handlers)))
+    (if (null? hs)
+        (%abort obj)
+        (begin
+          (%set-handlers! (cdr hs))
+          ((car hs) obj)
+          ;; A handler returned from a non-continuable raise: that is an
+          ;; error, raised in the handler's dynamic environment.
+          (raise (%make-secondary-error obj))))))
+
+(define (%make-secondary-error obj)
+  (call/cc
+   (lambda (k)
+     (%set-handlers! (cons (lambda (e) (k e)) (%handlers)))
+     (error "handler returned from a non-continuable raise of" obj))))
+
+(define (raise-continuable obj)
+  (let ((hs (%handlers)))
+    (if (null? hs)
+        (%abort obj)
+        (begin
+          (%set-handlers! (cdr hs))
+          (%apply-values
+           (lambda results (%set-handlers! hs) (apply values results))
+           ((car hs) obj))))))
+
+(define-syntax guard
+  (syntax-rules ()
+    ((guard (var clause ...) e1 e2 ...)
+     ((call/cc
+       (lambda (guard-k)
+         (with-exception-handler
+          (lambda (condition)
+            ((call/cc
+              (lambda (handler-k)
+                (guard-k
+                 (lambda ()
+                   (let ((var condition))
+                     (%guard-aux
+                      (handler-k
+                       (lambda ()
+                         (raise-continuable condition)))
+                      clause ...))))))))
+          (lambda ()
+            (call-with-values
+             (lambda () e1 e2 ...)
+             (lambda args
+               (guard-k
+                (lambda ()
+                  (apply values args)))))))))))))
+
+(define-syntax %guard-aux
+  (syntax-rules (else =>)
+    ((%guard-aux reraise (else result1 result2 ...))
+     (begin result1 result2 ...))
+    ((%guard-aux reraise (test => result))
+     (let ((temp test))
+       (if temp (result temp) reraise)))
+    ((%guard-aux reraise (test => result) clause1 clause2 ...)
+     (let ((temp test))
+       (if temp (result temp) (%guard-aux reraise clause1 clause2 ...))))
+    ((%guard-aux reraise (test))
+     (or test reraise))
+    ((%guard-aux reraise (test) clause1 clause2 ...)
+     (let ((temp test))
+       (if temp temp (%guard-aux reraise clause1 clause2 ...))))
+    ((%guard-aux reraise (test result1 result2 ...))
+     (if test (begin result1 result2 ...) reraise))
+    ((%guard-aux reraise (test result1 result2 ...) clause1 clause2 ...)
+     (if test (begin result1 result2 ...) (%guard-aux reraise clause1 clause2 ...)))))
+
+;; ---- multiple values ----------------------------------------------------------
+
+(define-syntax let-values
+  (syntax-rules ()
+    ((_ () body0 body1 ...) (let () body0 body1 ...))
+    ((_ ((formals expr) rest ...) body0 body1 ...)
+     (call-with-values (lambda () expr)
+       (lambda formals (let-values (rest ...) body0 body1 ...))))))
+
+(define-syntax let*-values
+  (syntax-rules ()
+    ((_ () body0 body1 ...) (let () body0 body1 ...))
+    ((_ (binding0 binding1 ...) body0 body1 ...)
+     (let-values (binding0) (let*-values (binding1 ...) body0 body1 ...)))))
+
+(define-syntax define-values
+  (syntax-rules ()
+    ((_ () expr) (define %unused (call-with-values (lambda () expr) (lambda args #f))))
+    ((_ (var) expr) (define var expr))
+    ((_ (var0 var1 ... varn) expr)
+     (begin
+       (define var0 (call-with-values (lambda () expr) list))
+       (define var1 (let ((v (cadr var0))) (set-cdr! var0 (cddr var0)) v)) ...
+       (define varn (let ((v (cadr var0))) (set! var0 (car var0)) v))))
+    ((_ (var0 var1 ... . var-rest) expr)
+     (begin
+       (define var0 (call-with-values (lambda () expr) list))
+       (define var1 (let ((v (cadr var0))) (set-cdr! var0 (cddr var0)) v)) ...
+       (define var-rest (let ((v (cdr var0))) (set! var0 (car var0)) v))))
+    ((_ var expr) (define var (call-with-values (lambda () expr) list)))))
+
+(define-syntax receive
+  (syntax-rules ()
+    ((_ formals expr body ...)
+     (call-with-values (lambda () expr) (lambda formals body ...)))))
+
+;; ---- parameters ---------------------------------------------------------------
+
+(define (make-parameter value . conv)
+  (let ((converter (if (pair? conv) (car conv) #f)))
+    (%make-parameter (if converter (converter value) value) converter)))
+
+(define (%parameterize params values thunk)
+  (let* ((new (map (lambda (p v)
+                     (if (not (%parameter? p))
+                         (error "parameterize: not a parameter object" p))
+                     (let ((conv (%parameter-converter p)))
+                       (if conv (conv v) v)))
+                   params values))
+         (old #f))
+    (dynamic-wind
+     (lambda ()
+       (set! old (map %parameter-value params))
+       (for-each %parameter-set! params new))
+     thunk
+     (lambda ()
+       (set! new (map %parameter-value params))
+       (for-each %parameter-set! params old)))))
+
+(define-syntax parameterize
+  (syntax-rules ()
+    ((_ ((param value) ...) body0 body1 ...)
+     (%parameterize (list param ...) (list value ...) (lambda () body0 body1 ...)))))
+
+;; ---- promises -----------------------------------------------------------------
+
+(define (force promise)
+  (if (promise? promise)
+      (let loop ()
+        (if (%promise-done? promise)
+            (%promise-value promise)
+            (let ((next ((%promise-value promise))))
+              (if (not (%promise-done? promise))
+                  (%promise-update! promise next))
+              (loop))))
+      promise))
+
+;; ---- lists --------------------------------------------------------------------
+
+(define (caar x) (car (car x)))
+(define (cadr x) (car (cdr x)))
+(define (cdar x) (cdr (car x)))
+(define (cddr x) (cdr (cdr x)))
+(define (caaar x) (car (car (car x))))
+(define (caadr x) (car (car (cdr x))))
+(define (cadar x) (car (cdr (car x))))
+(define (caddr x) (car (cdr (cdr x))))
+(define (cdaar x) (cdr (car (car x))))
+(define (cdadr x) (cdr (car (cdr x))))
+(define (cddar x) (cdr (cdr (car x))))
+(define (cdddr x) (cdr (cdr (cdr x))))
+(define (caaaar x) (car (car (car (car x)))))
+(define (caaadr x) (car (car (car (cdr x)))))
+(define (caadar x) (car (car (cdr (car x)))))
+(define (caaddr x) (car (car (cdr (cdr x)))))
+(define (cadaar x) (car (cdr (car (car x)))))
+(define (cadadr x) (car (cdr (car (cdr x)))))
+(define (caddar x) (car (cdr (cdr (car x)))))
+(define (cadddr x) (car (cdr (cdr (cdr x)))))
+(define (cdaaar x) (cdr (car (car (car x)))))
+(define (cdaadr x) (cdr (car (car (cdr x)))))
+(define (cdadar x) (cdr (car (cdr (car x)))))
+(define (cdaddr x) (cdr (car (cdr (cdr x)))))
+(define (cddaar x) (cdr (cdr (car (car x)))))
+(define (cddadr x) (cdr (cdr (car (cdr x)))))
+(define (cdddar x) (cdr (cdr (cdr (car x)))))
+(define (cddddr x) (cdr (cdr (cdr (cdr x)))))
+
+(define (member x lst . pred)
+  (if (null? pred)
+      (%member x lst)
+      (let ((same? (car pred)))
+        (let loop ((l lst))
+          (cond ((null? l) #f)
+                ((same? x (car l)) l)
+                (else (loop (cdr l))))))))
+
+(define (assoc x alist . pred)
+  (if (null? pred)
+      (%assoc x alist)
+      (let ((same? (car pred)))
+        (let loop ((l alist))
+          (cond ((null? l) #f)
+                ((same? x (caar l)) (car l))
+                (else (loop (cdr l))))))))
+
+(define (%cars lists)
+  (if (null? lists) '()
+      (if (null? (car lists)) #f
+          (let ((rest (%cars (cdr lists))))
+            (and rest (cons (caar lists) rest))))))
+
+(define (%cdrs lists)
+  (if (null? lists) '() (cons (cdar lists) (%cdrs (cdr lists)))))
+
+(define (map f first . rest)
+  (if (null? rest)
+      (let loop ((l first) (acc '()))
+        (if (pair? l)
+            (loop (cdr l) (cons (f (car l)) acc))
+            (reverse acc)))
+      (let loop ((ls (cons first rest)) (acc '()))
+        (let ((cars (%cars ls)))
+          (if cars
+              (loop (%cdrs ls) (cons (apply f cars) acc))
+              (reverse acc))))))
+
+(define (for-each f first . rest)
+  (if (null? rest)
+      (let loop ((l first))
+        (if (pair? l)
+            (begin (f (car l)) (loop (cdr l)))))
+      (let loop ((ls (cons first rest)))
+        (let ((cars (%cars ls)))
+          (if cars
+              (begin (apply f cars) (loop (%cdrs ls)))))))
+  (if #f #f))
+
+(define (vector-map f v . rest)
+  (list->vector (apply map f (vector->list v) (map vector->list rest))))
+
+(define (vector-for-each f v . rest)
+  (apply for-each f (vector->list v) (map vector->list rest)))
+
+(define (string-map f s . rest)
+  (list->string (apply map f (string->list s) (map string->list rest))))
+
+(define (string-for-each f s . rest)
+  (apply for-each f (string->list s) (map string->list rest)))
+
+(define (filter keep? lst)
+  (let loop ((l lst) (acc '()))
+    (cond ((null? l) (reverse acc))
+          ((keep? (car l)) (loop (cdr l) (cons (car l) acc)))
+          (else (loop (cdr l) acc)))))
+
+(define (reduce f initial lst)
+  (if (null? lst) initial
+      (let loop ((acc (car lst)) (l (cdr lst)))
+        (if (null? l) acc (loop (f (car l) acc) (cdr l))))))
+
+(define (fold-left f acc lst)
+  (if (null? lst) acc (fold-left f (f acc (car lst)) (cdr lst))))
+
+(define (fold-right f acc lst)
+  (let loop ((l (reverse lst)) (acc acc))
+    (if (null? l) acc (loop (cdr l) (f (car l) acc)))))
+
+(define (iota n . args)
+  (let ((start (if (pair? args) (car args) 0))
+        (step (if (and (pair? args) (pair? (cdr args))) (cadr args) 1)))
+    (let loop ((i (- n 1)) (acc '()))
+      (if (< i 0) acc (loop (- i 1) (cons (+ start (* i step)) acc))))))
+
+(define (exact-nonnegative-integer? x) (and (exact-integer? x) (>= x 0)))
+
+(define (call-with-output-string proc)
+  (let ((port (open-output-string)))
+    (proc port)
+    (get-output-string port)))
+
+(define (call-with-port port proc)
+  (call-with-values (lambda () (proc port))
+    (lambda results (close-port port) (apply values results))))
+
+(define (list-index pred lst)
+  (let loop ((l lst) (i 0))
+    (cond ((null? l) #f) ((pred (car l)) i) (else (loop (cdr l) (+ i 1))))))
+
+(define (exit . args) (error "exit: there is no process to exit; the evaluation ends here" (if (pair? args) (car args) 0)))
+(define (emergency-exit . args) (apply exit args))

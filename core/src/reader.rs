@@ -1,0 +1,637 @@
+//! The reader: R7RS lexical syntax to [`Syn`].
+//!
+//! Iterative, with an explicit stack of open lists, so arbitrarily deep nesting
+//! in hostile input cannot overflow the Rust stack (the wasm guest has 1 MiB).
+
+use std::rc::Rc;
+
+use crate::number;
+use crate::symbol::SymbolTable;
+use crate::syntax::{Atom, Ident, Pos, Syn};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadError {
+    pub message: String,
+    pub pos: Pos,
+}
+
+pub struct Reader<'a> {
+    chars: Vec<char>,
+    i: usize,
+    line: u32,
+    col: u32,
+    fold_case: bool,
+    symbols: &'a mut SymbolTable,
+    /// Line/column offset, for reading a string that is part of a larger text.
+    pub base: Pos,
+}
+
+enum Open {
+    List {
+        items: Vec<Syn>,
+        tail: Option<Syn>,
+        dot: bool,
+        pos: Pos,
+        close: char,
+    },
+    Vector {
+        items: Vec<Syn>,
+        pos: Pos,
+    },
+    Bytes {
+        items: Vec<u8>,
+        pos: Pos,
+    },
+    /// A prefix such as `'` waiting for its datum.
+    Prefix {
+        name: &'static str,
+        pos: Pos,
+    },
+    Label {
+        n: u32,
+        pos: Pos,
+    },
+    /// `#;` waiting for the datum to discard.
+    Skip,
+}
+
+enum Token {
+    Open(char, Pos),
+    OpenVector(Pos),
+    OpenBytes(Pos),
+    Close(char, Pos),
+    Dot(Pos),
+    Prefix(&'static str, Pos),
+    Label(u32, Pos),
+    LabelRef(u32, Pos),
+    DatumComment,
+    Datum(Syn),
+}
+
+const MAX_DEPTH: usize = 100_000;
+
+impl<'a> Reader<'a> {
+    pub fn new(text: &str, symbols: &'a mut SymbolTable) -> Reader<'a> {
+        Reader {
+            chars: text.chars().collect(),
+            i: 0,
+            line: 1,
+            col: 1,
+            fold_case: false,
+            symbols,
+            base: Pos { line: 1, col: 1 },
+        }
+    }
+
+    fn pos(&self) -> Pos {
+        Pos {
+            line: self.line,
+            col: self.col,
+        }
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.i).copied()
+    }
+
+    fn peek_at(&self, k: usize) -> Option<char> {
+        self.chars.get(self.i + k).copied()
+    }
+
+    fn next(&mut self) -> Option<char> {
+        let c = self.chars.get(self.i).copied()?;
+        self.i += 1;
+        if c == '\n' {
+            self.line += 1;
+            self.col = 1;
+        } else {
+            self.col += 1;
+        }
+        Some(c)
+    }
+
+    fn err<T>(&self, message: impl Into<String>, pos: Pos) -> Result<T, ReadError> {
+        Err(ReadError {
+            message: message.into(),
+            pos,
+        })
+    }
+
+    /// Characters consumed so far.
+    pub fn consumed(&self) -> usize {
+        self.i
+    }
+
+    /// Skips whitespace and comments; true if only those remained.
+    pub fn at_end(&mut self) -> Result<bool, ReadError> {
+        self.skip_atmosphere()?;
+        Ok(self.i >= self.chars.len())
+    }
+
+    /// Reads every datum of the text.
+    pub fn read_all(&mut self) -> Result<Vec<Syn>, ReadError> {
+        let mut out = Vec::new();
+        while let Some(d) = self.read()? {
+            out.push(d);
+        }
+        Ok(out)
+    }
+
+    /// Reads the next datum, or `None` at the end of the text.
+    pub fn read(&mut self) -> Result<Option<Syn>, ReadError> {
+        let mut stack: Vec<Open> = Vec::new();
+        loop {
+            let tok = match self.token()? {
+                Some(t) => t,
+                None => {
+                    return match stack.last() {
+                        None => Ok(None),
+                        Some(open) => {
+                            let (what, pos) = match open {
+                                Open::List { pos, .. } => ("list", *pos),
+                                Open::Vector { pos, .. } => ("vector", *pos),
+                                Open::Bytes { pos, .. } => ("bytevector", *pos),
+                                Open::Prefix { pos, .. } => ("quotation", *pos),
+                                Open::Label { pos, .. } => ("datum label", *pos),
+                                Open::Skip => ("#; comment", self.pos()),
+                            };
+                            self.err(
+                                format!(
+                                    "unexpected end of input: the {what} opened here is not closed"
+                                ),
+                                pos,
+                            )
+                        }
+                    };
+                }
+            };
+            if stack.len() > MAX_DEPTH {
+                return self.err("nesting too deep", self.pos());
+            }
+            let mut done: Option<Syn> = match tok {
+                Token::Open(close, pos) => {
+                    stack.push(Open::List {
+                        items: Vec::new(),
+                        tail: None,
+                        dot: false,
+                        pos,
+                        close,
+                    });
+                    None
+                }
+                Token::OpenVector(pos) => {
+                    stack.push(Open::Vector {
+                        items: Vec::new(),
+                        pos,
+                    });
+                    None
+                }
+                Token::OpenBytes(pos) => {
+                    stack.push(Open::Bytes {
+                        items: Vec::new(),
+                        pos,
+                    });
+                    None
+                }
+                Token::Prefix(name, pos) => {
+                    stack.push(Open::Prefix { name, pos });
+                    None
+                }
+                Token::Label(n, pos) => {
+                    stack.push(Open::Label { n, pos });
+                    None
+                }
+                Token::DatumComment => {
+                    stack.push(Open::Skip);
+                    None
+                }
+                Token::LabelRef(n, pos) => Some(Syn::LabelRef(n, pos)),
+                Token::Datum(d) => Some(d),
+                Token::Dot(pos) => match stack.last_mut() {
+                    Some(Open::List { items, dot, .. }) if !*dot && !items.is_empty() => {
+                        *dot = true;
+                        None
+                    }
+                    _ => return self.err("unexpected '.'", pos),
+                },
+                Token::Close(c, pos) => match stack.pop() {
+                    Some(Open::List {
+                        items,
+                        tail,
+                        dot,
+                        pos: open_pos,
+                        close,
+                    }) => {
+                        if c != close {
+                            return self.err(
+                                format!(
+                                    "'{c}' closes a list opened with the other kind of bracket"
+                                ),
+                                pos,
+                            );
+                        }
+                        if dot && tail.is_none() {
+                            return self.err("expected a datum after '.'", pos);
+                        }
+                        Some(Syn::List(items.into(), tail.map(Rc::new), open_pos))
+                    }
+                    Some(Open::Vector {
+                        items,
+                        pos: open_pos,
+                    }) if c == ')' => Some(Syn::Vector(items.into(), open_pos)),
+                    Some(Open::Bytes {
+                        items,
+                        pos: open_pos,
+                    }) if c == ')' => Some(Syn::Atom(Atom::Bytes(items.into()), open_pos)),
+                    Some(Open::Prefix { .. }) | Some(Open::Label { .. }) | Some(Open::Skip) => {
+                        return self.err(format!("unexpected '{c}': expected a datum"), pos)
+                    }
+                    _ => return self.err(format!("unexpected '{c}'"), pos),
+                },
+            };
+            // Deliver a finished datum to whatever is waiting for it.
+            while let Some(d) = done.take() {
+                match stack.last_mut() {
+                    None => return Ok(Some(d)),
+                    Some(Open::List {
+                        items, tail, dot, ..
+                    }) => {
+                        if *dot {
+                            if tail.is_some() {
+                                return self.err("more than one datum after '.'", d.pos());
+                            }
+                            *tail = Some(d);
+                        } else {
+                            items.push(d);
+                        }
+                    }
+                    Some(Open::Vector { items, .. }) => items.push(d),
+                    Some(Open::Bytes { items, .. }) => match &d {
+                        Syn::Atom(Atom::Num(number::Num::Int(b)), _) if (0..=255).contains(b) => {
+                            items.push(*b as u8)
+                        }
+                        _ => {
+                            return self
+                                .err("a bytevector holds only exact integers 0 to 255", d.pos())
+                        }
+                    },
+                    Some(Open::Prefix { .. }) => {
+                        let Some(Open::Prefix { name, pos }) = stack.pop() else {
+                            unreachable!()
+                        };
+                        let sym = self.symbols.intern(name);
+                        done = Some(Syn::list(vec![Syn::Sym(Ident::plain(sym), pos), d], pos));
+                    }
+                    Some(Open::Label { .. }) => {
+                        let Some(Open::Label { n, pos }) = stack.pop() else {
+                            unreachable!()
+                        };
+                        done = Some(Syn::LabelDef(n, Rc::new(d), pos));
+                    }
+                    Some(Open::Skip) => {
+                        stack.pop();
+                    }
+                }
+            }
+        }
+    }
+
+    fn skip_atmosphere(&mut self) -> Result<(), ReadError> {
+        loop {
+            match self.peek() {
+                Some(c) if c.is_whitespace() => {
+                    self.next();
+                }
+                Some(';') => {
+                    while let Some(c) = self.next() {
+                        if c == '\n' {
+                            break;
+                        }
+                    }
+                }
+                Some('#') if self.peek_at(1) == Some('|') => {
+                    let start = self.pos();
+                    self.next();
+                    self.next();
+                    let mut depth = 1;
+                    loop {
+                        match self.next() {
+                            None => return self.err("unterminated #| comment", start),
+                            Some('|') if self.peek() == Some('#') => {
+                                self.next();
+                                depth -= 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            Some('#') if self.peek() == Some('|') => {
+                                self.next();
+                                depth += 1;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn token(&mut self) -> Result<Option<Token>, ReadError> {
+        self.skip_atmosphere()?;
+        let pos = self.pos();
+        let Some(c) = self.peek() else {
+            return Ok(None);
+        };
+        match c {
+            '(' | '[' => {
+                self.next();
+                Ok(Some(Token::Open(if c == '(' { ')' } else { ']' }, pos)))
+            }
+            ')' | ']' => {
+                self.next();
+                Ok(Some(Token::Close(c, pos)))
+            }
+            '\'' => {
+                self.next();
+                Ok(Some(Token::Prefix("quote", pos)))
+            }
+            '`' => {
+                self.next();
+                Ok(Some(Token::Prefix("quasiquote", pos)))
+            }
+            ',' => {
+                self.next();
+                if self.peek() == Some('@') {
+                    self.next();
+                    Ok(Some(Token::Prefix("unquote-splicing", pos)))
+                } else {
+                    Ok(Some(Token::Prefix("unquote", pos)))
+                }
+            }
+            '"' => {
+                self.next();
+                let s = self.string_body('"', pos)?;
+                Ok(Some(Token::Datum(Syn::Atom(Atom::Str(s.into()), pos))))
+            }
+            '|' => {
+                self.next();
+                let s = self.string_body('|', pos)?;
+                let sym = self.symbols.intern(&s);
+                Ok(Some(Token::Datum(Syn::Sym(Ident::plain(sym), pos))))
+            }
+            '#' => self.hash_token(pos),
+            _ => {
+                let text = self.atom_text();
+                if text == "." {
+                    return Ok(Some(Token::Dot(pos)));
+                }
+                self.atom(text, pos).map(|d| Some(Token::Datum(d)))
+            }
+        }
+    }
+
+    fn is_delimiter(c: char) -> bool {
+        c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | '"' | ';' | '\'' | '`' | ',')
+    }
+
+    fn atom_text(&mut self) -> String {
+        let mut s = String::new();
+        while let Some(c) = self.peek() {
+            if Self::is_delimiter(c) {
+                break;
+            }
+            if c == '|' {
+                // |...| inside a symbol: the part between bars is taken literally.
+                self.next();
+                while let Some(c) = self.next() {
+                    if c == '|' {
+                        break;
+                    }
+                    s.push(c);
+                }
+                continue;
+            }
+            s.push(c);
+            self.next();
+        }
+        s
+    }
+
+    fn atom(&mut self, text: String, pos: Pos) -> Result<Syn, ReadError> {
+        if let Some(n) = number::parse(&text, 10) {
+            return Ok(Syn::Atom(Atom::Num(n), pos));
+        }
+        let first = text.chars().next().unwrap_or(' ');
+        if first.is_ascii_digit()
+            || ((first == '+' || first == '-' || first == '.') && text.len() > 1 && {
+                let second = text.chars().nth(1).unwrap_or(' ');
+                second.is_ascii_digit()
+                    || (first != '.'
+                        && second == '.'
+                        && text.chars().nth(2).is_some_and(|c| c.is_ascii_digit()))
+            })
+        {
+            return self.err(format!("bad number: {text}"), pos);
+        }
+        let name = if self.fold_case {
+            text.to_lowercase()
+        } else {
+            text
+        };
+        let sym = self.symbols.intern(&name);
+        Ok(Syn::Sym(Ident::plain(sym), pos))
+    }
+
+    fn string_body(&mut self, quote: char, start: Pos) -> Result<String, ReadError> {
+        let mut s = String::new();
+        loop {
+            let Some(c) = self.next() else {
+                return self.err(
+                    if quote == '"' {
+                        "unterminated string"
+                    } else {
+                        "unterminated |symbol|"
+                    },
+                    start,
+                );
+            };
+            if c == quote {
+                return Ok(s);
+            }
+            if c != '\\' {
+                s.push(c);
+                continue;
+            }
+            let epos = self.pos();
+            let Some(e) = self.next() else {
+                return self.err("unterminated string", start);
+            };
+            match e {
+                'a' => s.push('\u{7}'),
+                'b' => s.push('\u{8}'),
+                't' => s.push('\t'),
+                'n' => s.push('\n'),
+                'r' => s.push('\r'),
+                '"' => s.push('"'),
+                '\\' => s.push('\\'),
+                '|' => s.push('|'),
+                'x' | 'X' => {
+                    let mut hex = String::new();
+                    loop {
+                        match self.next() {
+                            Some(';') => break,
+                            Some(h) if h.is_ascii_hexdigit() && hex.len() < 8 => hex.push(h),
+                            _ => {
+                                return self
+                                    .err("bad \\x escape: expected hex digits and ';'", epos)
+                            }
+                        }
+                    }
+                    match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                        Some(ch) => s.push(ch),
+                        None => {
+                            return self
+                                .err(format!("\\x{hex}; is not a Unicode scalar value"), epos)
+                        }
+                    }
+                }
+                c if c == ' ' || c == '\t' || c == '\n' || c == '\r' => {
+                    // Line continuation: \ <spaces> newline <spaces>
+                    let mut saw_newline = c == '\n';
+                    while let Some(w) = self.peek() {
+                        if w == '\n' && !saw_newline {
+                            saw_newline = true;
+                            self.next();
+                        } else if w == ' ' || w == '\t' || w == '\r' {
+                            self.next();
+                        } else {
+                            break;
+                        }
+                    }
+                    if !saw_newline {
+                        return self.err("bad escape '\\ ' in string", epos);
+                    }
+                }
+                other => return self.err(format!("unknown string escape \\{other}"), epos),
+            }
+        }
+    }
+
+    fn hash_token(&mut self, pos: Pos) -> Result<Option<Token>, ReadError> {
+        let c1 = self.peek_at(1);
+        match c1 {
+            Some('(') => {
+                self.next();
+                self.next();
+                Ok(Some(Token::OpenVector(pos)))
+            }
+            Some(';') => {
+                self.next();
+                self.next();
+                Ok(Some(Token::DatumComment))
+            }
+            Some('\\') => {
+                self.next();
+                self.next();
+                self.character(pos)
+                    .map(|c| Some(Token::Datum(Syn::Atom(Atom::Char(c), pos))))
+            }
+            Some('!') => {
+                self.next();
+                self.next();
+                let text = self.atom_text();
+                match text.as_str() {
+                    "fold-case" => self.fold_case = true,
+                    "no-fold-case" => self.fold_case = false,
+                    "eof" => return Ok(Some(Token::Datum(Syn::Atom(Atom::Eof, pos)))),
+                    "unspecified" => {
+                        return Ok(Some(Token::Datum(Syn::Atom(Atom::Unspecified, pos))))
+                    }
+                    _ => {} // other #! directives (e.g. a script's first line) are comments
+                }
+                self.token()
+            }
+            Some(d) if d.is_ascii_digit() => {
+                self.next();
+                let mut n: u32 = 0;
+                while let Some(d) = self.peek().filter(|c| c.is_ascii_digit()) {
+                    n = n.saturating_mul(10).saturating_add(d as u32 - '0' as u32);
+                    self.next();
+                }
+                match self.next() {
+                    Some('=') => Ok(Some(Token::Label(n, pos))),
+                    Some('#') => Ok(Some(Token::LabelRef(n, pos))),
+                    _ => self.err("bad datum label: expected #n= or #n#", pos),
+                }
+            }
+            _ => {
+                let text = self.atom_text();
+                match text.as_str() {
+                    "#t" | "#true" => {
+                        return Ok(Some(Token::Datum(Syn::Atom(Atom::Bool(true), pos))))
+                    }
+                    "#f" | "#false" => {
+                        return Ok(Some(Token::Datum(Syn::Atom(Atom::Bool(false), pos))))
+                    }
+                    _ => {}
+                }
+                if text.eq_ignore_ascii_case("#u8") && self.peek() == Some('(') {
+                    self.next();
+                    return Ok(Some(Token::OpenBytes(pos)));
+                }
+                if let Some(n) = number::parse(&text, 10) {
+                    return Ok(Some(Token::Datum(Syn::Atom(Atom::Num(n), pos))));
+                }
+                self.err(format!("bad syntax: {text}"), pos)
+            }
+        }
+    }
+
+    fn character(&mut self, pos: Pos) -> Result<char, ReadError> {
+        let Some(first) = self.next() else {
+            return self.err("unexpected end of input after #\\", pos);
+        };
+        let mut name = String::from(first);
+        while let Some(c) = self.peek() {
+            if Self::is_delimiter(c) {
+                break;
+            }
+            name.push(c);
+            self.next();
+        }
+        if name.chars().count() == 1 {
+            return Ok(first);
+        }
+        let lower = name.to_lowercase();
+        let named = match lower.as_str() {
+            "alarm" => Some('\u{7}'),
+            "backspace" => Some('\u{8}'),
+            "delete" => Some('\u{7f}'),
+            "escape" => Some('\u{1b}'),
+            "newline" | "linefeed" => Some('\n'),
+            "null" | "nul" => Some('\0'),
+            "return" => Some('\r'),
+            "space" => Some(' '),
+            "tab" => Some('\t'),
+            _ => None,
+        };
+        if let Some(c) = named {
+            return Ok(c);
+        }
+        if (first == 'x' || first == 'X') && name.len() > 1 {
+            if let Some(c) = u32::from_str_radix(&name[1..], 16)
+                .ok()
+                .and_then(char::from_u32)
+            {
+                return Ok(c);
+            }
+        }
+        self.err(format!("unknown character name #\\{name}"), pos)
+    }
+}
+
+/// Reads all data in `text`.
+pub fn read_all(text: &str, symbols: &mut SymbolTable) -> Result<Vec<Syn>, ReadError> {
+    Reader::new(text, symbols).read_all()
+}

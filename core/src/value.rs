@@ -1,0 +1,166 @@
+//! Scheme values: a small `Copy` word for immediates and a handle for heap objects.
+//!
+//! Values are 16 bytes and copied freely; nothing is reference counted, so the
+//! VM never touches a counter on the hot path. Heap objects live in
+//! [`crate::heap::Heap`] and are reclaimed by its tracing collector, which is
+//! what frees cyclic garbage (closures that refer to themselves, cyclic lists).
+
+use std::rc::Rc;
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+
+use crate::compiler::code::Template;
+use crate::symbol::Sym;
+
+/// Index of an object in the heap.
+pub type Ref = u32;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    /// A fixnum: exact integers that fit in 64 bits never allocate.
+    Int(i64),
+    Float(f64),
+    Char(char),
+    Sym(Sym),
+    /// The value of forms whose value R7RS leaves unspecified.
+    Unspecified,
+    /// Marks a variable that has no value yet (unbound global, letrec before init).
+    Undefined,
+    Eof,
+    /// A primitive procedure, by index into the primitive table.
+    Prim(u32),
+    Obj(Ref),
+}
+
+impl Value {
+    #[inline]
+    pub fn is_true(self) -> bool {
+        !matches!(self, Value::Bool(false))
+    }
+
+    /// `eq?`: identity for heap objects, value for immediates.
+    #[inline]
+    pub fn eq(self, other: Value) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+            (Value::Char(a), Value::Char(b)) => a == b,
+            (Value::Sym(a), Value::Sym(b)) => a == b,
+            (Value::Unspecified, Value::Unspecified) => true,
+            (Value::Undefined, Value::Undefined) => true,
+            (Value::Eof, Value::Eof) => true,
+            (Value::Prim(a), Value::Prim(b)) => a == b,
+            (Value::Obj(a), Value::Obj(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// A closure: code plus the values of its free variables (flat closure).
+/// A captured variable that is assigned somewhere is shared through a `Box`.
+pub struct Closure {
+    pub template: Rc<Template>,
+    pub free: Box<[Value]>,
+}
+
+/// A captured continuation: a copy of the VM's stacks and dynamic state.
+pub struct Continuation {
+    pub stack: Vec<Value>,
+    pub frames: Vec<crate::vm::Frame>,
+    /// The `dynamic-wind` list at capture time (a Scheme list).
+    pub winders: Value,
+    /// The exception handler stack at capture time (a Scheme list).
+    pub handlers: Value,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorObjectKind {
+    /// Raised by `error` or by a primitive.
+    Error,
+    /// Raised by `read` on malformed input.
+    Read,
+    /// Raised by file operations (which this engine does not provide).
+    File,
+}
+
+pub struct ErrorObject {
+    pub kind: ErrorObjectKind,
+    pub message: Value,
+    pub irritants: Value,
+}
+
+pub struct RecordType {
+    pub name: Sym,
+    pub fields: Vec<Sym>,
+}
+
+/// A string port. Input ports read `chars` from `pos`; output ports append.
+pub struct Port {
+    pub input: bool,
+    pub textual: bool,
+    pub chars: Vec<char>,
+    pub bytes: Vec<u8>,
+    pub pos: usize,
+    pub open: bool,
+    /// The current output port: writes go to the evaluation's output text.
+    pub console: bool,
+}
+
+pub enum Object {
+    /// A free slot; the number is the next free slot (or `u32::MAX`).
+    Free(u32),
+    Pair(Value, Value),
+    Str(Vec<char>),
+    Vector(Vec<Value>),
+    Bytevector(Vec<u8>),
+    Big(BigInt),
+    Rat(BigRational),
+    Closure(Closure),
+    /// `case-lambda`: closures tried in order by arity.
+    CaseLambda(Vec<Value>),
+    /// A mutable cell shared by closures that capture an assigned variable.
+    Box(Value),
+    Continuation(Continuation),
+    /// More or fewer than one value, as returned by `values`.
+    Values(Vec<Value>),
+    Record(Value, Vec<Value>),
+    RecordType(RecordType),
+    /// A promise: `done` with its value, or not yet with a thunk to force.
+    Promise {
+        done: bool,
+        value: Value,
+    },
+    Parameter {
+        value: Value,
+        converter: Value,
+    },
+    Error(ErrorObject),
+    Port(Port),
+    /// An environment specifier as returned by `environment`.
+    Environment,
+}
+
+impl Object {
+    /// Approximate bytes this object holds, for the memory cap.
+    pub fn size(&self) -> usize {
+        const BASE: usize = std::mem::size_of::<Object>();
+        BASE + match self {
+            Object::Str(s) => s.capacity() * 4,
+            Object::Vector(v) | Object::Values(v) | Object::CaseLambda(v) => v.capacity() * 16,
+            Object::Bytevector(b) => b.capacity(),
+            Object::Big(b) => (b.bits() as usize) / 8,
+            Object::Rat(r) => (r.numer().bits() + r.denom().bits()) as usize / 8,
+            Object::Closure(c) => c.free.len() * 16,
+            Object::Continuation(k) => k.stack.capacity() * 16 + k.frames.capacity() * 32,
+            Object::Record(_, f) => f.capacity() * 16,
+            Object::RecordType(t) => t.fields.capacity() * 4,
+            Object::Port(p) => p.chars.capacity() * 4 + p.bytes.capacity(),
+            _ => 0,
+        }
+    }
+}
