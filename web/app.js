@@ -30,6 +30,12 @@ const ERROR_TITLES = {
   'internal-error': 'Engine failure',
 };
 
+// Running out of a budget is not a bug in the program: say how to allow more.
+const LIMIT_HINTS = {
+  'step-limit': 'Raise “Steps per evaluation” under Limits to let it run longer.',
+  'memory-limit': 'Raise “Memory” under Limits to allow more.',
+};
+
 let worker = null;
 let session = 0;
 let nextId = 1;
@@ -210,6 +216,8 @@ function renderError(entry, error, source) {
   box.append(head, el('div', { class: 'error-message' }, error.message));
   const excerpt = sourceExcerpt(source, error.line, error.column);
   if (excerpt) box.append(el('pre', { class: 'error-excerpt' }, excerpt));
+  const hint = LIMIT_HINTS[error.kind];
+  if (hint) box.append(el('div', { class: 'error-hint' }, hint));
   if (error.backtrace?.length) {
     const list = el('ol', { class: 'backtrace' });
     for (const frame of error.backtrace) list.append(el('li', {}, frame));

@@ -82,6 +82,11 @@ async function startServer() {
   let exited = null;
   child.on('exit', (code, signal) => { exited = signal ? `signal ${signal}` : `exit code ${code}`; });
   child.on('error', (e) => { exited = `could not start: ${e.message}`; });
+  // Also when the runner is interrupted before `after` runs: no server left behind.
+  process.once('exit', () => stopServer({ child }));
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.once(sig, () => { stopServer({ child }); process.exit(130); });
+  }
 
   const url = `http://127.0.0.1:${port}/`;
   const deadline = Date.now() + 20_000;
@@ -193,6 +198,7 @@ describe('playground', () => {
     assert.ok(fs.existsSync(chromiumPath), `no Chromium at ${chromiumPath} (set CHROMIUM, or run scripts/bootstrap --test)`);
     server = await startServer();
     profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbores-playground-profile-'));
+    process.once('exit', () => fs.rmSync(profileDir, { recursive: true, force: true }));
     context = await chromium.launchPersistentContext(profileDir, {
       executablePath: chromiumPath,
       headless: true,

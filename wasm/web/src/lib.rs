@@ -9,6 +9,10 @@
 //! - [`engine`]: the `Engine` class exported to JavaScript.
 //! - [`convert`]: plain serde shapes of what crosses the boundary.
 //! - [`panic`]: keeps the text of a Rust panic for the host to report.
+//!
+//! Persistence (IndexedDB) and the knowledge-store calls belong in modules of
+//! their own beside these, exported as async functions; the worker is their
+//! caller, as it is the one that owns the engine.
 
 mod convert;
 mod engine;
