@@ -18,7 +18,7 @@ const els = {
 // What the page asks the worker for; the worker has its own fallbacks.
 const DEFAULT_STEPS = 50_000_000;
 const DEFAULT_MEMORY_MIB = 256;
-const MAX_MEMORY_MIB = 4096; // a wasm32 memory cannot be larger
+const MAX_MEMORY_MIB = 4095; // a wasm32 memory is addressed with 32 bits: just under 4 GiB
 const MIB = 1024 * 1024;
 
 const ERROR_TITLES = {
