@@ -1,1 +1,50 @@
-fn main() {}
+//! Embeds the wasm guest component when it has been built.
+//!
+//! Looks for `target/guest/arbores_guest.component.wasm` (written by
+//! scripts/build-guest), or the file named by ARBORES_GUEST_WASM. Writes
+//! `$OUT_DIR/guest.rs` defining `GUEST: Option<&[u8]>` and `GUEST_HASH`, so
+//! the host compiles either way and can say clearly when the guest is missing.
+
+use std::path::PathBuf;
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=ARBORES_GUEST_WASM");
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
+    let guest = match std::env::var_os("ARBORES_GUEST_WASM") {
+        Some(path) => PathBuf::from(path),
+        None => manifest.join("../target/guest/arbores_guest.component.wasm"),
+    };
+    // Watched even while missing, so that building the guest later makes
+    // cargo run this script again.
+    println!("cargo:rerun-if-changed={}", guest.display());
+
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("guest.rs");
+    let code = match std::fs::read(&guest) {
+        Ok(bytes) => {
+            let path = guest.canonicalize().unwrap_or(guest);
+            format!(
+                "pub const GUEST: Option<&[u8]> = Some(include_bytes!({:?}));\n\
+                 pub const GUEST_HASH: u64 = {:#x};\n",
+                path.display().to_string(),
+                fnv1a(&bytes)
+            )
+        }
+        Err(_) => "pub const GUEST: Option<&[u8]> = None;\npub const GUEST_HASH: u64 = 0;\n".to_string(),
+    };
+    // Rewrite only on change so the host is not recompiled needlessly.
+    if std::fs::read_to_string(&out).ok().as_deref() != Some(code.as_str()) {
+        std::fs::write(&out, code).expect("writing guest.rs into OUT_DIR");
+    }
+}
+
+/// FNV-1a, 64 bit: names the compiled-module cache file. Not for security:
+/// the cache lives in the user's own directory.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100_0000_01b3);
+    }
+    h
+}

@@ -1,1 +1,258 @@
-fn main() {}
+//! `arbores`: the Arbores Scheme from the command line.
+
+mod native;
+mod paths;
+mod playground;
+mod repl;
+mod report;
+mod session;
+mod wasm;
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use arbores_core::Limits;
+use clap::{Parser, Subcommand};
+
+use crate::report::Style;
+use crate::session::{EngineKind, Session, Settings, Stopper};
+
+/// Arbores: an R7RS-small Scheme that keeps a versioned database of Scheme code.
+///
+/// By default the engine runs inside wasmtime as a sandboxed WebAssembly
+/// component, with a step budget, a memory cap and a wall-clock timeout on
+/// every evaluation, so untrusted code cannot take the machine with it.
+#[derive(Parser)]
+#[command(name = "arbores", version, propagate_version = true, after_help = EXAMPLES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    /// Where the core runs: `wasm` (sandboxed in wasmtime) or `native`
+    /// (linked in: trusted code only, no backstop for the limits).
+    #[arg(long, global = true, value_enum, default_value_t = EngineKind::Wasm)]
+    engine: EngineKind,
+
+    /// Step budget of each evaluation (procedure calls).
+    #[arg(long, global = true, value_name = "STEPS", default_value_t = Limits::default().max_steps,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    fuel: u64,
+
+    /// Memory cap of each evaluation, in bytes or with a K, M or G suffix
+    /// (binary units), e.g. 256M.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "512M", value_parser = parse_size)]
+    memory: u64,
+
+    /// Wall-clock limit of each evaluation in seconds (fractions allowed,
+    /// `ms` suffix for milliseconds); 0 for none.
+    #[arg(long, global = true, value_name = "SECS", default_value = "60", value_parser = parse_timeout)]
+    timeout: Duration,
+
+    /// Directory of the knowledge store [default: the per-user data
+    /// directory, e.g. ~/.local/share/arbores/store]
+    #[arg(long, global = true, value_name = "DIR", env = "ARBORES_STORE")]
+    store: Option<PathBuf>,
+}
+
+const EXAMPLES: &str = "\
+Examples:
+  arbores eval '(+ 1 2)'
+  arbores run program.scm
+  echo '(display \"hi\")' | arbores run -
+  arbores --timeout 5 --memory 64M repl
+  arbores playground --port 8080
+
+Without a command, arbores starts the REPL.";
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate an expression (or several forms) and print the value of the
+    /// last one, after any output it wrote.
+    Eval {
+        /// The source text; `-` reads it from standard input.
+        #[arg(value_name = "EXPR", allow_hyphen_values = true)]
+        expr: String,
+    },
+    /// Run a program file. Its output goes to stdout; an uncaught error is
+    /// printed as `FILE:LINE:COL: message` with a backtrace, and the exit
+    /// status is 1.
+    Run {
+        /// The program; `-` reads it from standard input.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+    /// Interactive session with line editing and history. With standard input
+    /// not a terminal, reads forms from it without prompts; errors are shown
+    /// and the session goes on.
+    Repl,
+    /// Serve the browser playground on 127.0.0.1 (everything runs in the
+    /// browser; this only serves the files).
+    Playground {
+        /// Port to listen on; 0 picks a free one.
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// The built playground [default: ARBORES_WEB_DIR, else web/dist of
+        /// this checkout]
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // Evaluations run on a thread with a large stack: wasmtime runs the
+    // guest's frames on the host's stack (see wasm::MAX_WASM_STACK), and the
+    // native engine recurses on it. Untouched stack costs only address space.
+    let worker = std::thread::Builder::new().name("arbores".into()).stack_size(256 << 20).spawn(move || run(cli));
+    match worker.map(|w| w.join()) {
+        Ok(Ok(code)) => code,
+        Ok(Err(_)) => ExitCode::from(101), // a panic, already reported by the hook
+        Err(e) => {
+            eprintln!("error: cannot start: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> ExitCode {
+    match dispatch(cli) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Ok(false): an evaluation failed and was reported.
+fn dispatch(cli: Cli) -> Result<bool, String> {
+    let settings = Settings {
+        engine: cli.engine,
+        limits: Limits { max_steps: cli.fuel, max_memory: usize::try_from(cli.memory).unwrap_or(usize::MAX) },
+        timeout: (!cli.timeout.is_zero()).then_some(cli.timeout),
+    };
+    if settings.engine == EngineKind::Wasm && cli.memory > wasm::MAX_CORE_MEMORY {
+        return Err(format!(
+            "--memory {} is more than the wasm engine can address (at most {}); use --engine native for more",
+            report::size(cli.memory),
+            report::size(wasm::MAX_CORE_MEMORY)
+        ));
+    }
+    // Accepted now so scripts can pass it; the knowledge store that will
+    // live there comes later.
+    let store = cli.store.unwrap_or_else(paths::default_store);
+    let stopper = Stopper::default();
+
+    match cli.command.unwrap_or(Command::Repl) {
+        Command::Eval { expr } => {
+            let source = if expr == "-" { read_stdin()? } else { expr };
+            let mut session = Session::new(&settings, &stopper)?;
+            stopper.install_ctrl_c();
+            let outcome = session.eval(&stopper, settings.timeout, &source);
+            Ok(report::print(&outcome, &settings, None, Style::Interactive))
+        }
+        Command::Run { file } => {
+            let (source, origin) = if file.as_os_str() == "-" {
+                (read_stdin()?, "<stdin>".to_string())
+            } else {
+                let bytes = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+                let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", file.display()))?;
+                (text, file.display().to_string())
+            };
+            let mut session = Session::new(&settings, &stopper)?;
+            stopper.install_ctrl_c();
+            let outcome = session.eval(&stopper, settings.timeout, &source);
+            Ok(report::print(&outcome, &settings, Some(&origin), Style::Program))
+        }
+        Command::Repl => {
+            let session = Session::new(&settings, &stopper)?;
+            stopper.install_ctrl_c();
+            repl::Repl { session, settings: &settings, stopper: &stopper, store: &store }.run()?;
+            Ok(true)
+        }
+        Command::Playground { port, dir } => {
+            playground::serve(port, dir)?;
+            Ok(true)
+        }
+    }
+}
+
+fn read_stdin() -> Result<String, String> {
+    let mut bytes = Vec::new();
+    std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("cannot read standard input: {e}"))?;
+    String::from_utf8(bytes).map_err(|_| "standard input is not UTF-8 text".to_string())
+}
+
+/// `256M`, `1G`, `65536`, `512KiB`: binary units, case-insensitive.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let number: u64 = number.parse().map_err(|_| format!("`{text}` is not a size such as 256M"))?;
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        _ => return Err(format!("`{text}`: unknown unit; use K, M or G")),
+    };
+    let bytes = number.checked_mul(1 << shift).ok_or(format!("`{text}` is too large"))?;
+    if bytes < 1 << 20 {
+        return Err(format!("`{text}` is too small; the engine needs at least 1M"));
+    }
+    Ok(bytes)
+}
+
+/// `1`, `2.5`, `30s`, `500ms`; `0` for no limit.
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else {
+        (t, 1.0)
+    };
+    let secs: f64 = number.trim().parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    let secs = secs * scale;
+    if !secs.is_finite() || secs < 0.0 || secs > 1e9 {
+        return Err(format!("`{text}` is not a usable number of seconds"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("256M"), Ok(256 << 20));
+        assert_eq!(parse_size("1g"), Ok(1 << 30));
+        assert_eq!(parse_size("2048KiB"), Ok(2 << 20));
+        assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert!(parse_size("12").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("5T").is_err());
+        assert!(parse_size("99999999999999999G").is_err());
+    }
+
+    #[test]
+    fn timeouts() {
+        assert_eq!(parse_timeout("1"), Ok(Duration::from_secs(1)));
+        assert_eq!(parse_timeout("2.5s"), Ok(Duration::from_millis(2500)));
+        assert_eq!(parse_timeout("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_timeout("0"), Ok(Duration::ZERO));
+        assert!(parse_timeout("-1").is_err());
+        assert!(parse_timeout("soon").is_err());
+    }
+
+    #[test]
+    fn cli_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,261 @@
+//! The read-eval-print loop: with line editing and history on a terminal,
+//! and without prompts when standard input is a pipe or a file.
+
+use std::io::{BufRead, IsTerminal};
+use std::path::PathBuf;
+
+use rustyline::error::ReadlineError;
+
+use crate::report::{self, Style};
+use crate::session::{Session, Settings, Stopper};
+
+const HELP: &str = "\
+Type Scheme forms; input continues on the next line while parentheses are open.
+  ,help       this text
+  ,settings   the engine, limits and store in use
+  ,quit       leave (Ctrl-D works too)
+Ctrl-C stops a running evaluation; at the prompt it discards the input typed so far.";
+
+pub struct Repl<'a> {
+    pub session: Session,
+    pub settings: &'a Settings,
+    pub stopper: &'a Stopper,
+    pub store: &'a std::path::Path,
+}
+
+impl Repl<'_> {
+    pub fn run(mut self) -> Result<(), String> {
+        if std::io::stdin().is_terminal() {
+            self.interactive()
+        } else {
+            self.piped()
+        }
+    }
+
+    fn interactive(&mut self) -> Result<(), String> {
+        let mut editor = rustyline::DefaultEditor::new().map_err(|e| format!("cannot start line editing: {e}"))?;
+        let history = history_file();
+        if let Some(path) = &history {
+            // No history yet is normal.
+            let _ = editor.load_history(path);
+        }
+        println!(
+            "Arbores {} ({} engine). ,help for help, ,quit or Ctrl-D to leave.",
+            env!("CARGO_PKG_VERSION"),
+            engine_name(self.settings)
+        );
+        let mut buffer = String::new();
+        loop {
+            let prompt = if buffer.is_empty() { "> " } else { "… " };
+            match editor.readline(prompt) {
+                Ok(line) => {
+                    if buffer.is_empty() && line.trim_start().starts_with(',') {
+                        let _ = editor.add_history_entry(line.trim());
+                        if !self.meta(line.trim()) {
+                            break;
+                        }
+                        continue;
+                    }
+                    buffer.push_str(&line);
+                    buffer.push('\n');
+                    match completeness(&buffer) {
+                        Input::Empty => buffer.clear(),
+                        Input::Open => {}
+                        Input::Complete => {
+                            let _ = editor.add_history_entry(buffer.trim_end());
+                            self.eval(&buffer);
+                            buffer.clear();
+                        }
+                    }
+                }
+                Err(ReadlineError::Interrupted) => buffer.clear(),
+                Err(ReadlineError::Eof) => break,
+                Err(e) => return Err(format!("cannot read input: {e}")),
+            }
+        }
+        if let Some(path) = &history {
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            let _ = editor.save_history(path);
+        }
+        Ok(())
+    }
+
+    /// Reads forms from a pipe or file: evaluates each complete group of
+    /// lines as it arrives, so output appears as the input is consumed.
+    fn piped(&mut self) -> Result<(), String> {
+        let stdin = std::io::stdin();
+        let mut buffer = String::new();
+        for line in stdin.lock().lines() {
+            let line = line.map_err(|e| format!("cannot read standard input: {e}"))?;
+            if buffer.is_empty() && line.trim_start().starts_with(',') {
+                if !self.meta(line.trim()) {
+                    return Ok(());
+                }
+                continue;
+            }
+            buffer.push_str(&line);
+            buffer.push('\n');
+            match completeness(&buffer) {
+                Input::Empty => buffer.clear(),
+                Input::Open => {}
+                Input::Complete => {
+                    self.eval(&buffer);
+                    buffer.clear();
+                }
+            }
+        }
+        // An unfinished form at the end: let the reader say what is wrong.
+        if completeness(&buffer) != Input::Empty {
+            self.eval(&buffer);
+        }
+        Ok(())
+    }
+
+    fn eval(&mut self, source: &str) {
+        let outcome = self.session.eval(self.stopper, self.settings.timeout, source);
+        report::print(&outcome, self.settings, None, Style::Interactive);
+    }
+
+    /// Runs a `,command`; returns false to leave the REPL.
+    fn meta(&self, command: &str) -> bool {
+        match command {
+            ",q" | ",quit" | ",exit" => return false,
+            ",h" | ",help" | ",?" => println!("{HELP}"),
+            ",settings" => {
+                let s = self.settings;
+                println!("engine:  {}", engine_name(s));
+                println!("fuel:    {} steps per evaluation", s.limits.max_steps);
+                println!("memory:  {} per evaluation", report::size(s.limits.max_memory as u64));
+                println!("timeout: {}", report::duration(s.timeout));
+                println!("store:   {}", self.store.display());
+            }
+            _ => eprintln!("error: unknown command {command}; ,help lists the commands"),
+        }
+        true
+    }
+}
+
+fn engine_name(settings: &Settings) -> &'static str {
+    match settings.engine {
+        crate::session::EngineKind::Wasm => "wasm",
+        crate::session::EngineKind::Native => "native",
+    }
+}
+
+fn history_file() -> Option<PathBuf> {
+    crate::paths::data_dir().map(|d| d.join("history"))
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum Input {
+    /// Only blanks and comments.
+    Empty,
+    /// A list, string, `|symbol|` or block comment is still open.
+    Open,
+    /// Ready to evaluate (possibly with too many `)`, which the reader reports).
+    Complete,
+}
+
+/// Whether `text` holds complete forms, judged lexically: enough to decide
+/// when to stop reading lines, not to parse.
+pub fn completeness(text: &str) -> Input {
+    let mut depth: i64 = 0;
+    let mut content = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ';' => {
+                // Line comment: skip to the end of the line.
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '"' | '|' => {
+                content = true;
+                let mut closed = false;
+                while let Some(d) = chars.next() {
+                    if d == '\\' {
+                        chars.next();
+                    } else if d == c {
+                        closed = true;
+                        break;
+                    }
+                }
+                if !closed {
+                    return Input::Open;
+                }
+            }
+            '#' => match chars.peek() {
+                Some('|') => {
+                    chars.next();
+                    let mut nesting = 1;
+                    let mut prev = '\0';
+                    while nesting > 0 {
+                        let Some(d) = chars.next() else { return Input::Open };
+                        if prev == '|' && d == '#' {
+                            nesting -= 1;
+                            prev = '\0';
+                        } else if prev == '#' && d == '|' {
+                            nesting += 1;
+                            prev = '\0';
+                        } else {
+                            prev = d;
+                        }
+                    }
+                }
+                Some('\\') => {
+                    // A character literal such as #\( or #\" .
+                    content = true;
+                    chars.next();
+                    chars.next();
+                }
+                _ => content = true,
+            },
+            '(' | '[' => {
+                content = true;
+                depth += 1;
+            }
+            ')' | ']' => {
+                content = true;
+                depth -= 1;
+            }
+            c if c.is_whitespace() => {}
+            _ => content = true,
+        }
+    }
+    if depth > 0 {
+        Input::Open
+    } else if content {
+        Input::Complete
+    } else {
+        Input::Empty
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{completeness, Input};
+
+    #[test]
+    fn balance() {
+        assert_eq!(completeness(""), Input::Empty);
+        assert_eq!(completeness("  ; just a comment\n"), Input::Empty);
+        assert_eq!(completeness("#| block |#\n"), Input::Empty);
+        assert_eq!(completeness("(+ 1 2)\n"), Input::Complete);
+        assert_eq!(completeness("42\n"), Input::Complete);
+        assert_eq!(completeness("(define (f x)\n"), Input::Open);
+        assert_eq!(completeness("(display \"(\")\n"), Input::Complete);
+        assert_eq!(completeness("(display \"a\n"), Input::Open);
+        assert_eq!(completeness("(list #\\( #\\))\n"), Input::Complete);
+        assert_eq!(completeness("(f ; )\n"), Input::Open);
+        assert_eq!(completeness("#| (( |# 1\n"), Input::Complete);
+        assert_eq!(completeness("#| #| |# (\n"), Input::Open);
+        assert_eq!(completeness("'|a (b|\n"), Input::Complete);
+        assert_eq!(completeness("(a))\n"), Input::Complete);
+        assert_eq!(completeness("\"\\\"(\"\n"), Input::Complete);
+    }
+}

@@ -1,0 +1,299 @@
+//! `--engine wasm`: the core runs as a WebAssembly component inside wasmtime.
+//!
+//! The guest enforces the step and memory limits and polls `should-stop`
+//! itself, so a limit normally ends an evaluation cleanly and the session
+//! keeps its state. Wasmtime adds backstops for a guest that misbehaves: a
+//! cap on linear memory somewhat above the core's and an epoch deadline a
+//! grace period after the timeout. Either one traps; the host then discards
+//! the instance, starts a fresh one and says the session state was lost.
+
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+use std::time::Duration;
+
+use arbores_core::{ErrorKind, EvalError, Evaluation, Limits, Position};
+use wasmtime::component::{Component, HasSelf, Linker};
+use wasmtime::{Config, Engine, ResourceLimiter, Store, Trap};
+
+use crate::session::{Settings, Stopper};
+
+mod bindings {
+    wasmtime::component::bindgen!({
+        world: "arbores",
+        path: "../wasm/wit",
+    });
+}
+
+use bindings::arbores::engine::types as wit;
+use bindings::{Arbores, ArboresPre};
+
+include!(concat!(env!("OUT_DIR"), "/guest.rs"));
+
+/// Must match the pin in host/Cargo.toml; part of the cache file's name.
+const WASMTIME_VERSION: &str = "48.0.8";
+
+/// How often the epoch advances: the resolution of the backstop deadline.
+const EPOCH_TICK: Duration = Duration::from_millis(50);
+
+/// How long after the timeout the guest has to stop on its own before the
+/// epoch deadline traps it.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// Native stack the guest's wasm frames may use (wasmtime's default is
+/// 512 KiB). The host runs evaluations on a thread with a larger stack.
+pub const MAX_WASM_STACK: usize = 16 << 20;
+
+/// Linear memory allowed for a core cap: generous, because the backstop
+/// must not fire before the core's own limit does. The core counts the
+/// Scheme objects it allocates, not the allocator's slack, the spare
+/// capacity of its growing vectors (up to three times their contents while
+/// one reallocates), Rust's stack or the program text. Measured: a list
+/// growing without bound peaks at about 3.5 to 4 times the core's cap in
+/// linear memory when the core stops it.
+fn linear_memory_cap(core_cap: usize) -> usize {
+    let wanted = (core_cap as u64).saturating_mul(9) / 2 + (64 << 20);
+    wanted.min(4 << 30) as usize
+}
+
+/// The most `--memory` the wasm engine accepts, so that the linear memory
+/// cap still fits wasm32's 4 GiB.
+pub const MAX_CORE_MEMORY: u64 = 896 << 20;
+
+struct HostState {
+    stopper: Stopper,
+    panic: Option<String>,
+    limiter: MemoryLimiter,
+}
+
+impl bindings::arbores::engine::host::Host for HostState {
+    fn should_stop(&mut self) -> bool {
+        self.stopper.should_stop()
+    }
+
+    fn panicked(&mut self, message: String) {
+        self.panic = Some(message);
+    }
+}
+
+// The `types` interface has only type definitions; the component imports
+// it because the exported `engine` interface uses them.
+impl wit::Host for HostState {}
+
+/// Caps the instance's linear memory. Growing past the cap traps (rather
+/// than making `memory.grow` return -1, which Rust's allocator turns into an
+/// opaque abort), and the flag tells the host why.
+struct MemoryLimiter {
+    max_bytes: usize,
+    hit: bool,
+}
+
+impl ResourceLimiter for MemoryLimiter {
+    fn memory_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+        if desired > self.max_bytes {
+            self.hit = true;
+            wasmtime::bail!("linear memory would grow to {desired} bytes, over the cap of {} bytes", self.max_bytes);
+        }
+        Ok(true)
+    }
+
+    fn table_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+        Ok(desired <= 100_000)
+    }
+}
+
+pub struct WasmSession {
+    engine: Engine,
+    pre: ArboresPre<HostState>,
+    store: Store<HostState>,
+    instance: Arbores,
+    limits: Limits,
+    timeout: Option<Duration>,
+    stopper: Stopper,
+}
+
+impl WasmSession {
+    pub fn new(settings: &Settings, stopper: Stopper) -> Result<WasmSession, String> {
+        let Some(guest) = GUEST else {
+            return Err("this arbores was built without the wasm guest; run scripts/build \
+                        (or use --engine native)"
+                .into());
+        };
+        let mut config = Config::new();
+        config.epoch_interruption(true);
+        // Checked against the async stack size even though nothing here runs
+        // asynchronously.
+        config.async_stack_size(MAX_WASM_STACK);
+        config.max_wasm_stack(MAX_WASM_STACK);
+        let engine = Engine::new(&config).map_err(|e| format!("cannot start wasmtime: {e}"))?;
+        let component = load_component(&engine, guest)?;
+
+        let mut linker = Linker::<HostState>::new(&engine);
+        Arbores::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)
+            .map_err(|e| format!("cannot link the wasm guest: {e}"))?;
+        let pre = linker
+            .instantiate_pre(&component)
+            .and_then(ArboresPre::new)
+            .map_err(|e| format!("the embedded wasm guest does not fit this host: {e}"))?;
+
+        if settings.timeout.is_some() {
+            start_epoch_ticker(&engine);
+        }
+        let (store, instance) = instantiate(&engine, &pre, settings.limits, &stopper)?;
+        Ok(WasmSession { engine, pre, store, instance, limits: settings.limits, timeout: settings.timeout, stopper })
+    }
+
+    /// Evaluates `source`; the flag says whether the instance trapped and
+    /// was replaced, losing the session's state.
+    pub fn eval(&mut self, source: &str) -> (Evaluation, bool) {
+        let state = self.store.data_mut();
+        state.panic = None;
+        state.limiter.hit = false;
+        let ticks = match self.timeout {
+            Some(t) => ((t + GRACE).as_millis() / EPOCH_TICK.as_millis()) as u64 + 1,
+            // Never, in practice, but far from overflowing the epoch counter.
+            None => 1 << 48,
+        };
+        self.store.set_epoch_deadline(ticks);
+
+        match self.instance.arbores_engine_engine().call_eval(&mut self.store, source) {
+            Ok(result) => (from_wit(result), false),
+            Err(err) => {
+                let error = self.explain_trap(&err);
+                let evaluation = Evaluation { value: None, output: String::new(), error: Some(error) };
+                match instantiate(&self.engine, &self.pre, self.limits, &self.stopper) {
+                    Ok((store, instance)) => {
+                        self.store = store;
+                        self.instance = instance;
+                    }
+                    Err(message) => {
+                        // Leaves the old, poisoned instance: every later
+                        // evaluation reports a trap, which is the truth.
+                        eprintln!("error: {message}");
+                    }
+                }
+                (evaluation, true)
+            }
+        }
+    }
+
+    fn explain_trap(&self, err: &wasmtime::Error) -> EvalError {
+        let state = self.store.data();
+        let (kind, message) = if let Some(panic) = &state.panic {
+            (ErrorKind::Runtime, format!("internal error in the engine: {panic}"))
+        } else if state.limiter.hit {
+            (
+                ErrorKind::MemoryLimit,
+                format!(
+                    "memory limit exceeded: the engine's memory reached its cap of {} bytes",
+                    state.limiter.max_bytes
+                ),
+            )
+        } else {
+            match err.downcast_ref::<Trap>() {
+                Some(Trap::Interrupt) => (
+                    ErrorKind::Interrupted,
+                    format!("the engine did not stop within {}s of the timeout", GRACE.as_secs()),
+                ),
+                Some(Trap::StackOverflow) => (ErrorKind::Runtime, "stack overflow in the engine".to_string()),
+                _ => (ErrorKind::Runtime, format!("the engine trapped: {err}")),
+            }
+        };
+        EvalError { kind, message, position: None, backtrace: vec![] }
+    }
+}
+
+fn instantiate(
+    engine: &Engine,
+    pre: &ArboresPre<HostState>,
+    limits: Limits,
+    stopper: &Stopper,
+) -> Result<(Store<HostState>, Arbores), String> {
+    let max_bytes = linear_memory_cap(limits.max_memory);
+    let state = HostState { stopper: stopper.clone(), panic: None, limiter: MemoryLimiter { max_bytes, hit: false } };
+    let mut store = Store::new(engine, state);
+    store.limiter(|state| &mut state.limiter);
+    // The guest returns its output in one string; allow as much as its
+    // memory can hold rather than wasmtime's default 128 MiB.
+    store.set_hostcall_fuel(max_bytes);
+    store.set_epoch_deadline(1 << 48);
+    let instance = pre.instantiate(&mut store).map_err(|e| format!("cannot start the wasm guest: {e}"))?;
+    let wit_limits = wit::Limits { max_steps: limits.max_steps, max_memory: limits.max_memory as u64 };
+    instance
+        .arbores_engine_engine()
+        .call_set_limits(&mut store, wit_limits)
+        .map_err(|e| format!("cannot set the wasm guest's limits: {e}"))?;
+    Ok((store, instance))
+}
+
+fn from_wit(result: wit::Evaluation) -> Evaluation {
+    Evaluation {
+        value: result.value,
+        output: result.output,
+        error: result.error.map(|e| EvalError {
+            // A kind this host does not know is still an error.
+            kind: ErrorKind::from_name(&e.kind).unwrap_or(ErrorKind::Runtime),
+            message: e.message,
+            position: e.position.map(|p| Position { line: p.line, column: p.column }),
+            backtrace: e.backtrace,
+        }),
+    }
+}
+
+fn start_epoch_ticker(engine: &Engine) {
+    static STARTED: Once = Once::new();
+    let engine = engine.clone();
+    STARTED.call_once(move || {
+        let spawned = std::thread::Builder::new().name("epoch-ticker".into()).spawn(move || loop {
+            std::thread::sleep(EPOCH_TICK);
+            engine.increment_epoch();
+        });
+        // Without the ticker only the backstop is lost; the timeout itself
+        // is enforced through should-stop.
+        drop(spawned);
+    });
+}
+
+/// Compiling the guest takes a noticeable fraction of a second (far more in
+/// a debug build of the host); reuse the compiled form from the cache.
+fn load_component(engine: &Engine, guest: &[u8]) -> Result<Component, String> {
+    let cached = cache_file(engine);
+    if let Some(path) = &cached {
+        if path.is_file() {
+            // SAFETY: the file is one this host wrote into the user's own
+            // cache directory, named by the guest's hash and the engine's
+            // compatibility hash; wasmtime checks its version and settings
+            // and we fall back to compiling when it refuses.
+            if let Ok(component) = unsafe { Component::deserialize_file(engine, path) } {
+                return Ok(component);
+            }
+        }
+    }
+    let component = Component::new(engine, guest).map_err(|e| format!("cannot compile the wasm guest: {e}"))?;
+    if let Some(path) = &cached {
+        // A cache that cannot be written only costs the next start-up time.
+        let _ = write_cache(&component, path);
+    }
+    Ok(component)
+}
+
+fn cache_file(engine: &Engine) -> Option<PathBuf> {
+    let dir = crate::paths::cache_dir()?;
+    let mut hasher = std::hash::DefaultHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut hasher);
+    WASMTIME_VERSION.hash(&mut hasher);
+    Some(dir.join(format!("guest-{GUEST_HASH:016x}-{:016x}.cwasm", hasher.finish())))
+}
+
+fn write_cache(component: &Component, path: &Path) -> std::io::Result<()> {
+    let bytes = component.serialize().map_err(std::io::Error::other)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    // Written aside and renamed into place, so a reader never sees half a
+    // file, even with several arbores starting at once.
+    let tmp = dir.join(format!(".{}.{}.tmp", path.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
