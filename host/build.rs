@@ -12,12 +12,22 @@ fn main() {
     println!("cargo:rerun-if-env-changed=ARBORES_GUEST_WASM");
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
     let guest = match std::env::var_os("ARBORES_GUEST_WASM") {
-        Some(path) => PathBuf::from(path),
-        None => manifest.join("../target/guest/arbores_guest.component.wasm"),
+        Some(path) => {
+            println!("cargo:rerun-if-changed={}", PathBuf::from(&path).display());
+            PathBuf::from(path)
+        }
+        None => {
+            // Watch the directory rather than the file: cargo reruns a
+            // script that watches a missing file on every build, which would
+            // recompile the host each time while the guest is not built. The
+            // directory is where scripts/build-guest writes; making it empty
+            // here is harmless.
+            let dir = manifest.join("../target/guest");
+            let _ = std::fs::create_dir_all(&dir);
+            println!("cargo:rerun-if-changed={}", dir.display());
+            dir.join("arbores_guest.component.wasm")
+        }
     };
-    // Watched even while missing, so that building the guest later makes
-    // cargo run this script again.
-    println!("cargo:rerun-if-changed={}", guest.display());
 
     let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("guest.rs");
     let code = match std::fs::read(&guest) {

@@ -218,7 +218,7 @@ fn parse_timeout(text: &str) -> Result<Duration, String> {
     };
     let secs: f64 = number.trim().parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
     let secs = secs * scale;
-    if !secs.is_finite() || secs < 0.0 || secs > 1e9 {
+    if !(0.0..=1e9).contains(&secs) {
         return Err(format!("`{text}` is not a usable number of seconds"));
     }
     Ok(Duration::from_secs_f64(secs))

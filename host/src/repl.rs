@@ -46,7 +46,7 @@ impl Repl<'_> {
         );
         let mut buffer = String::new();
         loop {
-            let prompt = if buffer.is_empty() { "> " } else { "… " };
+            let prompt = if buffer.is_empty() { "> " } else { "... " };
             match editor.readline(prompt) {
                 Ok(line) => {
                     if buffer.is_empty() && line.trim_start().starts_with(',') {

@@ -108,14 +108,14 @@ pub struct Outcome {
 }
 
 pub enum Session {
-    Native(native::NativeSession),
+    Native(Box<native::NativeSession>),
     Wasm(Box<wasm::WasmSession>),
 }
 
 impl Session {
     pub fn new(settings: &Settings, stopper: &Stopper) -> Result<Session, String> {
         Ok(match settings.engine {
-            EngineKind::Native => Session::Native(native::NativeSession::new(settings, stopper.clone())),
+            EngineKind::Native => Session::Native(Box::new(native::NativeSession::new(settings, stopper.clone()))),
             EngineKind::Wasm => Session::Wasm(Box::new(wasm::WasmSession::new(settings, stopper.clone())?)),
         })
     }

@@ -366,3 +366,20 @@ fn playground_serves_files() {
     assert!(missing.starts_with("HTTP/1.1 404"), "{missing}");
     assert!(escape.starts_with("HTTP/1.1 404"), "{escape}");
 }
+
+/// A primitive that runs long without reaching the interrupt check (here a
+/// huge bignum power, in case the core's arithmetic does not poll): the
+/// epoch deadline ends it a grace period after the timeout, and the next
+/// evaluation works in a fresh instance. If the core does poll there, the
+/// timeout ends it cleanly instead; either way the REPL goes on.
+#[test]
+fn wasm_backstop_ends_a_stuck_evaluation() {
+    let start = Instant::now();
+    let input = "(string-length (number->string (expt 3 20000000)))\n(+ 1 2)\n";
+    let out = arbores("wasm", &["--timeout", "1", "repl"], Some(input));
+    let took = start.elapsed();
+    assert!(out.status.success(), "{}", describe(&out));
+    assert!(stderr(&out).contains("timed out after 1s"), "{}", describe(&out));
+    assert!(stdout(&out).ends_with("3\n"), "{}", describe(&out));
+    assert!(took < Duration::from_secs(8), "took {took:?}\n{}", describe(&out));
+}
