@@ -41,7 +41,7 @@ struct Cli {
     fuel: u64,
 
     /// Memory cap of each evaluation, in bytes or with a K, M or G suffix
-    /// (binary units), e.g. 256M.
+    /// (binary units), e.g. 256M; at most 896M with the wasm engine.
     #[arg(long, global = true, value_name = "SIZE", default_value = "512M", value_parser = parse_size)]
     memory: u64,
 
@@ -64,7 +64,12 @@ Examples:
   arbores --timeout 5 --memory 64M repl
   arbores playground --port 8080
 
-Without a command, arbores starts the REPL.";
+Without a command, arbores starts the REPL.
+
+Environment:
+  ARBORES_STORE      the knowledge store's directory (as --store)
+  ARBORES_CACHE_DIR  where the compiled wasm guest is cached [default: ~/.cache/arbores]
+  ARBORES_WEB_DIR    the built playground (as playground --dir)";
 
 #[derive(Subcommand)]
 enum Command {
