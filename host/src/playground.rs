@@ -26,9 +26,12 @@ pub fn serve(port: u16, dir: Option<PathBuf>) -> Result<(), String> {
     }
     let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
-    println!("Arbores playground: http://{addr}/");
-    println!("serving {} (Ctrl-C stops)", root.display());
-    let _ = std::io::stdout().flush();
+    // Not println!: a closed stdout must not stop the server.
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "Arbores playground: http://{addr}/");
+    let _ = writeln!(out, "serving {} (Ctrl-C stops)", root.display());
+    let _ = out.flush();
+    drop(out);
 
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };

@@ -1,7 +1,7 @@
 //! The read-eval-print loop: with line editing and history on a terminal,
 //! and without prompts when standard input is a pipe or a file.
 
-use std::io::{BufRead, IsTerminal};
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
 use rustyline::error::ReadlineError;
@@ -39,11 +39,11 @@ impl Repl<'_> {
             // No history yet is normal.
             let _ = editor.load_history(path);
         }
-        println!(
+        say(&format!(
             "Arbores {} ({} engine). ,help for help, ,quit or Ctrl-D to leave.",
             env!("CARGO_PKG_VERSION"),
             engine_name(self.settings)
-        );
+        ));
         let mut buffer = String::new();
         loop {
             let prompt = if buffer.is_empty() { "> " } else { "... " };
@@ -122,19 +122,30 @@ impl Repl<'_> {
     fn meta(&self, command: &str) -> bool {
         match command {
             ",q" | ",quit" | ",exit" => return false,
-            ",h" | ",help" | ",?" => println!("{HELP}"),
+            ",h" | ",help" | ",?" => say(HELP),
             ",settings" => {
                 let s = self.settings;
-                println!("engine:  {}", engine_name(s));
-                println!("fuel:    {} steps per evaluation", s.limits.max_steps);
-                println!("memory:  {} per evaluation", report::size(s.limits.max_memory as u64));
-                println!("timeout: {}", report::duration(s.timeout));
-                println!("store:   {}", self.store.display());
+                say(&format!(
+                    "engine:  {}\nfuel:    {} steps per evaluation\nmemory:  {} per evaluation\n\
+                     timeout: {}\nstore:   {}",
+                    engine_name(s),
+                    s.limits.max_steps,
+                    report::size(s.limits.max_memory as u64),
+                    report::duration(s.timeout),
+                    self.store.display()
+                ));
             }
             _ => eprintln!("error: unknown command {command}; ,help lists the commands"),
         }
         true
     }
+}
+
+/// println! without the panic when stdout is a closed pipe.
+fn say(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{text}");
+    let _ = out.flush();
 }
 
 fn engine_name(settings: &Settings) -> &'static str {
