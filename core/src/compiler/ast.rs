@@ -25,8 +25,11 @@ pub struct VarInfo {
 }
 
 impl VarInfo {
+    /// An assigned variable lives in a box, captured or not: a continuation
+    /// copies the stack, and re-entering it must not restore old values of
+    /// variables (they are locations, not part of the continuation).
     pub fn boxed(&self) -> bool {
-        self.assigned && self.captured
+        self.assigned
     }
 }
 

@@ -52,7 +52,10 @@ impl<'a> Gen<'a> {
     /// Compiles a top-level expression into a template taking no arguments.
     pub fn toplevel(mut self, e: &Expr, pos: Pos) -> R<Rc<Template>> {
         self.fns.push(FnState::new(0));
-        self.expr(e, true)?;
+        // Not a tail position: the form's own frame stays, so an error raised
+        // by its last call still points at the form.
+        self.expr(e, false)?;
+        self.emit(Op::Return);
         let f = self.fns.pop().expect("function state");
         let _ = pos;
         Ok(Rc::new(f.finish(0, false, None, Pos::NONE, self.internal)))

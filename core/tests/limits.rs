@@ -1,0 +1,98 @@
+//! Every evaluation is bounded: steps, memory, and a host interrupt. Running
+//! out is a clean error naming the limit, and the engine stays usable.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use arbores_core::{Engine, ErrorKind, Limits};
+
+fn engine(steps: u64, memory: usize) -> Engine {
+    let mut e = Engine::new();
+    e.set_limits(Limits {
+        max_steps: steps,
+        max_memory: memory,
+    });
+    e
+}
+
+#[test]
+fn infinite_loop_ends_at_the_step_budget() {
+    let mut e = engine(100_000, 64 << 20);
+    let r = e.eval("(define x 1) (let loop () (loop))");
+    let err = r.error.expect("an error");
+    assert_eq!(err.kind, ErrorKind::StepLimit, "{err:?}");
+    assert!(err.message.contains("step limit"), "{}", err.message);
+    assert_eq!(e.eval("(+ x 2)").value.as_deref(), Some("3"));
+}
+
+#[test]
+fn unbounded_allocation_ends_at_the_memory_cap() {
+    let mut e = engine(u64::MAX, 32 << 20);
+    let r = e.eval("(let loop ((l '())) (loop (cons 1 l)))");
+    let err = r.error.expect("an error");
+    assert_eq!(err.kind, ErrorKind::MemoryLimit, "{err:?}");
+    assert!(err.message.contains("memory limit"), "{}", err.message);
+    assert_eq!(e.eval("(+ 1 2)").value.as_deref(), Some("3"));
+}
+
+#[test]
+fn huge_single_allocations_fail_cleanly() {
+    let mut e = engine(u64::MAX, 32 << 20);
+    for src in [
+        "(make-vector 1000000000000)",
+        "(make-string 100000000)",
+        "(make-list 100000000)",
+        "(expt 7 (expt 10 12))",
+    ] {
+        let err = e
+            .eval(src)
+            .error
+            .unwrap_or_else(|| panic!("{src} should fail"));
+        assert_eq!(err.kind, ErrorKind::MemoryLimit, "{src}: {err:?}");
+    }
+    assert_eq!(
+        e.eval("(vector-length (make-vector 10 0))")
+            .value
+            .as_deref(),
+        Some("10")
+    );
+}
+
+#[test]
+fn deep_recursion_is_bounded_by_memory_not_the_rust_stack() {
+    let mut e = engine(u64::MAX, 512 << 20);
+    let r = e.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1))))) (count 1000000)");
+    assert_eq!(r.value.as_deref(), Some("1000000"), "{:?}", r.error);
+    let mut small = engine(u64::MAX, 16 << 20);
+    let err = small
+        .eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1))))) (count 10000000)")
+        .error
+        .expect("error");
+    assert_eq!(err.kind, ErrorKind::MemoryLimit);
+}
+
+#[test]
+fn interrupt_check_stops_an_evaluation() {
+    let mut e = engine(u64::MAX, 64 << 20);
+    let polls = Rc::new(Cell::new(0u32));
+    let p = polls.clone();
+    e.set_interrupt_check(Some(Box::new(move || {
+        p.set(p.get() + 1);
+        p.get() > 3
+    })));
+    let err = e.eval("(let loop () (loop))").error.expect("error");
+    assert_eq!(err.kind, ErrorKind::Interrupted);
+    e.set_interrupt_check(None);
+    assert_eq!(e.eval("(* 6 7)").value.as_deref(), Some("42"));
+}
+
+#[test]
+fn cyclic_garbage_is_reclaimed() {
+    // 10^5 iterations of closures that refer to themselves: the heap stays small.
+    let mut e = engine(u64::MAX, 16 << 20);
+    let r = e.eval(
+        "(define (make) (letrec ((f (lambda (n) (if (= n 0) f (f (- n 1)))))) f))
+         (let loop ((i 0)) (if (< i 300000) (begin (make) (let ((l (list 1 2))) (set-cdr! (cdr l) l)) (loop (+ i 1))) 'done))",
+    );
+    assert_eq!(r.value.as_deref(), Some("done"), "{:?}", r.error);
+}

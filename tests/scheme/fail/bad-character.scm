@@ -1,0 +1,1 @@
+(list 1 #\nosuchchar)

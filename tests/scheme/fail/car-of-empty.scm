@@ -1,0 +1,2 @@
+(display "before")
+(car (quote ()))

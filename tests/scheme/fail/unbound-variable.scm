@@ -1,0 +1,3 @@
+(define (f x)
+  (+ x undefined-thing))
+(f 1)

@@ -1,0 +1,1 @@
+(error "Something failed:" 42 (quote (a b)))

@@ -1,0 +1,1 @@
+(raise 'some-symbol)

@@ -1,0 +1,13 @@
+;; Proper tail calls: a million iterations in constant space, in every tail position.
+(define (loop-if n) (if (= n 0) 'if-done (loop-if (- n 1))))
+(define (loop-cond n) (cond ((= n 0) 'cond-done) (else (loop-cond (- n 1)))))
+(define (loop-and n) (and #t (if (= n 0) 'and-done (loop-and (- n 1)))))
+(define (loop-when n) (when #t (if (= n 0) 'when-done (loop-when (- n 1)))))
+(define (even2? n) (if (= n 0) #t (odd2? (- n 1))))
+(define (odd2? n) (if (= n 0) #f (even2? (- n 1))))
+(define (loop-apply n) (if (= n 0) 'apply-done (apply loop-apply (list (- n 1)))))
+(for-each (lambda (x) (display x) (newline))
+  (list (loop-if 1000000) (loop-cond 1000000) (loop-and 1000000) (loop-when 1000000)
+        (even2? 1000001) (loop-apply 100000)
+        (let lp ((i 0)) (if (< i 1000000) (lp (+ i 1)) i))
+        (do ((i 0 (+ i 1))) ((= i 1000000) 'do-done))))
