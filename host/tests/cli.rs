@@ -31,7 +31,9 @@ fn arbores(engine: &str, args: &[&str], stdin: Option<&str>) -> Output {
 }
 
 fn run(mut cmd: Command, stdin: Option<&str>) -> Output {
-    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("starting arbores");
     let mut pipe = child.stdin.take().unwrap();
     if let Some(text) = stdin {
@@ -50,7 +52,12 @@ fn stderr(out: &Output) -> String {
 }
 
 fn describe(out: &Output) -> String {
-    format!("status {:?}\n--- stdout\n{}--- stderr\n{}", out.status.code(), stdout(out), stderr(out))
+    format!(
+        "status {:?}\n--- stdout\n{}--- stderr\n{}",
+        out.status.code(),
+        stdout(out),
+        stderr(out)
+    )
 }
 
 /// Fails loudly, rather than skipping, when this binary has no guest.
@@ -108,7 +115,11 @@ fn prints_the_value(engine: &str) {
 }
 
 fn prints_output_then_value(engine: &str) {
-    let out = arbores(engine, &["eval", "(display \"hello\") (newline) (display 7) 42"], None);
+    let out = arbores(
+        engine,
+        &["eval", "(display \"hello\") (newline) (display 7) 42"],
+        None,
+    );
     assert!(out.status.success(), "{}", describe(&out));
     assert_eq!(stdout(&out), "hello\n7\n42\n", "{}", describe(&out));
 }
@@ -118,7 +129,18 @@ fn options_after_the_subcommand(engine: &str) {
         require_guest();
     }
     let mut cmd = Command::new(BIN);
-    cmd.args(["eval", "(* 6 7)", "--fuel", "100000", "--engine", engine, "--memory", "64M", "--timeout", "5"]);
+    cmd.args([
+        "eval",
+        "(* 6 7)",
+        "--fuel",
+        "100000",
+        "--engine",
+        engine,
+        "--memory",
+        "64M",
+        "--timeout",
+        "5",
+    ]);
     cmd.env("ARBORES_CACHE_DIR", cache_dir());
     let out = run(cmd, None);
     assert!(out.status.success(), "{}", describe(&out));
@@ -141,11 +163,24 @@ fn run_reports_error_position(engine: &str) {
     let path = file.to_str().unwrap();
     let out = arbores(engine, &["run", path], None);
     assert!(!out.status.success(), "{}", describe(&out));
-    assert_eq!(stdout(&out), "before\n", "output before the error is kept\n{}", describe(&out));
+    assert_eq!(
+        stdout(&out),
+        "before\n",
+        "output before the error is kept\n{}",
+        describe(&out)
+    );
     let err = stderr(&out);
-    assert!(err.starts_with(&format!("error: {path}:4:3: ")), "{}", describe(&out));
+    assert!(
+        err.starts_with(&format!("error: {path}:4:3: ")),
+        "{}",
+        describe(&out)
+    );
     assert!(err.contains("car"), "{}", describe(&out));
-    assert!(err.lines().any(|l| l.starts_with("  at f")), "backtrace names f\n{}", describe(&out));
+    assert!(
+        err.lines().any(|l| l.starts_with("  at f")),
+        "backtrace names f\n{}",
+        describe(&out)
+    );
 }
 
 fn run_prints_program_output(engine: &str) {
@@ -166,10 +201,18 @@ fn eval_reads_stdin(engine: &str) {
 }
 
 fn run_reads_stdin(engine: &str) {
-    let out = arbores(engine, &["run", "-"], Some("(display \"from stdin\")\n(car '())\n"));
+    let out = arbores(
+        engine,
+        &["run", "-"],
+        Some("(display \"from stdin\")\n(car '())\n"),
+    );
     assert!(!out.status.success(), "{}", describe(&out));
     assert_eq!(stdout(&out), "from stdin");
-    assert!(stderr(&out).starts_with("error: <stdin>:2:1: "), "{}", describe(&out));
+    assert!(
+        stderr(&out).starts_with("error: <stdin>:2:1: "),
+        "{}",
+        describe(&out)
+    );
 }
 
 const SPIN: &str = "(let loop () (loop))";
@@ -191,10 +234,18 @@ fn memory_limit(engine: &str) {
 
 fn timeout(engine: &str) {
     let start = Instant::now();
-    let out = arbores(engine, &["--fuel", "1000000000000", "--timeout", "1", "eval", SPIN], None);
+    let out = arbores(
+        engine,
+        &["--fuel", "1000000000000", "--timeout", "1", "eval", SPIN],
+        None,
+    );
     let took = start.elapsed();
     assert!(!out.status.success(), "{}", describe(&out));
-    assert!(stderr(&out).contains("timed out after 1s"), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("timed out after 1s"),
+        "{}",
+        describe(&out)
+    );
     // Stopped through the interrupt check, not the later backstop.
     assert!(!stderr(&out).contains("restarted"), "{}", describe(&out));
     assert!(took < Duration::from_secs(10), "took {took:?}");
@@ -229,11 +280,20 @@ fn repl_survives_memory_limit(engine: &str) {
 }
 
 fn repl_survives_timeout(engine: &str) {
-    repl_survives(engine, &["--fuel", "1000000000000", "--timeout", "1"], SPIN, "timed out");
+    repl_survives(
+        engine,
+        &["--fuel", "1000000000000", "--timeout", "1"],
+        SPIN,
+        "timed out",
+    );
 }
 
 fn repl_shows_errors_and_goes_on(engine: &str) {
-    let out = arbores(engine, &["repl"], Some("(define y 2)\n(car y)\n(+ y\n\n 1)\n(oops\n"));
+    let out = arbores(
+        engine,
+        &["repl"],
+        Some("(define y 2)\n(car y)\n(+ y\n\n 1)\n(oops\n"),
+    );
     assert!(out.status.success(), "{}", describe(&out));
     assert_eq!(stdout(&out), "3\n", "{}", describe(&out));
     let err = stderr(&out);
@@ -253,23 +313,41 @@ fn bad_options_are_reported() {
     ] {
         let out = run(command("native", args), None);
         assert_eq!(out.status.code(), Some(2), "{args:?}\n{}", describe(&out));
-        assert!(stderr(&out).starts_with("error: "), "{args:?}\n{}", describe(&out));
+        assert!(
+            stderr(&out).starts_with("error: "),
+            "{args:?}\n{}",
+            describe(&out)
+        );
     }
 }
 
 #[test]
 fn missing_file_is_reported() {
-    let out = run(command("native", &["run", "/nonexistent/program.scm"]), None);
+    let out = run(
+        command("native", &["run", "/nonexistent/program.scm"]),
+        None,
+    );
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    assert!(stderr(&out).starts_with("error: /nonexistent/program.scm: "), "{}", describe(&out));
+    assert!(
+        stderr(&out).starts_with("error: /nonexistent/program.scm: "),
+        "{}",
+        describe(&out)
+    );
 }
 
 #[test]
 fn binary_stdin_is_reported() {
     let mut cmd = command("native", &["eval", "-"]);
-    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
-    child.stdin.take().unwrap().write_all(&[0xff, 0xfe, 0x28]).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&[0xff, 0xfe, 0x28])
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     assert!(stderr(&out).contains("not UTF-8"), "{}", describe(&out));
@@ -279,7 +357,11 @@ fn binary_stdin_is_reported() {
 fn too_much_memory_for_wasm() {
     let out = run(command("wasm", &["--memory", "8G", "eval", "1"]), None);
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    assert!(stderr(&out).contains("--engine native"), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("--engine native"),
+        "{}",
+        describe(&out)
+    );
 }
 
 #[test]
@@ -291,7 +373,10 @@ fn help_for_every_command() {
         assert!(out.status.success(), "{args:?}\n{}", describe(&out));
         let text = stdout(&out);
         for option in ["--engine", "--fuel", "--memory", "--timeout", "--store"] {
-            assert!(text.contains(option), "{args:?} help lacks {option}\n{text}");
+            assert!(
+                text.contains(option),
+                "{args:?} help lacks {option}\n{text}"
+            );
         }
     }
 }
@@ -308,13 +393,20 @@ fn a_corrupt_cache_is_replaced() {
     };
     let out = eval();
     assert_eq!(stdout(&out), "3\n", "{}", describe(&out));
-    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     assert_eq!(files.len(), 1, "one compiled module in {files:?}");
     let good = std::fs::read(&files[0]).unwrap();
     std::fs::write(&files[0], b"\x7fELF this is not a compiled module").unwrap();
     let out = eval();
     assert_eq!(stdout(&out), "3\n", "{}", describe(&out));
-    assert_eq!(std::fs::read(&files[0]).unwrap().len(), good.len(), "the cache file was rewritten");
+    assert_eq!(
+        std::fs::read(&files[0]).unwrap().len(),
+        good.len(),
+        "the cache file was rewritten"
+    );
 }
 
 #[test]
@@ -340,7 +432,10 @@ fn playground_serves_files() {
     }
     let line = String::from_utf8(first_line).unwrap();
     let url = line.split_whitespace().last().unwrap_or("").to_string();
-    let addr = url.trim_start_matches("http://").trim_end_matches('/').to_string();
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
 
     let get = |path: &str| -> String {
         let mut s = TcpStream::connect(&addr).unwrap();
@@ -359,10 +454,23 @@ fn playground_serves_files() {
     let _ = child.kill();
     let _ = child.wait();
 
-    assert!(line.starts_with("Arbores playground: http://127.0.0.1:"), "{line}");
-    assert!(index.starts_with("HTTP/1.1 200") && index.contains("text/html") && index.contains("<title>t</title>"));
-    assert!(js.starts_with("HTTP/1.1 200") && js.contains("Content-Type: text/javascript"), "{js}");
-    assert!(wasm.starts_with("HTTP/1.1 200") && wasm.contains("Content-Type: application/wasm"), "{wasm}");
+    assert!(
+        line.starts_with("Arbores playground: http://127.0.0.1:"),
+        "{line}"
+    );
+    assert!(
+        index.starts_with("HTTP/1.1 200")
+            && index.contains("text/html")
+            && index.contains("<title>t</title>")
+    );
+    assert!(
+        js.starts_with("HTTP/1.1 200") && js.contains("Content-Type: text/javascript"),
+        "{js}"
+    );
+    assert!(
+        wasm.starts_with("HTTP/1.1 200") && wasm.contains("Content-Type: application/wasm"),
+        "{wasm}"
+    );
     assert!(missing.starts_with("HTTP/1.1 404"), "{missing}");
     assert!(escape.starts_with("HTTP/1.1 404"), "{escape}");
 }
@@ -379,7 +487,50 @@ fn wasm_backstop_ends_a_stuck_evaluation() {
     let out = arbores("wasm", &["--timeout", "1", "repl"], Some(input));
     let took = start.elapsed();
     assert!(out.status.success(), "{}", describe(&out));
-    assert!(stderr(&out).contains("timed out after 1s"), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("timed out after 1s"),
+        "{}",
+        describe(&out)
+    );
     assert!(stdout(&out).ends_with("3\n"), "{}", describe(&out));
-    assert!(took < Duration::from_secs(8), "took {took:?}\n{}", describe(&out));
+    assert!(
+        took < Duration::from_secs(8),
+        "took {took:?}\n{}",
+        describe(&out)
+    );
 }
+
+/// The data-driven Scheme suite of `tests/scheme`, through `arbores run`:
+/// the same programs and expectations the core's own tests use natively.
+fn scheme_suite(engine: &str) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/scheme");
+    let mut passed = 0;
+    let mut failures = Vec::new();
+    for (kind, ext) in [("pass", "out"), ("fail", "err")] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(kind))
+            .expect("tests/scheme")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "scm"))
+            .collect();
+        files.sort();
+        for f in files {
+            let expected = std::fs::read_to_string(f.with_extension(ext)).expect("expectation file");
+            let path = f.to_string_lossy().into_owned();
+            let out = arbores(engine, &["run", &path], None);
+            let actual = if kind == "pass" {
+                stdout(&out)
+            } else {
+                stderr(&out).replace(&format!("{path}:"), "")
+            };
+            if actual == expected {
+                passed += 1;
+            } else {
+                failures.push(format!("{path}\n--- expected\n{expected}--- actual\n{actual}"));
+            }
+        }
+    }
+    println!("scheme suite ({engine}): {passed} passed, {} failed", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+both_engines!(scheme_suite);
