@@ -45,12 +45,6 @@ impl Globals {
         }
     }
 
-    pub fn get(&self, s: Sym) -> Option<Value> {
-        self.lookup(s)
-            .map(|i| self.values[i as usize])
-            .filter(|v| !matches!(v, Value::Undefined))
-    }
-
     pub fn define(&mut self, s: Sym, v: Value) {
         let i = self.index(s);
         self.values[i as usize] = v;

@@ -98,11 +98,6 @@ impl Heap {
         &self.objects[r as usize]
     }
 
-    #[inline]
-    pub fn get_mut(&mut self, r: Ref) -> &mut Object {
-        &mut self.objects[r as usize]
-    }
-
     pub fn cons(&mut self, car: Value, cdr: Value) -> Value {
         self.alloc(Object::Pair(car, cdr))
     }
@@ -148,14 +143,6 @@ impl Heap {
 
     pub fn string(&mut self, s: &str) -> Value {
         self.alloc(Object::Str(s.chars().collect()))
-    }
-
-    /// Number of object slots in use (for tests and statistics).
-    pub fn live_objects(&self) -> usize {
-        self.objects
-            .iter()
-            .filter(|o| !matches!(o, Object::Free(_)))
-            .count()
     }
 
     pub fn slots(&self) -> usize {

@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 use num_bigint::{BigInt, Sign};
 use num_integer::Integer;
 use num_rational::BigRational;
-use num_traits::{FromPrimitive, One, Signed, ToPrimitive, Zero};
+use num_traits::{One, Signed, ToPrimitive, Zero};
 
 use crate::heap::Heap;
 use crate::value::{Object, Value};
@@ -639,8 +639,4 @@ fn parse_decimal(s: &str) -> Option<Num> {
         }
     }
     s.parse::<f64>().ok().map(Num::Float)
-}
-
-pub fn from_f64_exact_integer(f: f64) -> Option<Num> {
-    BigInt::from_f64(f).map(|b| Num::Big(b).normalize())
 }

@@ -22,8 +22,6 @@ pub struct Reader<'a> {
     col: u32,
     fold_case: bool,
     symbols: &'a mut SymbolTable,
-    /// Line/column offset, for reading a string that is part of a larger text.
-    pub base: Pos,
 }
 
 enum Open {
@@ -79,7 +77,6 @@ impl<'a> Reader<'a> {
             col: 1,
             fold_case: false,
             symbols,
-            base: Pos { line: 1, col: 1 },
         }
     }
 
@@ -120,12 +117,6 @@ impl<'a> Reader<'a> {
     /// Characters consumed so far.
     pub fn consumed(&self) -> usize {
         self.i
-    }
-
-    /// Skips whitespace and comments; true if only those remained.
-    pub fn at_end(&mut self) -> Result<bool, ReadError> {
-        self.skip_atmosphere()?;
-        Ok(self.i >= self.chars.len())
     }
 
     /// Reads every datum of the text.

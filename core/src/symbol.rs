@@ -33,16 +33,4 @@ impl SymbolTable {
     pub fn name(&self, s: Sym) -> &str {
         self.names.get(s.0 as usize).map(|r| &**r).unwrap_or("?")
     }
-
-    pub fn lookup(&self, name: &str) -> Option<Sym> {
-        self.ids.get(name).copied()
-    }
-
-    pub fn len(&self) -> usize {
-        self.names.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
 }

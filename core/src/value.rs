@@ -36,11 +36,6 @@ pub enum Value {
 }
 
 impl Value {
-    #[inline]
-    pub fn is_true(self) -> bool {
-        !matches!(self, Value::Bool(false))
-    }
-
     /// `eq?`: identity for heap objects, value for immediates.
     #[inline]
     pub fn eq(self, other: Value) -> bool {

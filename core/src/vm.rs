@@ -39,8 +39,6 @@ pub struct VmError {
     pub message: String,
     pub pos: Option<Pos>,
     pub backtrace: Vec<String>,
-    /// The raised object, for runtime errors (valid until the next collection).
-    pub payload: Value,
 }
 
 /// How often (in steps) the VM polls the interrupt check and memory use.
@@ -73,11 +71,6 @@ pub struct Vm {
     tmpl: Rc<Template>,
     closure: Value,
     acc: Value,
-}
-
-enum Flow {
-    Continue,
-    Done(Value),
 }
 
 macro_rules! fault_to_err {
@@ -161,33 +154,6 @@ impl Vm {
         r
     }
 
-    /// Calls a procedure with arguments from Rust, running it to completion.
-    pub fn apply(&mut self, f: Value, args: &[Value]) -> Result<Value, VmError> {
-        // A tiny template: push f and args (held as constants), call, halt.
-        let mut consts = vec![f];
-        consts.extend_from_slice(args);
-        let mut code = vec![Op::PushConst(0)];
-        for i in 0..args.len() {
-            code.push(Op::PushConst(i as u32 + 1));
-        }
-        code.push(Op::Call(args.len() as u16));
-        code.push(Op::Return);
-        let t = Rc::new(Template {
-            code,
-            consts,
-            children: vec![],
-            nparams: 0,
-            rest: false,
-            nfree: 0,
-            name: None,
-            pos: Pos::NONE,
-            positions: vec![],
-            internal: true,
-            gc_stamp: std::cell::Cell::new(0),
-        });
-        self.run(t)
-    }
-
     fn limit_error(&mut self, kind: ErrorKind, message: String) -> VmError {
         let (pos, backtrace) = self.where_();
         VmError {
@@ -195,7 +161,6 @@ impl Vm {
             message,
             pos,
             backtrace,
-            payload: Value::Unspecified,
         }
     }
 
@@ -358,7 +323,6 @@ impl Vm {
                     format!("memory limit exceeded: the evaluation needs more than {cap} bytes"),
                 ));
             }
-            Fault::Abort(v) => return Err(self.uncaught(v)),
         };
         if matches!(self.handlers, Value::Null) {
             return Err(self.uncaught(obj));
@@ -381,7 +345,6 @@ impl Vm {
             message,
             pos,
             backtrace,
-            payload: obj,
         }
     }
 
@@ -450,7 +413,6 @@ impl Vm {
                                     heap: &mut self.heap,
                                     syms: &mut self.syms,
                                     out: &mut self.out,
-                                    globals: &mut self.globals,
                                     now: self.now,
                                 };
                                 func(&mut ctx, &self.stack[callee_idx + 1..])
@@ -816,17 +778,12 @@ impl Vm {
 
     fn execute(&mut self) -> Result<Value, VmError> {
         let mut since_poll: u64 = 0;
-        loop {
-            match self.step(&mut since_poll)? {
-                Flow::Continue => {}
-                Flow::Done(v) => return Ok(v),
-            }
-        }
+        self.step(&mut since_poll)
     }
 
-    /// Runs instructions until the evaluation halts or a poll is due.
+    /// Runs instructions until the evaluation halts.
     #[inline(never)]
-    fn step(&mut self, since_poll: &mut u64) -> Result<Flow, VmError> {
+    fn step(&mut self, since_poll: &mut u64) -> Result<Value, VmError> {
         loop {
             let op = self.tmpl.code[self.pc];
             self.pc += 1;
@@ -1004,11 +961,7 @@ impl Vm {
                         fault_to_err!(self, f);
                     }
                 }
-                Op::Halt => return Ok(Flow::Done(self.acc)),
-            }
-            if self.heap.wants_gc && *since_poll == 0 {
-                // Allocation-heavy code without calls still reaches a safe point.
-                self.check_memory()?;
+                Op::Halt => return Ok(self.acc),
             }
         }
     }

@@ -4,7 +4,6 @@ use std::collections::BTreeSet;
 
 use super::{boolean, index, list_items, type_error, Ctx, Fault, PrimTable};
 use crate::heap::Heap;
-use crate::number::{self, Num};
 use crate::value::{Object, Value};
 
 pub fn register(t: &mut PrimTable) {
@@ -334,15 +333,4 @@ pub fn equal(heap: &Heap, a: Value, b: Value) -> bool {
         }
     }
     true
-}
-
-#[allow(dead_code)]
-fn same_number(heap: &Heap, a: Value, b: Value) -> bool {
-    match (Num::from_value(heap, a), Num::from_value(heap, b)) {
-        (Some(x), Some(y)) => {
-            x.is_exact() == y.is_exact()
-                && number::compare(&x, &y) == Some(std::cmp::Ordering::Equal)
-        }
-        _ => false,
-    }
 }

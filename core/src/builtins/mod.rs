@@ -16,7 +16,6 @@ mod vectors;
 
 use std::collections::BTreeMap;
 
-use crate::globals::Globals;
 use crate::heap::{Heap, OutOfMemory};
 use crate::number::Num;
 use crate::printer;
@@ -34,8 +33,6 @@ pub enum Fault {
     ReadError(String),
     /// A primitive would exceed the memory cap.
     OutOfMemory,
-    /// End the evaluation with this uncaught object (from the prelude's `raise`).
-    Abort(Value),
 }
 
 impl From<OutOfMemory> for Fault {
@@ -48,7 +45,6 @@ pub struct Ctx<'a> {
     pub heap: &'a mut Heap,
     pub syms: &'a mut SymbolTable,
     pub out: &'a mut String,
-    pub globals: &'a mut Globals,
     /// Seconds since the Unix epoch, as given by the host for this evaluation.
     pub now: f64,
 }

@@ -42,7 +42,7 @@ pub enum Expr {
     DefineGlobal(u32, Box<Expr>),
     If(Box<Expr>, Box<Expr>, Box<Expr>),
     Lambda(Box<LambdaExpr>),
-    CaseLambda(Vec<LambdaExpr>, Pos),
+    CaseLambda(Vec<LambdaExpr>),
     Seq(Vec<Expr>),
     Call(Box<Expr>, Vec<Expr>, Pos),
     Inline(Inline, Vec<Expr>, u32, Pos),

@@ -347,7 +347,7 @@ impl<'a> Front<'a> {
                     };
                     clauses.push(self.lambda(&parts[0], &parts[1..], env, None, c.pos())?);
                 }
-                Ok(Expr::CaseLambda(clauses, pos))
+                Ok(Expr::CaseLambda(clauses))
             }
             Special::Define => {
                 if env.is_some() {

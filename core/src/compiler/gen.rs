@@ -328,7 +328,7 @@ impl<'a> Gen<'a> {
                 self.closure(l)?;
                 self.ret(tail);
             }
-            Expr::CaseLambda(ls, _) => {
+            Expr::CaseLambda(ls) => {
                 for l in ls {
                     self.closure(l)?;
                     self.push()?;
