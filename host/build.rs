@@ -40,7 +40,9 @@ fn main() {
                 fnv1a(&bytes)
             )
         }
-        Err(_) => "pub const GUEST: Option<&[u8]> = None;\npub const GUEST_HASH: u64 = 0;\n".to_string(),
+        Err(_) => {
+            "pub const GUEST: Option<&[u8]> = None;\npub const GUEST_HASH: u64 = 0;\n".to_string()
+        }
     };
     // Rewrite only on change so the host is not recompiled needlessly.
     if std::fs::read_to_string(&out).ok().as_deref() != Some(code.as_str()) {

@@ -110,7 +110,10 @@ fn main() -> ExitCode {
     // Evaluations run on a thread with a large stack: wasmtime runs the
     // guest's frames on the host's stack (see wasm::MAX_WASM_STACK), and the
     // native engine recurses on it. Untouched stack costs only address space.
-    let worker = std::thread::Builder::new().name("arbores".into()).stack_size(256 << 20).spawn(move || run(cli));
+    let worker = std::thread::Builder::new()
+        .name("arbores".into())
+        .stack_size(256 << 20)
+        .spawn(move || run(cli));
     match worker.map(|w| w.join()) {
         Ok(Ok(code)) => code,
         Ok(Err(_)) => ExitCode::from(101), // a panic, already reported by the hook
@@ -136,7 +139,10 @@ fn run(cli: Cli) -> ExitCode {
 fn dispatch(cli: Cli) -> Result<bool, String> {
     let settings = Settings {
         engine: cli.engine,
-        limits: Limits { max_steps: cli.fuel, max_memory: usize::try_from(cli.memory).unwrap_or(usize::MAX) },
+        limits: Limits {
+            max_steps: cli.fuel,
+            max_memory: usize::try_from(cli.memory).unwrap_or(usize::MAX),
+        },
         timeout: (!cli.timeout.is_zero()).then_some(cli.timeout),
     };
     if settings.engine == EngineKind::Wasm && cli.memory > wasm::MAX_CORE_MEMORY {
@@ -164,18 +170,30 @@ fn dispatch(cli: Cli) -> Result<bool, String> {
                 (read_stdin()?, "<stdin>".to_string())
             } else {
                 let bytes = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-                let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", file.display()))?;
+                let text = String::from_utf8(bytes)
+                    .map_err(|_| format!("{}: not UTF-8 text", file.display()))?;
                 (text, file.display().to_string())
             };
             let mut session = Session::new(&settings, &stopper)?;
             stopper.install_ctrl_c();
             let outcome = session.eval(&stopper, settings.timeout, &source);
-            Ok(report::print(&outcome, &settings, Some(&origin), Style::Program))
+            Ok(report::print(
+                &outcome,
+                &settings,
+                Some(&origin),
+                Style::Program,
+            ))
         }
         Command::Repl => {
             let session = Session::new(&settings, &stopper)?;
             stopper.install_ctrl_c();
-            repl::Repl { session, settings: &settings, stopper: &stopper, store: &store }.run()?;
+            repl::Repl {
+                session,
+                settings: &settings,
+                stopper: &stopper,
+                store: &store,
+            }
+            .run()?;
             Ok(true)
         }
         Command::Playground { port, dir } => {
@@ -187,7 +205,9 @@ fn dispatch(cli: Cli) -> Result<bool, String> {
 
 fn read_stdin() -> Result<String, String> {
     let mut bytes = Vec::new();
-    std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("cannot read standard input: {e}"))?;
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read standard input: {e}"))?;
     String::from_utf8(bytes).map_err(|_| "standard input is not UTF-8 text".to_string())
 }
 
@@ -196,7 +216,9 @@ fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (number, unit) = t.split_at(digits);
-    let number: u64 = number.parse().map_err(|_| format!("`{text}` is not a size such as 256M"))?;
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size such as 256M"))?;
     let shift = match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 0,
         "k" | "kb" | "kib" => 10,
@@ -204,9 +226,13 @@ fn parse_size(text: &str) -> Result<u64, String> {
         "g" | "gb" | "gib" => 30,
         _ => return Err(format!("`{text}`: unknown unit; use K, M or G")),
     };
-    let bytes = number.checked_mul(1 << shift).ok_or(format!("`{text}` is too large"))?;
+    let bytes = number
+        .checked_mul(1 << shift)
+        .ok_or(format!("`{text}` is too large"))?;
     if bytes < 1 << 20 {
-        return Err(format!("`{text}` is too small; the engine needs at least 1M"));
+        return Err(format!(
+            "`{text}` is too small; the engine needs at least 1M"
+        ));
     }
     Ok(bytes)
 }
@@ -221,7 +247,10 @@ fn parse_timeout(text: &str) -> Result<Duration, String> {
     } else {
         (t, 1.0)
     };
-    let secs: f64 = number.trim().parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    let secs: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
     let secs = secs * scale;
     if !(0.0..=1e9).contains(&secs) {
         return Err(format!("`{text}` is not a usable number of seconds"));

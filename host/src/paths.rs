@@ -19,5 +19,7 @@ pub fn data_dir() -> Option<PathBuf> {
 /// The knowledge store's directory when neither --store nor ARBORES_STORE
 /// names one.
 pub fn default_store() -> PathBuf {
-    data_dir().map(|d| d.join("store")).unwrap_or_else(|| PathBuf::from("arbores-store"))
+    data_dir()
+        .map(|d| d.join("store"))
+        .unwrap_or_else(|| PathBuf::from("arbores-store"))
 }

@@ -17,15 +17,23 @@ pub fn serve(port: u16, dir: Option<PathBuf>) -> Result<(), String> {
              or pass --dir DIR or set ARBORES_WEB_DIR",
         )?,
     };
-    let root = dir.canonicalize().map_err(|e| format!("{}: {e}", dir.display()))?;
+    let root = dir
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
     if !root.is_dir() {
         return Err(format!("{}: not a directory", root.display()));
     }
     if !root.join("index.html").is_file() {
-        eprintln!("warning: {} has no index.html; is the playground built?", root.display());
+        eprintln!(
+            "warning: {} has no index.html; is the playground built?",
+            root.display()
+        );
     }
-    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
-    let addr = listener.local_addr().map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let listener = TcpListener::bind(("127.0.0.1", port))
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     // Not println!: a closed stdout must not stop the server.
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "Arbores playground: http://{addr}/");
@@ -38,9 +46,11 @@ pub fn serve(port: u16, dir: Option<PathBuf>) -> Result<(), String> {
         let root = root.clone();
         // One short-lived thread per connection: browsers open a few at a
         // time, and a slow client must not hold up the others.
-        let _ = std::thread::Builder::new().name("http".into()).spawn(move || {
-            let _ = handle(stream, &root);
-        });
+        let _ = std::thread::Builder::new()
+            .name("http".into())
+            .spawn(move || {
+                let _ = handle(stream, &root);
+            });
     }
     Ok(())
 }
@@ -84,15 +94,33 @@ fn handle(stream: TcpStream, root: &Path) -> std::io::Result<()> {
     let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
     let mut stream = stream;
     if method != "GET" && method != "HEAD" {
-        return respond(&mut stream, "405 Method Not Allowed", "text/plain; charset=utf-8", b"method not allowed\n", true);
+        return respond(
+            &mut stream,
+            "405 Method Not Allowed",
+            "text/plain; charset=utf-8",
+            b"method not allowed\n",
+            true,
+        );
     }
     let head_only = method == "HEAD";
     match resolve(root, target) {
         Some(path) => match std::fs::read(&path) {
             Ok(body) => respond(&mut stream, "200 OK", mime_type(&path), &body, !head_only),
-            Err(_) => respond(&mut stream, "404 Not Found", "text/plain; charset=utf-8", b"not found\n", !head_only),
+            Err(_) => respond(
+                &mut stream,
+                "404 Not Found",
+                "text/plain; charset=utf-8",
+                b"not found\n",
+                !head_only,
+            ),
         },
-        None => respond(&mut stream, "404 Not Found", "text/plain; charset=utf-8", b"not found\n", !head_only),
+        None => respond(
+            &mut stream,
+            "404 Not Found",
+            "text/plain; charset=utf-8",
+            b"not found\n",
+            !head_only,
+        ),
     }
 }
 
@@ -135,7 +163,11 @@ fn percent_decode(text: &str) -> Option<String> {
 }
 
 pub fn mime_type(path: &Path) -> &'static str {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     match ext.as_str() {
         "html" | "htm" => "text/html; charset=utf-8",
         "js" | "mjs" => "text/javascript; charset=utf-8",
@@ -151,7 +183,13 @@ pub fn mime_type(path: &Path) -> &'static str {
     }
 }
 
-fn respond(stream: &mut TcpStream, status: &str, content_type: &str, body: &[u8], with_body: bool) -> std::io::Result<()> {
+fn respond(
+    stream: &mut TcpStream,
+    status: &str,
+    content_type: &str,
+    body: &[u8],
+    with_body: bool,
+) -> std::io::Result<()> {
     // no-cache: the browser revalidates, so a rebuilt playground shows up
     // on reload.
     let head = format!(
@@ -173,8 +211,14 @@ mod tests {
     #[test]
     fn mime_types() {
         assert_eq!(mime_type(Path::new("a/engine_bg.wasm")), "application/wasm");
-        assert_eq!(mime_type(Path::new("worker.js")), "text/javascript; charset=utf-8");
-        assert_eq!(mime_type(Path::new("index.html")), "text/html; charset=utf-8");
+        assert_eq!(
+            mime_type(Path::new("worker.js")),
+            "text/javascript; charset=utf-8"
+        );
+        assert_eq!(
+            mime_type(Path::new("index.html")),
+            "text/html; charset=utf-8"
+        );
     }
 
     #[test]

@@ -33,7 +33,8 @@ impl Repl<'_> {
     }
 
     fn interactive(&mut self) -> Result<(), String> {
-        let mut editor = rustyline::DefaultEditor::new().map_err(|e| format!("cannot start line editing: {e}"))?;
+        let mut editor = rustyline::DefaultEditor::new()
+            .map_err(|e| format!("cannot start line editing: {e}"))?;
         let history = history_file();
         if let Some(path) = &history {
             // No history yet is normal.
@@ -114,7 +115,9 @@ impl Repl<'_> {
     }
 
     fn eval(&mut self, source: &str) {
-        let outcome = self.session.eval(self.stopper, self.settings.timeout, source);
+        let outcome = self
+            .session
+            .eval(self.stopper, self.settings.timeout, source);
         report::print(&outcome, self.settings, None, Style::Interactive);
     }
 
@@ -206,7 +209,9 @@ pub fn completeness(text: &str) -> Input {
                     let mut nesting = 1;
                     let mut prev = '\0';
                     while nesting > 0 {
-                        let Some(d) = chars.next() else { return Input::Open };
+                        let Some(d) = chars.next() else {
+                            return Input::Open;
+                        };
                         if prev == '|' && d == '#' {
                             nesting -= 1;
                             prev = '\0';

@@ -50,9 +50,15 @@ pub fn print(outcome: &Outcome, settings: &Settings, origin: Option<&str>, style
     let message = match (error.kind, outcome.stopped) {
         (ErrorKind::Interrupted, Some(StopReason::CtrlC)) => "interrupted (Ctrl-C)".to_string(),
         (ErrorKind::Interrupted, _) if outcome.session_lost => {
-            format!("timed out after {}: {}", duration(settings.timeout), error.message)
+            format!(
+                "timed out after {}: {}",
+                duration(settings.timeout),
+                error.message
+            )
         }
-        (ErrorKind::Interrupted, Some(StopReason::Timeout)) => format!("timed out after {}", duration(settings.timeout)),
+        (ErrorKind::Interrupted, Some(StopReason::Timeout)) => {
+            format!("timed out after {}", duration(settings.timeout))
+        }
         _ => error.message.clone(),
     };
     let _ = writeln!(err, "error: {place}{message}");
@@ -77,7 +83,10 @@ pub fn print(outcome: &Outcome, settings: &Settings, origin: Option<&str>, style
         let _ = writeln!(err, "note: {note}");
     }
     if outcome.session_lost {
-        let _ = writeln!(err, "note: the engine was restarted; the session's earlier definitions are lost");
+        let _ = writeln!(
+            err,
+            "note: the engine was restarted; the session's earlier definitions are lost"
+        );
     }
     false
 }

@@ -51,7 +51,8 @@ struct StopState {
 impl Stopper {
     /// Called before each evaluation.
     pub fn begin(&self, timeout: Option<Duration>) {
-        *self.0.deadline.lock().unwrap_or_else(|p| p.into_inner()) = timeout.map(|t| Instant::now() + t);
+        *self.0.deadline.lock().unwrap_or_else(|p| p.into_inner()) =
+            timeout.map(|t| Instant::now() + t);
         self.0.ctrl_c.store(false, Ordering::SeqCst);
         self.0.reason.store(0, Ordering::SeqCst);
         self.0.running.store(true, Ordering::SeqCst);
@@ -115,8 +116,13 @@ pub enum Session {
 impl Session {
     pub fn new(settings: &Settings, stopper: &Stopper) -> Result<Session, String> {
         Ok(match settings.engine {
-            EngineKind::Native => Session::Native(Box::new(native::NativeSession::new(settings, stopper.clone()))),
-            EngineKind::Wasm => Session::Wasm(Box::new(wasm::WasmSession::new(settings, stopper.clone())?)),
+            EngineKind::Native => Session::Native(Box::new(native::NativeSession::new(
+                settings,
+                stopper.clone(),
+            ))),
+            EngineKind::Wasm => {
+                Session::Wasm(Box::new(wasm::WasmSession::new(settings, stopper.clone())?))
+            }
         })
     }
 
@@ -131,6 +137,10 @@ impl Session {
             Some(e) if e.kind == arbores_core::ErrorKind::Interrupted => stopper.reason(),
             _ => None,
         };
-        Outcome { evaluation, stopped, session_lost }
+        Outcome {
+            evaluation,
+            stopped,
+            session_lost,
+        }
     }
 }

@@ -89,15 +89,28 @@ struct MemoryLimiter {
 }
 
 impl ResourceLimiter for MemoryLimiter {
-    fn memory_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         if desired > self.max_bytes {
             self.hit = true;
-            wasmtime::bail!("linear memory would grow to {desired} bytes, over the cap of {} bytes", self.max_bytes);
+            wasmtime::bail!(
+                "linear memory would grow to {desired} bytes, over the cap of {} bytes",
+                self.max_bytes
+            );
         }
         Ok(true)
     }
 
-    fn table_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         Ok(desired <= 100_000)
     }
 }
@@ -115,9 +128,11 @@ pub struct WasmSession {
 impl WasmSession {
     pub fn new(settings: &Settings, stopper: Stopper) -> Result<WasmSession, String> {
         let Some(guest) = GUEST else {
-            return Err("this arbores was built without the wasm guest; run scripts/build \
+            return Err(
+                "this arbores was built without the wasm guest; run scripts/build \
                         (or use --engine native)"
-                .into());
+                    .into(),
+            );
         };
         let mut config = Config::new();
         config.epoch_interruption(true);
@@ -140,7 +155,15 @@ impl WasmSession {
             start_epoch_ticker(&engine);
         }
         let (store, instance) = instantiate(&engine, &pre, settings.limits, &stopper)?;
-        Ok(WasmSession { engine, pre, store, instance, limits: settings.limits, timeout: settings.timeout, stopper })
+        Ok(WasmSession {
+            engine,
+            pre,
+            store,
+            instance,
+            limits: settings.limits,
+            timeout: settings.timeout,
+            stopper,
+        })
     }
 
     /// Evaluates `source`; the flag says whether the instance trapped and
@@ -156,11 +179,19 @@ impl WasmSession {
         };
         self.store.set_epoch_deadline(ticks);
 
-        match self.instance.arbores_engine_engine().call_eval(&mut self.store, source) {
+        match self
+            .instance
+            .arbores_engine_engine()
+            .call_eval(&mut self.store, source)
+        {
             Ok(result) => (from_wit(result), false),
             Err(err) => {
                 let error = self.explain_trap(&err);
-                let evaluation = Evaluation { value: None, output: String::new(), error: Some(error) };
+                let evaluation = Evaluation {
+                    value: None,
+                    output: String::new(),
+                    error: Some(error),
+                };
                 match instantiate(&self.engine, &self.pre, self.limits, &self.stopper) {
                     Ok((store, instance)) => {
                         self.store = store;
@@ -180,7 +211,10 @@ impl WasmSession {
     fn explain_trap(&self, err: &wasmtime::Error) -> EvalError {
         let state = self.store.data();
         let (kind, message) = if let Some(panic) = &state.panic {
-            (ErrorKind::Runtime, format!("internal error in the engine: {panic}"))
+            (
+                ErrorKind::Runtime,
+                format!("internal error in the engine: {panic}"),
+            )
         } else if state.limiter.hit {
             (
                 ErrorKind::MemoryLimit,
@@ -193,13 +227,24 @@ impl WasmSession {
             match err.downcast_ref::<Trap>() {
                 Some(Trap::Interrupt) => (
                     ErrorKind::Interrupted,
-                    format!("the engine did not stop within {}s of the timeout", GRACE.as_secs()),
+                    format!(
+                        "the engine did not stop within {}s of the timeout",
+                        GRACE.as_secs()
+                    ),
                 ),
-                Some(Trap::StackOverflow) => (ErrorKind::Runtime, "stack overflow in the engine".to_string()),
+                Some(Trap::StackOverflow) => (
+                    ErrorKind::Runtime,
+                    "stack overflow in the engine".to_string(),
+                ),
                 _ => (ErrorKind::Runtime, format!("the engine trapped: {err}")),
             }
         };
-        EvalError { kind, message, position: None, backtrace: vec![] }
+        EvalError {
+            kind,
+            message,
+            position: None,
+            backtrace: vec![],
+        }
     }
 }
 
@@ -210,15 +255,27 @@ fn instantiate(
     stopper: &Stopper,
 ) -> Result<(Store<HostState>, Arbores), String> {
     let max_bytes = linear_memory_cap(limits.max_memory);
-    let state = HostState { stopper: stopper.clone(), panic: None, limiter: MemoryLimiter { max_bytes, hit: false } };
+    let state = HostState {
+        stopper: stopper.clone(),
+        panic: None,
+        limiter: MemoryLimiter {
+            max_bytes,
+            hit: false,
+        },
+    };
     let mut store = Store::new(engine, state);
     store.limiter(|state| &mut state.limiter);
     // The guest returns its output in one string; allow as much as its
     // memory can hold rather than wasmtime's default 128 MiB.
     store.set_hostcall_fuel(max_bytes);
     store.set_epoch_deadline(1 << 48);
-    let instance = pre.instantiate(&mut store).map_err(|e| format!("cannot start the wasm guest: {e}"))?;
-    let wit_limits = wit::Limits { max_steps: limits.max_steps, max_memory: limits.max_memory as u64 };
+    let instance = pre
+        .instantiate(&mut store)
+        .map_err(|e| format!("cannot start the wasm guest: {e}"))?;
+    let wit_limits = wit::Limits {
+        max_steps: limits.max_steps,
+        max_memory: limits.max_memory as u64,
+    };
     instance
         .arbores_engine_engine()
         .call_set_limits(&mut store, wit_limits)
@@ -234,7 +291,10 @@ fn from_wit(result: wit::Evaluation) -> Evaluation {
             // A kind this host does not know is still an error.
             kind: ErrorKind::from_name(&e.kind).unwrap_or(ErrorKind::Runtime),
             message: e.message,
-            position: e.position.map(|p| Position { line: p.line, column: p.column }),
+            position: e.position.map(|p| Position {
+                line: p.line,
+                column: p.column,
+            }),
             backtrace: e.backtrace,
         }),
     }
@@ -244,10 +304,12 @@ fn start_epoch_ticker(engine: &Engine) {
     static STARTED: Once = Once::new();
     let engine = engine.clone();
     STARTED.call_once(move || {
-        let spawned = std::thread::Builder::new().name("epoch-ticker".into()).spawn(move || loop {
-            std::thread::sleep(EPOCH_TICK);
-            engine.increment_epoch();
-        });
+        let spawned = std::thread::Builder::new()
+            .name("epoch-ticker".into())
+            .spawn(move || loop {
+                std::thread::sleep(EPOCH_TICK);
+                engine.increment_epoch();
+            });
         // Without the ticker only the backstop is lost; the timeout itself
         // is enforced through should-stop.
         drop(spawned);
@@ -269,7 +331,8 @@ fn load_component(engine: &Engine, guest: &[u8]) -> Result<Component, String> {
             }
         }
     }
-    let component = Component::new(engine, guest).map_err(|e| format!("cannot compile the wasm guest: {e}"))?;
+    let component =
+        Component::new(engine, guest).map_err(|e| format!("cannot compile the wasm guest: {e}"))?;
     if let Some(path) = &cached {
         // A cache that cannot be written only costs the next start-up time.
         let _ = write_cache(&component, path);
@@ -282,7 +345,10 @@ fn cache_file(engine: &Engine) -> Option<PathBuf> {
     let mut hasher = std::hash::DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut hasher);
     WASMTIME_VERSION.hash(&mut hasher);
-    Some(dir.join(format!("guest-{GUEST_HASH:016x}-{:016x}.cwasm", hasher.finish())))
+    Some(dir.join(format!(
+        "guest-{GUEST_HASH:016x}-{:016x}.cwasm",
+        hasher.finish()
+    )))
 }
 
 fn write_cache(component: &Component, path: &Path) -> std::io::Result<()> {
@@ -291,7 +357,11 @@ fn write_cache(component: &Component, path: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     // Written aside and renamed into place, so a reader never sees half a
     // file, even with several arbores starting at once.
-    let tmp = dir.join(format!(".{}.{}.tmp", path.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id()
+    ));
     std::fs::write(&tmp, bytes)?;
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);

@@ -514,7 +514,8 @@ fn scheme_suite(engine: &str) {
             .collect();
         files.sort();
         for f in files {
-            let expected = std::fs::read_to_string(f.with_extension(ext)).expect("expectation file");
+            let expected =
+                std::fs::read_to_string(f.with_extension(ext)).expect("expectation file");
             let path = f.to_string_lossy().into_owned();
             let out = arbores(engine, &["run", &path], None);
             let actual = if kind == "pass" {
@@ -525,11 +526,16 @@ fn scheme_suite(engine: &str) {
             if actual == expected {
                 passed += 1;
             } else {
-                failures.push(format!("{path}\n--- expected\n{expected}--- actual\n{actual}"));
+                failures.push(format!(
+                    "{path}\n--- expected\n{expected}--- actual\n{actual}"
+                ));
             }
         }
     }
-    println!("scheme suite ({engine}): {passed} passed, {} failed", failures.len());
+    println!(
+        "scheme suite ({engine}): {passed} passed, {} failed",
+        failures.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

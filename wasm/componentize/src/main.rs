@@ -32,7 +32,12 @@ fn run(input: &Path, output: &Path) -> Result<usize, String> {
     let module = std::fs::read(input).map_err(|e| format!("{}: {e}", input.display()))?;
     let component = wit_component::ComponentEncoder::default()
         .module(&module)
-        .map_err(|e| format!("{}: not a module with component type information: {e:#}", input.display()))?
+        .map_err(|e| {
+            format!(
+                "{}: not a module with component type information: {e:#}",
+                input.display()
+            )
+        })?
         .validate(true)
         .encode()
         .map_err(|e| format!("{}: cannot build a component: {e:#}", input.display()))?;

@@ -16,8 +16,8 @@ wit_bindgen::generate!({
 });
 
 use arbores::engine::host;
-use exports::arbores::engine::engine::{Evaluation, Guest};
 use arbores::engine::types as wit;
+use exports::arbores::engine::engine::{Evaluation, Guest};
 
 thread_local! {
     // One session per instance. wasm32-unknown-unknown is single-threaded,
@@ -65,7 +65,10 @@ impl Guest for Component {
             error: result.error.map(|e| wit::EvalError {
                 kind: e.kind.as_str().to_string(),
                 message: e.message,
-                position: e.position.map(|p| wit::Position { line: p.line, column: p.column }),
+                position: e.position.map(|p| wit::Position {
+                    line: p.line,
+                    column: p.column,
+                }),
                 backtrace: e.backtrace,
             }),
         }
