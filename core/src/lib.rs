@@ -14,6 +14,7 @@ mod heap;
 mod number;
 mod printer;
 mod reader;
+pub mod repo;
 mod symbol;
 mod syntax;
 mod value;

@@ -1,0 +1,12 @@
+//! The knowledge repository: versioned Scheme knowledge, kept by the core.
+//!
+//! - `node`: what is stored — a node of Scheme code with its metadata.
+//! - `forest`: the persistent version forest (copy-on-write maps, versions,
+//!   deltas, reflog) and its persistence as content-addressed blobs.
+//! - `index`: the indexes of the current version (symbol names,
+//!   dependencies, meaning), updated incrementally.
+//!
+//! Pure like the rest of the core: time comes in as an argument, snapshots
+//! go out and come in as bytes.
+
+pub mod node;
