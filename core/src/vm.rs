@@ -73,16 +73,6 @@ pub struct Vm {
     acc: Value,
 }
 
-macro_rules! fault_to_err {
-    ($self:ident, $e:expr) => {
-        let fault = $e;
-        match $self.raise_fault(fault) {
-            Ok(()) => continue,
-            Err(e) => return Err(e),
-        }
-    };
-}
-
 impl Vm {
     pub fn new(heap: Heap, mut syms: SymbolTable, globals: Globals, prims: PrimTable) -> Vm {
         let known = Known::new(&mut syms);
@@ -776,194 +766,239 @@ impl Vm {
 
     // ---- the loop -----------------------------------------------------------
 
+    /// Runs instructions until the evaluation halts.
+    ///
+    /// The outer loop reloads the current template whenever control moves
+    /// (call, return, raise); the inner loop runs straight-line code of one
+    /// template with `pc` in a local, which is where the time goes.
     fn execute(&mut self) -> Result<Value, VmError> {
         let mut since_poll: u64 = 0;
-        self.step(&mut since_poll)
-    }
-
-    /// Runs instructions until the evaluation halts.
-    #[inline(never)]
-    fn step(&mut self, since_poll: &mut u64) -> Result<Value, VmError> {
         loop {
-            let op = self.tmpl.code[self.pc];
-            self.pc += 1;
-            match op {
-                Op::Const(i) => self.acc = self.tmpl.consts[i as usize],
-                Op::Fixnum(i) => self.acc = Value::Int(i as i64),
-                Op::Nil => self.acc = Value::Null,
-                Op::True => self.acc = Value::Bool(true),
-                Op::False => self.acc = Value::Bool(false),
-                Op::Unspecified => self.acc = Value::Unspecified,
-                Op::Local(s) => self.acc = self.stack[self.fp + s as usize],
-                Op::LocalChecked(s, k) => {
-                    let v = self.stack[self.fp + s as usize];
-                    if matches!(v, Value::Undefined) {
-                        fault_to_err!(self, self.used_before_defined(k));
+            let t = self.tmpl.clone();
+            let code = &t.code[..];
+            let consts = &t.consts[..];
+            let fp = self.fp;
+            let mut pc = self.pc;
+            // The accumulator lives in a register here; `self.acc` is
+            // written back before anything that reads it (calls, raises,
+            // the collector) and read again when control returns.
+            let mut acc = self.acc;
+            loop {
+                let op = code[pc];
+                pc += 1;
+                match op {
+                    Op::Const(i) => acc = consts[i as usize],
+                    Op::Fixnum(i) => acc = Value::Int(i as i64),
+                    Op::Nil => acc = Value::Null,
+                    Op::True => acc = Value::Bool(true),
+                    Op::False => acc = Value::Bool(false),
+                    Op::Unspecified => acc = Value::Unspecified,
+                    Op::Local(s) => acc = self.stack[fp + s as usize],
+                    Op::PushLocal(s) => {
+                        let v = self.stack[fp + s as usize];
+                        self.stack.push(v);
                     }
-                    self.acc = v;
-                }
-                Op::SetLocal(s) => {
-                    self.stack[self.fp + s as usize] = self.acc;
-                    self.acc = Value::Unspecified;
-                }
-                Op::LocalBox(s) => self.acc = self.unbox(self.stack[self.fp + s as usize]),
-                Op::LocalBoxChecked(s, k) => {
-                    let v = self.unbox(self.stack[self.fp + s as usize]);
-                    if matches!(v, Value::Undefined) {
-                        fault_to_err!(self, self.used_before_defined(k));
+                    Op::PushConst(i) => self.stack.push(consts[i as usize]),
+                    Op::Push => self.stack.push(acc),
+                    Op::SetLocal(s) => {
+                        self.stack[fp + s as usize] = acc;
+                        acc = Value::Unspecified;
                     }
-                    self.acc = v;
-                }
-                Op::SetLocalBox(s) => {
-                    let b = self.stack[self.fp + s as usize];
-                    self.set_box(b, self.acc);
-                    self.acc = Value::Unspecified;
-                }
-                Op::BoxLocal(s) => {
-                    let i = self.fp + s as usize;
-                    let v = self.stack[i];
-                    self.stack[i] = self.heap.alloc(Object::Box(v));
-                }
-                Op::Free(i) => self.acc = self.free(i),
-                Op::FreeChecked(i, k) => {
-                    let v = self.free(i);
-                    if matches!(v, Value::Undefined) {
-                        fault_to_err!(self, self.used_before_defined(k));
+                    Op::LocalBox(s) => acc = self.unbox(self.stack[fp + s as usize]),
+                    Op::SetLocalBox(s) => {
+                        let b = self.stack[fp + s as usize];
+                        self.set_box(b, acc);
+                        acc = Value::Unspecified;
                     }
-                    self.acc = v;
-                }
-                Op::FreeBox(i) => {
-                    let b = self.free(i);
-                    self.acc = self.unbox(b);
-                }
-                Op::FreeBoxChecked(i, k) => {
-                    let b = self.free(i);
-                    let v = self.unbox(b);
-                    if matches!(v, Value::Undefined) {
-                        fault_to_err!(self, self.used_before_defined(k));
+                    Op::BoxLocal(s) => {
+                        let i = fp + s as usize;
+                        let v = self.stack[i];
+                        self.stack[i] = self.heap.alloc(Object::Box(v));
                     }
-                    self.acc = v;
-                }
-                Op::SetFreeBox(i) => {
-                    let b = self.free(i);
-                    self.set_box(b, self.acc);
-                    self.acc = Value::Unspecified;
-                }
-                Op::Global(g) => {
-                    let v = self.globals.values[g as usize];
-                    if matches!(v, Value::Undefined) {
-                        let name = self.globals.names[g as usize];
-                        let msg = format!("unbound variable: {}", self.syms.name(name));
-                        fault_to_err!(self, Fault::Error(msg, vec![]));
+                    Op::Free(i) => acc = self.free(i),
+                    Op::FreeBox(i) => {
+                        let b = self.free(i);
+                        acc = self.unbox(b);
                     }
-                    self.acc = v;
-                }
-                Op::SetGlobal(g) => {
-                    if matches!(self.globals.values[g as usize], Value::Undefined) {
-                        let name = self.globals.names[g as usize];
-                        let msg = format!("set!: unbound variable: {}", self.syms.name(name));
-                        fault_to_err!(self, Fault::Error(msg, vec![]));
+                    Op::SetFreeBox(i) => {
+                        let b = self.free(i);
+                        self.set_box(b, acc);
+                        acc = Value::Unspecified;
                     }
-                    self.globals.values[g as usize] = self.acc;
-                    self.acc = Value::Unspecified;
-                }
-                Op::DefineGlobal(g) => {
-                    self.globals.values[g as usize] = self.acc;
-                    self.acc = Value::Unspecified;
-                }
-                Op::Push => self.stack.push(self.acc),
-                Op::PushLocal(s) => {
-                    let v = self.stack[self.fp + s as usize];
-                    self.stack.push(v);
-                }
-                Op::PushConst(i) => {
-                    let v = self.tmpl.consts[i as usize];
-                    self.stack.push(v);
-                }
-                Op::Drop(n) => {
-                    let len = self.stack.len() - n as usize;
-                    self.stack.truncate(len);
-                }
-                Op::Jump(t) => self.pc = t as usize,
-                Op::JumpIfFalse(t) => {
-                    if matches!(self.acc, Value::Bool(false)) {
-                        self.pc = t as usize;
+                    Op::LocalChecked(..)
+                    | Op::LocalBoxChecked(..)
+                    | Op::FreeChecked(..)
+                    | Op::FreeBoxChecked(..) => {
+                        let (v, k) = match op {
+                            Op::LocalChecked(s, k) => (self.stack[fp + s as usize], k),
+                            Op::LocalBoxChecked(s, k) => {
+                                (self.unbox(self.stack[fp + s as usize]), k)
+                            }
+                            Op::FreeChecked(i, k) => (self.free(i), k),
+                            Op::FreeBoxChecked(i, k) => {
+                                let b = self.free(i);
+                                (self.unbox(b), k)
+                            }
+                            _ => (Value::Unspecified, 0),
+                        };
+                        if matches!(v, Value::Undefined) {
+                            self.pc = pc;
+                            self.acc = acc;
+                            let fault = self.used_before_defined(k);
+                            self.raise_fault(fault)?;
+                            break;
+                        }
+                        acc = v;
                     }
-                }
-                Op::MakeClosure(c) => {
-                    let t = self.tmpl.children[c as usize].clone();
-                    let nfree = t.nfree as usize;
-                    let start = self.stack.len() - nfree;
-                    let free: Box<[Value]> = self.stack[start..].into();
-                    self.stack.truncate(start);
-                    self.acc = self
-                        .heap
-                        .alloc(Object::Closure(Closure { template: t, free }));
-                }
-                Op::PatchFree {
-                    closure,
-                    free,
-                    value,
-                } => {
-                    let c = self.stack[self.fp + closure as usize];
-                    let v = self.stack[self.fp + value as usize];
-                    if let Some(Object::Closure(cl)) = self.heap.obj_mut(c) {
-                        if let Some(slot) = cl.free.get_mut(free as usize) {
-                            *slot = v;
+                    Op::Global(g) => {
+                        let v = self.globals.values[g as usize];
+                        if matches!(v, Value::Undefined) {
+                            self.pc = pc;
+                            self.acc = acc;
+                            let name = self.globals.names[g as usize];
+                            let msg = format!("unbound variable: {}", self.syms.name(name));
+                            self.raise_fault(Fault::Error(msg, vec![]))?;
+                            break;
+                        }
+                        acc = v;
+                    }
+                    Op::SetGlobal(g) => {
+                        if matches!(self.globals.values[g as usize], Value::Undefined) {
+                            self.pc = pc;
+                            self.acc = acc;
+                            let name = self.globals.names[g as usize];
+                            let msg = format!("set!: unbound variable: {}", self.syms.name(name));
+                            self.raise_fault(Fault::Error(msg, vec![]))?;
+                            break;
+                        }
+                        self.globals.values[g as usize] = acc;
+                        acc = Value::Unspecified;
+                    }
+                    Op::DefineGlobal(g) => {
+                        self.globals.values[g as usize] = acc;
+                        acc = Value::Unspecified;
+                    }
+                    Op::Drop(n) => {
+                        let len = self.stack.len() - n as usize;
+                        self.stack.truncate(len);
+                    }
+                    Op::Jump(target) => pc = target as usize,
+                    Op::JumpIfFalse(target) => {
+                        if matches!(acc, Value::Bool(false)) {
+                            pc = target as usize;
                         }
                     }
-                }
-                Op::MakeCaseLambda(n) => {
-                    let start = self.stack.len() - n as usize;
-                    let cs = self.stack[start..].to_vec();
-                    self.stack.truncate(start);
-                    self.acc = self.heap.alloc(Object::CaseLambda(cs));
-                }
-                Op::Call(n) | Op::TailCall(n) => {
-                    let tail = matches!(op, Op::TailCall(_));
-                    if self.steps_left == 0 {
-                        return Err(self.limit_error(
-                            ErrorKind::StepLimit,
-                            "step limit exceeded: the evaluation ran out of its step budget".into(),
-                        ));
+                    Op::MakeClosure(c) => {
+                        let child = t.children[c as usize].clone();
+                        let start = self.stack.len() - child.nfree as usize;
+                        let free: Box<[Value]> = self.stack[start..].into();
+                        self.stack.truncate(start);
+                        acc = self.heap.alloc(Object::Closure(Closure {
+                            template: child,
+                            free,
+                        }));
                     }
-                    self.steps_left -= 1;
-                    *since_poll += 1;
-                    if *since_poll >= POLL_INTERVAL || self.heap.wants_gc {
-                        *since_poll = 0;
-                        self.poll()?;
-                    }
-                    self.call(n as usize, tail)?;
-                }
-                Op::Return => self.do_return(),
-                Op::Inline(op, g) => {
-                    let guard = self.globals.values[g as usize];
-                    let ok = matches!(guard, Value::Prim(p) if self.inline_prims.get(op as usize) == Some(&p));
-                    if !ok {
-                        // The name was redefined: make an ordinary call.
-                        let n = op.arity();
-                        let acc = self.acc;
-                        self.stack.push(acc);
-                        let at = self.stack.len() - n;
-                        self.stack.insert(at, guard);
-                        if self.steps_left == 0 {
-                            return Err(self.limit_error(
-                                ErrorKind::StepLimit,
-                                "step limit exceeded: the evaluation ran out of its step budget"
-                                    .into(),
-                            ));
+                    Op::PatchFree {
+                        closure,
+                        free,
+                        value,
+                    } => {
+                        let c = self.stack[fp + closure as usize];
+                        let v = self.stack[fp + value as usize];
+                        if let Some(Object::Closure(cl)) = self.heap.obj_mut(c) {
+                            if let Some(slot) = cl.free.get_mut(free as usize) {
+                                *slot = v;
+                            }
                         }
-                        self.steps_left -= 1;
-                        self.call(n, false)?;
-                        continue;
                     }
-                    if let Err(f) = self.inline(op) {
-                        fault_to_err!(self, f);
+                    Op::MakeCaseLambda(n) => {
+                        let start = self.stack.len() - n as usize;
+                        let cs = self.stack[start..].to_vec();
+                        self.stack.truncate(start);
+                        acc = self.heap.alloc(Object::CaseLambda(cs));
                     }
+                    Op::Call(n) | Op::TailCall(n) => {
+                        self.pc = pc;
+                        self.acc = acc;
+                        self.count_step(&mut since_poll)?;
+                        self.call(n as usize, matches!(op, Op::TailCall(_)))?;
+                        break;
+                    }
+                    Op::Return => {
+                        self.acc = acc;
+                        self.do_return();
+                        break;
+                    }
+                    Op::Inline(iop, g) => {
+                        let guard = self.globals.values[g as usize];
+                        let intact = matches!(guard, Value::Prim(p) if self.inline_prims.get(iop as usize) == Some(&p));
+                        if intact {
+                            // The fixnum cases, without leaving the loop.
+                            if iop.arity() == 2 {
+                                let b = acc;
+                                let len = self.stack.len();
+                                if let (Value::Int(x), Value::Int(y)) = (self.stack[len - 1], b) {
+                                    let r = match iop {
+                                        Inline::Add => x.checked_add(y).map(Value::Int),
+                                        Inline::Sub => x.checked_sub(y).map(Value::Int),
+                                        Inline::Mul => x.checked_mul(y).map(Value::Int),
+                                        Inline::NumEq | Inline::EqP => Some(Value::Bool(x == y)),
+                                        Inline::Lt => Some(Value::Bool(x < y)),
+                                        Inline::Gt => Some(Value::Bool(x > y)),
+                                        Inline::Le => Some(Value::Bool(x <= y)),
+                                        Inline::Ge => Some(Value::Bool(x >= y)),
+                                        _ => None,
+                                    };
+                                    if let Some(r) = r {
+                                        self.stack.truncate(len - 1);
+                                        acc = r;
+                                        continue;
+                                    }
+                                }
+                            }
+                            self.acc = acc;
+                            if let Err(f) = self.inline(iop) {
+                                self.pc = pc;
+                                self.raise_fault(f)?;
+                                break;
+                            }
+                            acc = self.acc;
+                        } else {
+                            // The name was redefined: an ordinary call.
+                            self.pc = pc;
+                            self.acc = acc;
+                            let n = iop.arity();
+                            self.stack.push(acc);
+                            let at = self.stack.len() - n;
+                            self.stack.insert(at, guard);
+                            self.count_step(&mut since_poll)?;
+                            self.call(n, false)?;
+                            break;
+                        }
+                    }
+                    Op::Halt => return Ok(acc),
                 }
-                Op::Halt => return Ok(self.acc),
             }
         }
+    }
+
+    /// One step of the budget per call; polls every `POLL_INTERVAL` steps
+    /// and whenever the heap asks for a collection.
+    #[inline]
+    fn count_step(&mut self, since_poll: &mut u64) -> Result<(), VmError> {
+        if self.steps_left == 0 {
+            return Err(self.limit_error(
+                ErrorKind::StepLimit,
+                "step limit exceeded: the evaluation ran out of its step budget".into(),
+            ));
+        }
+        self.steps_left -= 1;
+        *since_poll += 1;
+        if *since_poll >= POLL_INTERVAL || self.heap.wants_gc {
+            *since_poll = 0;
+            self.poll()?;
+        }
+        Ok(())
     }
 
     fn used_before_defined(&mut self, k: u32) -> Fault {
