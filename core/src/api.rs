@@ -149,10 +149,15 @@ impl Engine {
             globals.syntax.insert(s, GlobalSyntax::Special(*sp));
         }
         let mut vm = Vm::new(Heap::new(), syms, globals, prims);
-        vm.inline_prims = INLINE_ORDER
+        vm.inline_prims = INLINE_ORDER.iter().map(|(_, name)| vm.prims.id(name).unwrap_or(u32::MAX)).collect();
+        vm.inline_globals = INLINE_ORDER
             .iter()
-            .map(|(_, name)| vm.prims.id(name).unwrap_or(u32::MAX))
+            .map(|(_, name)| {
+                let s = vm.syms.intern(name);
+                vm.globals.index(s)
+            })
             .collect();
+        vm.refresh_inline();
         let mut engine = Engine {
             limits: Limits::default(),
             vm,

@@ -61,6 +61,10 @@ pub struct Vm {
     pub known: Known,
     /// For each `Inline` op, the primitive its guard global must still hold.
     pub inline_prims: Vec<u32>,
+    /// For each `Inline` op, the global that names its primitive.
+    pub inline_globals: Vec<u32>,
+    /// Bit k set: inline op k may take its fast path (its global is intact).
+    pub inline_ok: u32,
     /// Globals holding prelude procedures the VM calls itself.
     pub raise_global: Option<u32>,
     pub invoke_k_global: Option<u32>,
@@ -71,6 +75,23 @@ pub struct Vm {
     tmpl: Rc<Template>,
     closure: Value,
     acc: Value,
+}
+
+/// Two-fixnum cases of the inline primitives; `None` on overflow or for
+/// operations that are not arithmetic or comparison.
+#[inline(always)]
+fn fixnum_op(op: Inline, x: i64, y: i64) -> Option<Value> {
+    match op {
+        Inline::Add => x.checked_add(y).map(Value::Int),
+        Inline::Sub => x.checked_sub(y).map(Value::Int),
+        Inline::Mul => x.checked_mul(y).map(Value::Int),
+        Inline::NumEq | Inline::EqP => Some(Value::Bool(x == y)),
+        Inline::Lt => Some(Value::Bool(x < y)),
+        Inline::Gt => Some(Value::Bool(x > y)),
+        Inline::Le => Some(Value::Bool(x <= y)),
+        Inline::Ge => Some(Value::Bool(x >= y)),
+        _ => None,
+    }
 }
 
 impl Vm {
@@ -104,6 +125,8 @@ impl Vm {
             now: 0.0,
             known,
             inline_prims: Vec::new(),
+            inline_globals: Vec::new(),
+            inline_ok: 0,
             raise_global: None,
             invoke_k_global: None,
             halt: halt.clone(),
@@ -873,10 +896,12 @@ impl Vm {
                         }
                         self.globals.values[g as usize] = acc;
                         acc = Value::Unspecified;
+                        self.note_global_write(g);
                     }
                     Op::DefineGlobal(g) => {
                         self.globals.values[g as usize] = acc;
                         acc = Value::Unspecified;
+                        self.note_global_write(g);
                     }
                     Op::Drop(n) => {
                         let len = self.stack.len() - n as usize;
@@ -929,57 +954,143 @@ impl Vm {
                         self.do_return();
                         break;
                     }
-                    Op::Inline(iop, g) => {
-                        let guard = self.globals.values[g as usize];
-                        let intact = matches!(guard, Value::Prim(p) if self.inline_prims.get(iop as usize) == Some(&p));
-                        if intact {
-                            // The fixnum cases, without leaving the loop.
-                            if iop.arity() == 2 {
-                                let b = acc;
-                                let len = self.stack.len();
-                                if let (Value::Int(x), Value::Int(y)) = (self.stack[len - 1], b) {
-                                    let r = match iop {
-                                        Inline::Add => x.checked_add(y).map(Value::Int),
-                                        Inline::Sub => x.checked_sub(y).map(Value::Int),
-                                        Inline::Mul => x.checked_mul(y).map(Value::Int),
-                                        Inline::NumEq | Inline::EqP => Some(Value::Bool(x == y)),
-                                        Inline::Lt => Some(Value::Bool(x < y)),
-                                        Inline::Gt => Some(Value::Bool(x > y)),
-                                        Inline::Le => Some(Value::Bool(x <= y)),
-                                        Inline::Ge => Some(Value::Bool(x >= y)),
-                                        _ => None,
-                                    };
-                                    if let Some(r) = r {
-                                        self.stack.truncate(len - 1);
-                                        acc = r;
-                                        continue;
-                                    }
+                    Op::Inline(iop) => {
+                        if iop.arity() == 2 && self.inline_ok & (1 << iop as u32) != 0 {
+                            let len = self.stack.len();
+                            if let (Value::Int(x), Value::Int(y)) = (self.stack[len - 1], acc) {
+                                if let Some(r) = fixnum_op(iop, x, y) {
+                                    self.stack.truncate(len - 1);
+                                    acc = r;
+                                    continue;
                                 }
                             }
-                            self.acc = acc;
-                            if let Err(f) = self.inline(iop) {
-                                self.pc = pc;
-                                self.raise_fault(f)?;
-                                break;
+                        }
+                        match self.inline_general(iop, pc, acc, &mut since_poll)? {
+                            Some(v) => acc = v,
+                            None => break,
+                        }
+                    }
+                    Op::InlineLI { op: iop, slot, imm } => {
+                        let x = self.stack[fp + slot as usize];
+                        if self.inline_ok & (1 << iop as u32) != 0 {
+                            if let Value::Int(a) = x {
+                                if let Some(r) = fixnum_op(iop, a, imm as i64) {
+                                    acc = r;
+                                    continue;
+                                }
                             }
-                            acc = self.acc;
-                        } else {
-                            // The name was redefined: an ordinary call.
+                        }
+                        self.stack.push(x);
+                        match self.inline_general(iop, pc, Value::Int(imm as i64), &mut since_poll)? {
+                            Some(v) => acc = v,
+                            None => break,
+                        }
+                    }
+                    Op::InlineLL { op: iop, a, b } => {
+                        let x = self.stack[fp + a as usize];
+                        let y = self.stack[fp + b as usize];
+                        if self.inline_ok & (1 << iop as u32) != 0 {
+                            if let (Value::Int(p), Value::Int(q)) = (x, y) {
+                                if let Some(r) = fixnum_op(iop, p, q) {
+                                    acc = r;
+                                    continue;
+                                }
+                            }
+                        }
+                        self.stack.push(x);
+                        match self.inline_general(iop, pc, y, &mut since_poll)? {
+                            Some(v) => acc = v,
+                            None => break,
+                        }
+                    }
+                    Op::Inline1L { op: iop, slot } => {
+                        let x = self.stack[fp + slot as usize];
+                        if self.inline_ok & (1 << iop as u32) != 0 {
+                            // The list primitives, without leaving the loop.
+                            let r = match (iop, x) {
+                                (Inline::NullP, _) => Some(Value::Bool(matches!(x, Value::Null))),
+                                (Inline::Not, _) => Some(Value::Bool(matches!(x, Value::Bool(false)))),
+                                (Inline::ZeroP, Value::Int(i)) => Some(Value::Bool(i == 0)),
+                                (Inline::Car | Inline::Cdr | Inline::PairP, Value::Obj(r)) => match self.heap.get(r) {
+                                    Object::Pair(a, d) => Some(match iop {
+                                        Inline::Car => *a,
+                                        Inline::Cdr => *d,
+                                        _ => Value::Bool(true),
+                                    }),
+                                    _ => None,
+                                },
+                                _ => None,
+                            };
+                            if let Some(r) = r {
+                                acc = r;
+                                continue;
+                            }
+                        }
+                        match self.inline_general(iop, pc, x, &mut since_poll)? {
+                            Some(v) => acc = v,
+                            None => break,
+                        }
+                    }
+                    Op::PushGlobal(g) => {
+                        let v = self.globals.values[g as usize];
+                        if matches!(v, Value::Undefined) {
                             self.pc = pc;
                             self.acc = acc;
-                            let n = iop.arity();
-                            self.stack.push(acc);
-                            let at = self.stack.len() - n;
-                            self.stack.insert(at, guard);
-                            self.count_step(&mut since_poll)?;
-                            self.call(n, false)?;
+                            let name = self.globals.names[g as usize];
+                            let msg = format!("unbound variable: {}", self.syms.name(name));
+                            self.raise_fault(Fault::Error(msg, vec![]))?;
                             break;
                         }
+                        self.stack.push(v);
                     }
                     Op::Halt => return Ok(acc),
                 }
             }
         }
+    }
+
+    /// The operands of an inline primitive are in place (first on the stack,
+    /// last in `acc`) but the fixnum fast path did not apply: run the
+    /// primitive in full, or call whatever the name now holds. `None` means
+    /// control moved (a call or a raise) and the loop must reload.
+    fn inline_general(&mut self, iop: Inline, pc: usize, acc: Value, since_poll: &mut u64) -> Result<Option<Value>, VmError> {
+        self.pc = pc;
+        self.acc = acc;
+        if self.inline_ok & (1 << iop as u32) != 0 {
+            return match self.inline(iop) {
+                Ok(()) => Ok(Some(self.acc)),
+                Err(f) => {
+                    self.raise_fault(f)?;
+                    Ok(None)
+                }
+            };
+        }
+        let n = iop.arity();
+        let current = self.globals.values[self.inline_globals[iop as usize] as usize];
+        self.stack.push(acc);
+        let at = self.stack.len() - n;
+        self.stack.insert(at, current);
+        self.count_step(since_poll)?;
+        self.call(n, false)?;
+        Ok(None)
+    }
+
+    #[inline]
+    fn note_global_write(&mut self, g: u32) {
+        if self.inline_globals.contains(&g) {
+            self.refresh_inline();
+        }
+    }
+
+    /// Recomputes which inline primitives still have their original global.
+    pub fn refresh_inline(&mut self) {
+        let mut ok = 0u32;
+        for (k, (&g, &p)) in self.inline_globals.iter().zip(self.inline_prims.iter()).enumerate() {
+            if matches!(self.globals.values.get(g as usize), Some(Value::Prim(q)) if *q == p) {
+                ok |= 1 << k;
+            }
+        }
+        self.inline_ok = ok;
     }
 
     /// One step of the budget per call; polls every `POLL_INTERVAL` steps

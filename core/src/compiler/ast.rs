@@ -45,7 +45,7 @@ pub enum Expr {
     CaseLambda(Vec<LambdaExpr>),
     Seq(Vec<Expr>),
     Call(Box<Expr>, Vec<Expr>, Pos),
-    Inline(Inline, Vec<Expr>, u32, Pos),
+    Inline(Inline, Vec<Expr>, Pos),
     Let(Vec<VarId>, Vec<Expr>, Box<Expr>),
     /// letrec* semantics: `steps` run in order, each initialising its
     /// variable (or evaluated for effect when `None`), then the body.

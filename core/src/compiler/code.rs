@@ -124,8 +124,17 @@ pub enum Op {
     Call(u16),
     TailCall(u16),
     Return,
-    /// Inline primitive on the pushed arguments (1 or 2), guarded by the global.
-    Inline(Inline, u32),
+    /// Inline primitive: the first argument (of 2) on the stack, the last in
+    /// acc; guarded by the global still holding the primitive.
+    Inline(Inline),
+    /// Inline primitive on a frame slot and a small integer.
+    InlineLI { op: Inline, slot: u16, imm: i32 },
+    /// Inline primitive on two frame slots.
+    InlineLL { op: Inline, a: u16, b: u16 },
+    /// Unary inline primitive on a frame slot.
+    Inline1L { op: Inline, slot: u16 },
+    /// push a global (fused Global + Push)
+    PushGlobal(u32),
     /// Collect arguments past the fixed ones into a list in slot n (entry of a variadic lambda).
     Halt,
 }

@@ -262,12 +262,11 @@ impl<'a> Front<'a> {
             if let Meaning::Global(s) = self.meaning(id, env) {
                 if let Some(op) = Inline::from_name(self.syms.name(s)) {
                     if op.arity() == items.len() - 1 {
-                        let g = self.globals.index(s);
                         let args = items[1..]
                             .iter()
                             .map(|a| self.compile(a, env))
                             .collect::<R<Vec<_>>>()?;
-                        return Ok(Expr::Inline(op, args, g, pos));
+                        return Ok(Expr::Inline(op, args, pos));
                     }
                 }
             }
@@ -1098,13 +1097,7 @@ impl<'a> Front<'a> {
                 let cmp = if matches!(v, Value::Obj(_) | Value::Float(_)) {
                     self.prim_call("eqv?", vec![Expr::Local(tmp, pos), Expr::Const(v)], pos)
                 } else {
-                    let g = self.globals.index(self.known.eq_p_name);
-                    Expr::Inline(
-                        Inline::EqP,
-                        vec![Expr::Local(tmp, pos), Expr::Const(v)],
-                        g,
-                        pos,
-                    )
+                    Expr::Inline(Inline::EqP, vec![Expr::Local(tmp, pos), Expr::Const(v)], pos)
                 };
                 test = Expr::If(
                     Box::new(cmp),

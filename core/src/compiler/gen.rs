@@ -234,8 +234,7 @@ impl<'a> Gen<'a> {
                 }
             }
             Expr::Call(f, args, pos) => {
-                self.expr(f, false)?;
-                self.push()?;
+                self.push_arg(f)?;
                 for a in args {
                     self.push_arg(a)?;
                 }
@@ -244,7 +243,13 @@ impl<'a> Gen<'a> {
                 self.emit(if tail { Op::TailCall(n) } else { Op::Call(n) });
                 self.shrink(n + 1);
             }
-            Expr::Inline(op, args, g, pos) => {
+            Expr::Inline(op, args, pos) => {
+                if let Some(fused) = self.fused_inline(*op, args) {
+                    self.mark(*pos);
+                    self.emit(fused);
+                    self.ret(tail);
+                    return Ok(());
+                }
                 let n = args.len();
                 for (i, a) in args.iter().enumerate() {
                     if i + 1 < n {
@@ -254,7 +259,7 @@ impl<'a> Gen<'a> {
                     }
                 }
                 self.mark(*pos);
-                self.emit(Op::Inline(*op, *g));
+                self.emit(Op::Inline(*op));
                 self.shrink((n - 1) as u16);
                 self.ret(tail);
             }
@@ -341,8 +346,41 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
+    /// The frame slot of a local that needs no box and no definedness check.
+    fn plain_slot(&mut self, e: &Expr) -> Option<u16> {
+        let Expr::Local(v, _) = e else { return None };
+        let info = &self.vars[*v as usize];
+        if info.boxed() || info.letrec {
+            return None;
+        }
+        match self.locate(*v) {
+            Loc::Local(s) => Some(s),
+            Loc::Free(_) => None,
+        }
+    }
+
+    /// An inline primitive whose operands are slots or a small integer, as one instruction.
+    fn fused_inline(&mut self, op: super::code::Inline, args: &[Expr]) -> Option<Op> {
+        match args {
+            [a] => self.plain_slot(a).map(|slot| Op::Inline1L { op, slot }),
+            [a, Expr::Const(Value::Int(i))] if *i >= i32::MIN as i64 && *i <= i32::MAX as i64 => {
+                self.plain_slot(a).map(|slot| Op::InlineLI { op, slot, imm: *i as i32 })
+            }
+            [a, b] => match (self.plain_slot(a), self.plain_slot(b)) {
+                (Some(a), Some(b)) => Some(Op::InlineLL { op, a, b }),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     fn push_arg(&mut self, a: &Expr) -> R<()> {
         match a {
+            Expr::Global(g, pos) => {
+                self.mark(*pos);
+                self.emit(Op::PushGlobal(*g));
+                self.grow(1)
+            }
             Expr::Local(v, _)
                 if !self.vars[*v as usize].boxed() && !self.vars[*v as usize].letrec =>
             {

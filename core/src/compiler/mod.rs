@@ -29,7 +29,6 @@ pub struct Known {
     pub tmp: Sym,
     pub value: Sym,
     pub do_loop: Sym,
-    pub eq_p_name: Sym,
     /// Identifiers that always mean the special forms, whatever is bound locally.
     pub lambda_alias: Ident,
     pub define_alias: Ident,
@@ -53,7 +52,6 @@ impl Known {
             tmp: syms.intern(" t"),
             value: syms.intern(" v"),
             do_loop: syms.intern("do-loop"),
-            eq_p_name: syms.intern("eq?"),
             lambda_alias: global(syms.intern("lambda")),
             define_alias: global(syms.intern("define")),
             quote_alias: global(syms.intern("quote")),

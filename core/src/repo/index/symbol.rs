@@ -1,0 +1,711 @@
+//! The symbol-name index: each suggested symbol name → the nodes that
+//! suggest it.
+//!
+//! Names live in a `BTreeMap` (byte order, which for UTF-8 is code point
+//! order), so exact lookup and prefix search are a seek plus a walk over the
+//! matches only. Wildcard and regex patterns that start with a literal walk
+//! only the range of that literal; others scan every distinct name once.
+//! Fuzzy search walks the sorted names like a trie, sharing the edit
+//! distance rows of common prefixes and skipping every name below a prefix
+//! that is already too far away.
+//!
+//! Match quality, the order of results: a name equal to the pattern first,
+//! then smaller edit distance (fuzzy only), then shorter names (in
+//! characters), then smaller ids. A node that matches through several of
+//! its names appears once, ranked by its best one.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+use regex::RegexBuilder;
+
+use super::IndexError;
+use crate::repo::node::{Node, NodeId};
+
+/// Longest pattern accepted by wildcard, regex and fuzzy search, in
+/// characters: their cost per name grows with the pattern.
+pub const MAX_PATTERN_CHARS: usize = 1024;
+/// Fuzzy search's pattern limit is lower: it fills a row of that width for
+/// each name character it visits.
+pub const MAX_FUZZY_PATTERN_CHARS: usize = 128;
+/// The largest edit distance fuzzy search accepts.
+pub const MAX_FUZZY_DISTANCE: u32 = 8;
+/// Limits of the regex engine: compiled program size and lazy DFA cache, in
+/// bytes, and nesting depth. A pattern such as `a{100000}{100000}` fails to
+/// compile with a clear error instead of exhausting memory; matching is
+/// linear in the name's length (the engine never backtracks), so
+/// `(a*)*b` on long names costs no more than any other pattern.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+const REGEX_DFA_SIZE_LIMIT: usize = 2 << 20;
+const REGEX_NEST_LIMIT: u32 = 64;
+
+/// How `search` reads its pattern.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SymbolMode {
+    /// The name equals the pattern.
+    Exact,
+    /// The name starts with the pattern.
+    #[default]
+    Prefix,
+    /// The whole name matches the pattern, where `*` is any run of
+    /// characters, `?` exactly one, and `\` makes the next character literal.
+    Wildcard,
+    /// The regular expression matches somewhere in the name (anchor it with
+    /// `^`/`$` for more): `sort$` finds names that end in "sort".
+    Regex,
+    /// The Levenshtein distance (in characters) between name and pattern is
+    /// at most `max_distance`; `None` picks one from the pattern's length.
+    Fuzzy { max_distance: Option<u32> },
+}
+
+impl SymbolMode {
+    /// The mode named by the `arb:search-by-symbol` argument.
+    pub fn parse(name: &str) -> Option<SymbolMode> {
+        Some(match name {
+            "exact" => SymbolMode::Exact,
+            "prefix" => SymbolMode::Prefix,
+            "wildcard" => SymbolMode::Wildcard,
+            "regex" => SymbolMode::Regex,
+            "fuzzy" => SymbolMode::Fuzzy { max_distance: None },
+            _ => return None,
+        })
+    }
+}
+
+/// The default fuzzy distance: one typo in short names, more in longer ones.
+pub fn default_fuzzy_distance(pattern_chars: usize) -> u32 {
+    match pattern_chars {
+        0..=4 => 1,
+        5..=8 => 2,
+        _ => 3,
+    }
+}
+
+/// One node found by a symbol search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymbolHit {
+    pub id: NodeId,
+    /// The node's best-matching name.
+    pub name: String,
+    /// The name equals the pattern.
+    pub exact: bool,
+    /// Edit distance between name and pattern for fuzzy search; 0 otherwise.
+    pub distance: u32,
+}
+
+/// Sort key of a hit: (not exact, distance, length in characters, id).
+type Rank = (bool, u32, usize, NodeId);
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SymbolIndex {
+    /// name → ids of the nodes that suggest it, ascending, no duplicates.
+    names: BTreeMap<String, Vec<NodeId>>,
+    /// id → its indexed names (distinct, non-empty, in the order given).
+    by_id: BTreeMap<NodeId, Vec<String>>,
+}
+
+impl SymbolIndex {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn clear(&mut self) {
+        self.names.clear();
+        self.by_id.clear();
+    }
+
+    /// Number of nodes with at least one name.
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    /// Number of distinct names.
+    pub fn name_count(&self) -> usize {
+        self.names.len()
+    }
+
+    /// The names indexed for `id`.
+    pub fn names_of(&self, id: NodeId) -> &[String] {
+        self.by_id.get(&id).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Index `node`, replacing whatever was indexed under its id.
+    pub fn insert(&mut self, node: &Node) {
+        let mut names: Vec<String> = Vec::with_capacity(node.symbol_names.len());
+        for n in &node.symbol_names {
+            // An empty name cannot be looked up meaningfully.
+            if !n.is_empty() && !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+        if self.by_id.get(&node.id) == Some(&names) {
+            return;
+        }
+        self.remove(node.id);
+        if names.is_empty() {
+            return;
+        }
+        for n in &names {
+            let ids = self.names.entry(n.clone()).or_default();
+            if let Err(at) = ids.binary_search(&node.id) {
+                ids.insert(at, node.id);
+            }
+        }
+        self.by_id.insert(node.id, names);
+    }
+
+    /// Forget `id`.
+    pub fn remove(&mut self, id: NodeId) {
+        let Some(names) = self.by_id.remove(&id) else {
+            return;
+        };
+        for n in names {
+            if let Some(ids) = self.names.get_mut(&n) {
+                if let Ok(at) = ids.binary_search(&id) {
+                    ids.remove(at);
+                }
+                if ids.is_empty() {
+                    self.names.remove(&n);
+                }
+            }
+        }
+    }
+
+    /// One change of the current version (see the module `index`).
+    pub fn apply(&mut self, old: Option<&Node>, new: Option<&Node>) {
+        if let Some(o) = old {
+            if new.map(|n| n.id) != Some(o.id) {
+                self.remove(o.id);
+            }
+        }
+        if let Some(n) = new {
+            self.insert(n);
+        }
+    }
+
+    /// The nodes whose names match `pattern`, best first (see the module
+    /// documentation), at most `limit` of them.
+    pub fn search(
+        &self,
+        pattern: &str,
+        mode: SymbolMode,
+        limit: usize,
+    ) -> Result<Vec<SymbolHit>, IndexError> {
+        let mut hits: Vec<(Rank, &str)> = Vec::new();
+        let pattern_chars = pattern.chars().count();
+        match mode {
+            SymbolMode::Exact => {
+                if let Some((name, ids)) = self.names.get_key_value(pattern) {
+                    for &id in ids {
+                        hits.push(((false, 0, pattern_chars, id), name));
+                    }
+                }
+            }
+            SymbolMode::Prefix => {
+                for (name, ids) in self.with_prefix(pattern) {
+                    push_all(&mut hits, name, ids, name == pattern, 0);
+                }
+            }
+            SymbolMode::Wildcard => {
+                check_length(pattern_chars, MAX_PATTERN_CHARS)?;
+                let glob = Glob::parse(pattern);
+                let prefix = glob.literal_prefix();
+                for (name, ids) in self.with_prefix(&prefix) {
+                    if glob.matches(name) {
+                        push_all(&mut hits, name, ids, name == pattern, 0);
+                    }
+                }
+            }
+            SymbolMode::Regex => {
+                check_length(pattern_chars, MAX_PATTERN_CHARS)?;
+                let re = RegexBuilder::new(pattern)
+                    .size_limit(REGEX_SIZE_LIMIT)
+                    .dfa_size_limit(REGEX_DFA_SIZE_LIMIT)
+                    .nest_limit(REGEX_NEST_LIMIT)
+                    .build()
+                    .map_err(|e| {
+                        IndexError::BadPattern(format!("invalid regular expression: {e}"))
+                    })?;
+                let prefix = anchored_literal_prefix(pattern);
+                for (name, ids) in self.with_prefix(&prefix) {
+                    if re.is_match(name) {
+                        push_all(&mut hits, name, ids, name == pattern, 0);
+                    }
+                }
+            }
+            SymbolMode::Fuzzy { max_distance } => {
+                check_length(pattern_chars, MAX_FUZZY_PATTERN_CHARS)?;
+                let max = max_distance
+                    .unwrap_or_else(|| default_fuzzy_distance(pattern_chars))
+                    .min(MAX_FUZZY_DISTANCE);
+                self.fuzzy(pattern, max, &mut hits);
+            }
+        }
+        Ok(finish(hits, limit))
+    }
+
+    /// Every (name, ids) whose name starts with `prefix`, in name order.
+    fn with_prefix<'a>(
+        &'a self,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = (&'a String, &'a Vec<NodeId>)> + 'a {
+        self.names
+            .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
+            .take_while(move |(name, _)| name.starts_with(prefix))
+    }
+
+    /// Levenshtein search over the sorted names as over a trie: the rows of
+    /// the distance table for a common prefix are kept from one name to the
+    /// next, and once every entry of a row exceeds `max`, no name below that
+    /// prefix can match, so the walk seeks past all of them.
+    fn fuzzy<'a>(&'a self, pattern: &str, max: u32, hits: &mut Vec<(Rank, &'a str)>) {
+        let pat: Vec<char> = pattern.chars().collect();
+        let m = pat.len();
+        // rows[i] = distances between the first i characters of the current
+        // name and every prefix of the pattern.
+        let mut rows: Vec<Vec<u32>> = vec![(0..=m as u32).collect()];
+        let mut prev: Vec<char> = Vec::new();
+        let mut iter = self.names.range::<str, _>(..);
+        while let Some((name, ids)) = iter.next() {
+            let chars: Vec<char> = name.chars().collect();
+            let lcp = prev
+                .iter()
+                .zip(&chars)
+                .take_while(|(a, b)| a == b)
+                .count()
+                .min(rows.len() - 1);
+            rows.truncate(lcp + 1);
+            let mut dead_end = None;
+            for (i, &c) in chars.iter().enumerate().skip(lcp) {
+                let above = &rows[i];
+                let mut row = Vec::with_capacity(m + 1);
+                row.push(above[0] + 1);
+                for j in 1..=m {
+                    let cost = u32::from(pat[j - 1] != c);
+                    let v = (above[j - 1] + cost).min(above[j] + 1).min(row[j - 1] + 1);
+                    row.push(v);
+                }
+                let low = row.iter().copied().min().unwrap_or(0);
+                rows.push(row);
+                if low > max {
+                    dead_end = Some(i + 1);
+                    break;
+                }
+            }
+            prev = chars;
+            if let Some(depth) = dead_end {
+                let below: String = prev[..depth].iter().collect();
+                match successor(&below) {
+                    Some(next) => {
+                        iter = self
+                            .names
+                            .range::<str, _>((Bound::Included(next.as_str()), Bound::Unbounded))
+                    }
+                    None => break,
+                }
+                continue;
+            }
+            let d = rows[prev.len()][m];
+            if d <= max {
+                push_all(hits, name, ids, d == 0, d);
+            }
+        }
+    }
+}
+
+fn check_length(chars: usize, max: usize) -> Result<(), IndexError> {
+    if chars > max {
+        Err(IndexError::BadPattern(format!(
+            "pattern too long: {chars} characters, at most {max}"
+        )))
+    } else {
+        Ok(())
+    }
+}
+
+fn push_all<'a>(
+    hits: &mut Vec<(Rank, &'a str)>,
+    name: &'a str,
+    ids: &[NodeId],
+    exact: bool,
+    distance: u32,
+) {
+    let len = name.chars().count();
+    for &id in ids {
+        hits.push(((!exact, distance, len, id), name));
+    }
+}
+
+/// Best first, one hit per node (its best name), at most `limit`.
+fn finish(mut hits: Vec<(Rank, &str)>, limit: usize) -> Vec<SymbolHit> {
+    hits.sort_unstable();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for ((not_exact, distance, _, id), name) in hits {
+        if out.len() >= limit {
+            break;
+        }
+        if seen.insert(id) {
+            out.push(SymbolHit {
+                id,
+                name: name.to_string(),
+                exact: !not_exact,
+                distance,
+            });
+        }
+    }
+    out
+}
+
+/// The least string greater than every string that starts with `prefix`,
+/// or `None` if there is none.
+fn successor(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(c) = chars.pop() {
+        let mut next = c as u32 + 1;
+        if (0xD800..0xE000).contains(&next) {
+            next = 0xE000;
+        }
+        if let Some(n) = char::from_u32(next) {
+            chars.push(n);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
+}
+
+/// The literal text every match of `pattern` must start with, if the
+/// pattern is anchored with `^` and has no alternation. Conservative: it
+/// stops at the first character that is not plainly literal, and drops the
+/// last literal if a quantifier follows it.
+fn anchored_literal_prefix(pattern: &str) -> String {
+    let Some(rest) = pattern.strip_prefix('^') else {
+        return String::new();
+    };
+    if pattern.contains('|') {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut chars = rest.chars().peekable();
+    while let Some(c) = chars.next() {
+        if !(c.is_alphanumeric() || matches!(c, '-' | '_' | ':' | '/' | '!' | '<' | '>' | '=' | '%' | '@' | '~' | '&' | ',' | ';' | '\'' | '"' | '#'))
+        {
+            break;
+        }
+        if let Some(&q) = chars.peek() {
+            if matches!(q, '*' | '?' | '{' | '+') {
+                break;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A wildcard pattern: `*` any run, `?` one character, `\x` the literal x.
+enum Tok {
+    Lit(char),
+    One,
+    Run,
+}
+
+struct Glob(Vec<Tok>);
+
+impl Glob {
+    fn parse(pattern: &str) -> Glob {
+        let mut toks = Vec::new();
+        let mut chars = pattern.chars();
+        while let Some(c) = chars.next() {
+            toks.push(match c {
+                '*' => {
+                    // Adjacent stars mean the same as one.
+                    if matches!(toks.last(), Some(Tok::Run)) {
+                        continue;
+                    }
+                    Tok::Run
+                }
+                '?' => Tok::One,
+                // A trailing backslash stands for itself.
+                '\\' => Tok::Lit(chars.next().unwrap_or('\\')),
+                c => Tok::Lit(c),
+            });
+        }
+        Glob(toks)
+    }
+
+    fn literal_prefix(&self) -> String {
+        self.0
+            .iter()
+            .map_while(|t| match t {
+                Tok::Lit(c) => Some(*c),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whole-name match; greedy with one backtrack point (the last `*`),
+    /// so O(name × pattern) at worst, never exponential.
+    fn matches(&self, name: &str) -> bool {
+        let s: Vec<char> = name.chars().collect();
+        let p = &self.0;
+        let (mut i, mut j) = (0usize, 0usize);
+        let mut star: Option<(usize, usize)> = None;
+        while i < s.len() {
+            match p.get(j) {
+                Some(Tok::Lit(c)) if *c == s[i] => {
+                    i += 1;
+                    j += 1;
+                }
+                Some(Tok::One) => {
+                    i += 1;
+                    j += 1;
+                }
+                Some(Tok::Run) => {
+                    star = Some((j, i));
+                    j += 1;
+                }
+                _ => match star {
+                    Some((sj, si)) => {
+                        j = sj + 1;
+                        i = si + 1;
+                        star = Some((sj, si + 1));
+                    }
+                    None => return false,
+                },
+            }
+        }
+        p[j..].iter().all(|t| matches!(t, Tok::Run))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(id: NodeId, names: &[&str]) -> Node {
+        Node {
+            id,
+            code: None,
+            description: None,
+            symbol_names: names.iter().map(|s| s.to_string()).collect(),
+            kind: None,
+            dependencies: Vec::new(),
+        }
+    }
+
+    fn sample() -> SymbolIndex {
+        let mut ix = SymbolIndex::new();
+        ix.insert(&node(1, &["arb:current-version"]));
+        ix.insert(&node(2, &["arb:reflog"]));
+        ix.insert(&node(17, &["arb:semantic-search"]));
+        ix.insert(&node(123, &["quicksort", "qsort"]));
+        ix.insert(&node(456, &["factorial", "fact"]));
+        ix.insert(&node(789, &["bubble-sort"]));
+        ix.insert(&node(900, &["arb:"]));
+        ix
+    }
+
+    fn ids(hits: &[SymbolHit]) -> Vec<NodeId> {
+        hits.iter().map(|h| h.id).collect()
+    }
+
+    fn search(ix: &SymbolIndex, p: &str, mode: &str) -> Vec<NodeId> {
+        ids(&ix
+            .search(p, SymbolMode::parse(mode).unwrap(), usize::MAX)
+            .unwrap())
+    }
+
+    #[test]
+    fn prefix_ranks_exact_then_shorter_then_id() {
+        let ix = sample();
+        // "arb:" itself is exact; then by length: reflog (10), current-version
+        // (19), semantic-search (19, larger id).
+        assert_eq!(search(&ix, "arb:", "prefix"), vec![900, 2, 1, 17]);
+        let hits = ix.search("arb:", SymbolMode::default(), 2).unwrap();
+        assert_eq!(ids(&hits), vec![900, 2]);
+        assert!(hits[0].exact && !hits[1].exact);
+        assert_eq!(search(&ix, "zzz", "prefix"), Vec::<NodeId>::new());
+        // The empty prefix lists every node.
+        assert_eq!(search(&ix, "", "prefix").len(), 7);
+    }
+
+    #[test]
+    fn exact_wildcard_regex() {
+        let ix = sample();
+        assert_eq!(search(&ix, "factorial", "exact"), vec![456]);
+        assert_eq!(search(&ix, "factoria", "exact"), Vec::<NodeId>::new());
+        assert_eq!(search(&ix, "quick*", "wildcard"), vec![123]);
+        assert_eq!(search(&ix, "*sort", "wildcard"), vec![123, 789]);
+        assert_eq!(search(&ix, "?sort", "wildcard"), vec![123]);
+        assert_eq!(search(&ix, "f*t", "wildcard"), vec![456]);
+        assert_eq!(search(&ix, "arb:*-*", "wildcard"), vec![1, 17]);
+        // The seed's example: names ending in "sort".
+        assert_eq!(search(&ix, "sort$", "regex"), vec![123, 789]);
+        assert_eq!(search(&ix, "^arb:re", "regex"), vec![2]);
+        assert_eq!(search(&ix, "^(fact|q)", "regex"), vec![456, 123]);
+    }
+
+    #[test]
+    fn wildcard_escapes_and_stars() {
+        let mut ix = SymbolIndex::new();
+        ix.insert(&node(1, &["let*"]));
+        ix.insert(&node(2, &["let"]));
+        ix.insert(&node(3, &["letrec"]));
+        ix.insert(&node(4, &["*global*"]));
+        assert_eq!(search(&ix, "let\\*", "wildcard"), vec![1]);
+        assert_eq!(search(&ix, "let*", "wildcard"), vec![2, 1, 3]);
+        assert_eq!(search(&ix, "\\**\\*", "wildcard"), vec![4]);
+        assert_eq!(search(&ix, "**", "wildcard"), vec![2, 1, 3, 4]);
+        assert_eq!(search(&ix, "l?t", "wildcard"), vec![2]);
+    }
+
+    #[test]
+    fn fuzzy_ranks_by_distance() {
+        let ix = sample();
+        // qsort is 1 edit from "qsrt"; quicksort is far.
+        assert_eq!(search(&ix, "qsrt", "fuzzy"), vec![123]);
+        let hits = ix
+            .search("factorail", SymbolMode::Fuzzy { max_distance: None }, 10)
+            .unwrap();
+        assert_eq!(ids(&hits), vec![456]);
+        assert_eq!(hits[0].name, "factorial");
+        assert_eq!(hits[0].distance, 2);
+        let hits = ix
+            .search("bubblesort", SymbolMode::Fuzzy { max_distance: Some(1) }, 10)
+            .unwrap();
+        assert_eq!(ids(&hits), vec![789]);
+        // Exact equality ranks first, distance 0.
+        let hits = ix
+            .search("fact", SymbolMode::Fuzzy { max_distance: Some(3) }, 10)
+            .unwrap();
+        assert_eq!(hits[0].id, 456);
+        assert!(hits[0].exact);
+    }
+
+    /// Fuzzy search with pruning agrees with a plain scan.
+    #[test]
+    fn fuzzy_matches_brute_force() {
+        let mut rng = 0x1234_5678_9abc_def0u64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let alphabet: Vec<char> = "abcde-é".chars().collect();
+        let mut ix = SymbolIndex::new();
+        let mut all = Vec::new();
+        for id in 0..2000u64 {
+            let len = 1 + (next() % 8) as usize;
+            let name: String = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            ix.insert(&node(id, &[name.as_str()]));
+            all.push((id, name));
+        }
+        for q in ["abc", "éa", "dddd", "a-b-c", "e", "abcdeabc"] {
+            for max in 0..4 {
+                let got = ix
+                    .search(q, SymbolMode::Fuzzy { max_distance: Some(max) }, usize::MAX)
+                    .unwrap();
+                let mut want: Vec<(bool, u32, usize, NodeId)> = all
+                    .iter()
+                    .filter_map(|(id, n)| {
+                        let d = levenshtein(q, n);
+                        (d <= max).then(|| (n != q, d, n.chars().count(), *id))
+                    })
+                    .collect();
+                want.sort();
+                let want: Vec<NodeId> = want.into_iter().map(|w| w.3).collect();
+                assert_eq!(ids(&got), want, "query {q} max {max}");
+            }
+        }
+    }
+
+    fn levenshtein(a: &str, b: &str) -> u32 {
+        let a: Vec<char> = a.chars().collect();
+        let b: Vec<char> = b.chars().collect();
+        let mut prev: Vec<u32> = (0..=b.len() as u32).collect();
+        for (i, ca) in a.iter().enumerate() {
+            let mut cur = vec![i as u32 + 1];
+            for (j, cb) in b.iter().enumerate() {
+                let v = (prev[j] + u32::from(ca != cb))
+                    .min(prev[j + 1] + 1)
+                    .min(cur[j] + 1);
+                cur.push(v);
+            }
+            prev = cur;
+        }
+        prev[b.len()]
+    }
+
+    #[test]
+    fn bad_and_hostile_patterns() {
+        let mut ix = sample();
+        let long_a = "a".repeat(5000);
+        ix.insert(&node(5000, &[long_a.as_str()]));
+        ix.insert(&node(5001, &[format!("{long_a}c").as_str()]));
+        let err = ix.search("(unclosed", SymbolMode::Regex, 10).unwrap_err();
+        assert_eq!(err.kind(), "invalid-pattern");
+        assert!(err.message().contains("regular expression"), "{err}");
+        // Nested stars on long names: linear-time engine, no blow-up.
+        assert_eq!(ix.search("(a*)*b", SymbolMode::Regex, 10).unwrap(), vec![]);
+        assert_eq!(
+            ids(&ix.search("^(a+)+c$", SymbolMode::Regex, 10).unwrap()),
+            vec![5001]
+        );
+        // Huge repetition counts exceed the size limit: an error, not a hang.
+        for p in ["a{1000000}", "(a{1000}){1000}", "\\w{50000}", "((((a{100}){100}){100}){100})"] {
+            let err = ix.search(p, SymbolMode::Regex, 10).unwrap_err();
+            assert_eq!(err.kind(), "invalid-pattern", "{p}");
+        }
+        let deep = format!("{}a{}", "(".repeat(500), ")".repeat(500));
+        assert!(ix.search(&deep, SymbolMode::Regex, 10).is_err());
+        let huge = "a".repeat(MAX_PATTERN_CHARS + 1);
+        assert!(ix.search(&huge, SymbolMode::Regex, 10).is_err());
+        assert!(ix.search(&huge, SymbolMode::Wildcard, 10).is_err());
+        assert!(ix.search(&huge, SymbolMode::Fuzzy { max_distance: None }, 10).is_err());
+        // Many stars against long names: quadratic at worst.
+        let stars = "*a".repeat(400) + "b";
+        assert_eq!(ix.search(&stars, SymbolMode::Wildcard, 10).unwrap(), vec![]);
+        // Fuzzy against very long names is cut off by the distance bound.
+        let hits = ix
+            .search(&"a".repeat(100), SymbolMode::Fuzzy { max_distance: Some(100) }, 10)
+            .unwrap();
+        assert!(hits.iter().all(|h| h.distance <= MAX_FUZZY_DISTANCE));
+    }
+
+    #[test]
+    fn insert_replace_remove() {
+        let mut ix = sample();
+        ix.insert(&node(123, &["quick-sort", "quick-sort", ""]));
+        assert_eq!(ix.names_of(123), &["quick-sort".to_string()]);
+        assert_eq!(search(&ix, "qsort", "exact"), Vec::<NodeId>::new());
+        assert_eq!(search(&ix, "quick-sort", "exact"), vec![123]);
+        ix.insert(&node(124, &["quick-sort"]));
+        assert_eq!(search(&ix, "quick-sort", "exact"), vec![123, 124]);
+        ix.apply(Some(&node(123, &[])), None);
+        assert_eq!(search(&ix, "quick-sort", "exact"), vec![124]);
+        ix.remove(124);
+        ix.remove(124);
+        assert_eq!(search(&ix, "quick", "prefix"), Vec::<NodeId>::new());
+        assert_eq!(ix.len(), 6);
+    }
+
+    #[test]
+    fn successor_and_prefixes() {
+        assert_eq!(successor("ab").as_deref(), Some("ac"));
+        assert_eq!(successor("a\u{d7ff}").as_deref(), Some("a\u{e000}"));
+        assert_eq!(successor("a\u{10ffff}").as_deref(), Some("b"));
+        assert_eq!(successor("\u{10ffff}"), None);
+        assert_eq!(anchored_literal_prefix("^arb:se"), "arb:se");
+        assert_eq!(anchored_literal_prefix("^abc*"), "ab");
+        assert_eq!(anchored_literal_prefix("^ab.c"), "ab");
+        assert_eq!(anchored_literal_prefix("^ab|cd"), "");
+        assert_eq!(anchored_literal_prefix("ab"), "");
+    }
+}
