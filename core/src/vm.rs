@@ -957,12 +957,17 @@ impl Vm {
                     Op::Inline(iop) => {
                         if iop.arity() == 2 && self.inline_ok & (1 << iop as u32) != 0 {
                             let len = self.stack.len();
-                            if let (Value::Int(x), Value::Int(y)) = (self.stack[len - 1], acc) {
-                                if let Some(r) = fixnum_op(iop, x, y) {
-                                    self.stack.truncate(len - 1);
-                                    acc = r;
-                                    continue;
-                                }
+                            let x = self.stack[len - 1];
+                            let r = match (iop, x, acc) {
+                                (Inline::EqP, _, _) => Some(Value::Bool(x.eq(acc))),
+                                (Inline::Cons, _, _) => Some(self.heap.cons(x, acc)),
+                                (_, Value::Int(p), Value::Int(q)) => fixnum_op(iop, p, q),
+                                _ => None,
+                            };
+                            if let Some(r) = r {
+                                self.stack.truncate(len - 1);
+                                acc = r;
+                                continue;
                             }
                         }
                         match self.inline_general(iop, pc, acc, &mut since_poll)? {
@@ -981,7 +986,12 @@ impl Vm {
                             }
                         }
                         self.stack.push(x);
-                        match self.inline_general(iop, pc, Value::Int(imm as i64), &mut since_poll)? {
+                        match self.inline_general(
+                            iop,
+                            pc,
+                            Value::Int(imm as i64),
+                            &mut since_poll,
+                        )? {
                             Some(v) => acc = v,
                             None => break,
                         }
@@ -990,11 +1000,15 @@ impl Vm {
                         let x = self.stack[fp + a as usize];
                         let y = self.stack[fp + b as usize];
                         if self.inline_ok & (1 << iop as u32) != 0 {
-                            if let (Value::Int(p), Value::Int(q)) = (x, y) {
-                                if let Some(r) = fixnum_op(iop, p, q) {
-                                    acc = r;
-                                    continue;
-                                }
+                            let r = match (iop, x, y) {
+                                (Inline::EqP, _, _) => Some(Value::Bool(x.eq(y))),
+                                (Inline::Cons, _, _) => Some(self.heap.cons(x, y)),
+                                (_, Value::Int(p), Value::Int(q)) => fixnum_op(iop, p, q),
+                                _ => None,
+                            };
+                            if let Some(r) = r {
+                                acc = r;
+                                continue;
                             }
                         }
                         self.stack.push(x);
@@ -1009,16 +1023,20 @@ impl Vm {
                             // The list primitives, without leaving the loop.
                             let r = match (iop, x) {
                                 (Inline::NullP, _) => Some(Value::Bool(matches!(x, Value::Null))),
-                                (Inline::Not, _) => Some(Value::Bool(matches!(x, Value::Bool(false)))),
+                                (Inline::Not, _) => {
+                                    Some(Value::Bool(matches!(x, Value::Bool(false))))
+                                }
                                 (Inline::ZeroP, Value::Int(i)) => Some(Value::Bool(i == 0)),
-                                (Inline::Car | Inline::Cdr | Inline::PairP, Value::Obj(r)) => match self.heap.get(r) {
-                                    Object::Pair(a, d) => Some(match iop {
-                                        Inline::Car => *a,
-                                        Inline::Cdr => *d,
-                                        _ => Value::Bool(true),
-                                    }),
-                                    _ => None,
-                                },
+                                (Inline::Car | Inline::Cdr | Inline::PairP, Value::Obj(r)) => {
+                                    match self.heap.get(r) {
+                                        Object::Pair(a, d) => Some(match iop {
+                                            Inline::Car => *a,
+                                            Inline::Cdr => *d,
+                                            _ => Value::Bool(true),
+                                        }),
+                                        _ => None,
+                                    }
+                                }
                                 _ => None,
                             };
                             if let Some(r) = r {
@@ -1053,7 +1071,13 @@ impl Vm {
     /// last in `acc`) but the fixnum fast path did not apply: run the
     /// primitive in full, or call whatever the name now holds. `None` means
     /// control moved (a call or a raise) and the loop must reload.
-    fn inline_general(&mut self, iop: Inline, pc: usize, acc: Value, since_poll: &mut u64) -> Result<Option<Value>, VmError> {
+    fn inline_general(
+        &mut self,
+        iop: Inline,
+        pc: usize,
+        acc: Value,
+        since_poll: &mut u64,
+    ) -> Result<Option<Value>, VmError> {
         self.pc = pc;
         self.acc = acc;
         if self.inline_ok & (1 << iop as u32) != 0 {
@@ -1085,7 +1109,12 @@ impl Vm {
     /// Recomputes which inline primitives still have their original global.
     pub fn refresh_inline(&mut self) {
         let mut ok = 0u32;
-        for (k, (&g, &p)) in self.inline_globals.iter().zip(self.inline_prims.iter()).enumerate() {
+        for (k, (&g, &p)) in self
+            .inline_globals
+            .iter()
+            .zip(self.inline_prims.iter())
+            .enumerate()
+        {
             if matches!(self.globals.values.get(g as usize), Some(Value::Prim(q)) if *q == p) {
                 ok |= 1 << k;
             }
