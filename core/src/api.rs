@@ -149,7 +149,10 @@ impl Engine {
             globals.syntax.insert(s, GlobalSyntax::Special(*sp));
         }
         let mut vm = Vm::new(Heap::new(), syms, globals, prims);
-        vm.inline_prims = INLINE_ORDER.iter().map(|(_, name)| vm.prims.id(name).unwrap_or(u32::MAX)).collect();
+        vm.inline_prims = INLINE_ORDER
+            .iter()
+            .map(|(_, name)| vm.prims.id(name).unwrap_or(u32::MAX))
+            .collect();
         vm.inline_globals = INLINE_ORDER
             .iter()
             .map(|(_, name)| {

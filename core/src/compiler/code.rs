@@ -128,11 +128,22 @@ pub enum Op {
     /// acc; guarded by the global still holding the primitive.
     Inline(Inline),
     /// Inline primitive on a frame slot and a small integer.
-    InlineLI { op: Inline, slot: u16, imm: i32 },
+    InlineLI {
+        op: Inline,
+        slot: u16,
+        imm: i32,
+    },
     /// Inline primitive on two frame slots.
-    InlineLL { op: Inline, a: u16, b: u16 },
+    InlineLL {
+        op: Inline,
+        a: u16,
+        b: u16,
+    },
     /// Unary inline primitive on a frame slot.
-    Inline1L { op: Inline, slot: u16 },
+    Inline1L {
+        op: Inline,
+        slot: u16,
+    },
     /// push a global (fused Global + Push)
     PushGlobal(u32),
     /// Collect arguments past the fixed ones into a list in slot n (entry of a variadic lambda).

@@ -1097,7 +1097,11 @@ impl<'a> Front<'a> {
                 let cmp = if matches!(v, Value::Obj(_) | Value::Float(_)) {
                     self.prim_call("eqv?", vec![Expr::Local(tmp, pos), Expr::Const(v)], pos)
                 } else {
-                    Expr::Inline(Inline::EqP, vec![Expr::Local(tmp, pos), Expr::Const(v)], pos)
+                    Expr::Inline(
+                        Inline::EqP,
+                        vec![Expr::Local(tmp, pos), Expr::Const(v)],
+                        pos,
+                    )
                 };
                 test = Expr::If(
                     Box::new(cmp),

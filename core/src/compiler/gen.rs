@@ -364,7 +364,11 @@ impl<'a> Gen<'a> {
         match args {
             [a] => self.plain_slot(a).map(|slot| Op::Inline1L { op, slot }),
             [a, Expr::Const(Value::Int(i))] if *i >= i32::MIN as i64 && *i <= i32::MAX as i64 => {
-                self.plain_slot(a).map(|slot| Op::InlineLI { op, slot, imm: *i as i32 })
+                self.plain_slot(a).map(|slot| Op::InlineLI {
+                    op,
+                    slot,
+                    imm: *i as i32,
+                })
             }
             [a, b] => match (self.plain_slot(a), self.plain_slot(b)) {
                 (Some(a), Some(b)) => Some(Op::InlineLL { op, a, b }),
