@@ -81,7 +81,10 @@ impl Default for Indexes {
 impl Indexes {
     /// Empty indexes with the built-in embedder and default settings.
     pub fn new() -> Self {
-        Self::with_embedder(Box::new(HashingEmbedder::default()), SemanticConfig::default())
+        Self::with_embedder(
+            Box::new(HashingEmbedder::default()),
+            SemanticConfig::default(),
+        )
     }
 
     /// Empty indexes whose semantic index uses `embedder` (a host's model).

@@ -1,0 +1,259 @@
+//! Embeddings: text → a fixed-length vector whose cosine similarity with
+//! another text's vector says how alike their meanings are.
+//!
+//! A host may plug in a real model through `Embedder`. The built-in
+//! `HashingEmbedder` needs no model and no network: it hashes lexical
+//! features into a fixed number of dimensions ("feature hashing"). It knows
+//! no synonyms, but it does relate texts that share words or characters,
+//! in any script:
+//!
+//! - Words of alphabetic scripts (split at anything not a letter or digit,
+//!   so `bubble-sort` is two words): the lowercased word with a light
+//!   English suffix stemming (`sorting`, `sorted`, `sorts` → `sort`), plus
+//!   its character trigrams at a lower weight, which relate compounds and
+//!   typos (`quicksort` ~ `quick sort`). A few English function words are
+//!   skipped.
+//! - CJK text (Han, kana, Hangul), which has no spaces between words:
+//!   every character (unigram) and every pair of adjacent characters
+//!   (bigram). Most Chinese words are one or two characters, so shared
+//!   bigrams are mostly shared words: "排序算法" shares 排序 and 算法 with
+//!   "归并排序算法" and 排序 with "快速排序实现".
+//!
+//! Each feature is hashed (FNV-1a, fixed so vectors are the same on every
+//! platform and release) to a dimension and a sign; the sign makes
+//! collisions cancel out on average instead of adding up. The vector is
+//! L2-normalised.
+
+/// Text → vector. Vectors from one embedder must all have length `dim()`.
+/// They need not be normalised; the semantic index normalises them.
+pub trait Embedder {
+    fn dim(&self) -> usize;
+    fn embed(&self, text: &str) -> Vec<f32>;
+}
+
+/// The built-in model-free embedder (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct HashingEmbedder {
+    dim: usize,
+}
+
+/// 256 dimensions: a description yields tens of features, so two unrelated
+/// descriptions rarely collide, and a vector stays at 1 KiB.
+pub const DEFAULT_DIM: usize = 256;
+
+const WORD_WEIGHT: f32 = 1.0;
+/// Shared among a word's trigrams, so a long word does not outweigh a short
+/// one: the trigram part of a word has about this norm.
+const TRIGRAM_WEIGHT: f32 = 0.5;
+const CJK_UNIGRAM_WEIGHT: f32 = 0.5;
+const CJK_BIGRAM_WEIGHT: f32 = 1.0;
+
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "of", "on",
+    "or", "that", "the", "this", "to", "with",
+];
+
+impl Default for HashingEmbedder {
+    fn default() -> Self {
+        HashingEmbedder { dim: DEFAULT_DIM }
+    }
+}
+
+impl HashingEmbedder {
+    /// An embedder with `dim` dimensions (at least 1).
+    pub fn new(dim: usize) -> Self {
+        HashingEmbedder { dim: dim.max(1) }
+    }
+
+    fn add(&self, v: &mut [f32], tag: u8, feature: &str, weight: f32) {
+        let h = hash(tag, feature);
+        let slot = (h % self.dim as u64) as usize;
+        let sign = if h >> 63 == 0 { 1.0 } else { -1.0 };
+        v[slot] += sign * weight;
+    }
+
+    fn add_word(&self, v: &mut [f32], word: &str) {
+        if STOP_WORDS.contains(&word) {
+            return;
+        }
+        let stem = stem(word);
+        self.add(v, b'w', stem, WORD_WEIGHT);
+        let padded: Vec<char> = std::iter::once('<')
+            .chain(stem.chars())
+            .chain(std::iter::once('>'))
+            .collect();
+        if padded.len() > 4 {
+            let n = padded.len() - 2;
+            let w = TRIGRAM_WEIGHT / (n as f32).sqrt();
+            let mut buf = String::new();
+            for t in padded.windows(3) {
+                buf.clear();
+                buf.extend(t);
+                self.add(v, b't', &buf, w);
+            }
+        }
+    }
+
+    fn add_cjk_run(&self, v: &mut [f32], run: &[char]) {
+        let mut buf = String::new();
+        for &c in run {
+            buf.clear();
+            buf.push(c);
+            self.add(v, b'u', &buf, CJK_UNIGRAM_WEIGHT);
+        }
+        for pair in run.windows(2) {
+            buf.clear();
+            buf.extend(pair);
+            self.add(v, b'b', &buf, CJK_BIGRAM_WEIGHT);
+        }
+    }
+}
+
+impl Embedder for HashingEmbedder {
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn embed(&self, text: &str) -> Vec<f32> {
+        let mut v = vec![0.0f32; self.dim];
+        let mut word = String::new();
+        let mut cjk: Vec<char> = Vec::new();
+        for c in text.chars().flat_map(char::to_lowercase) {
+            if is_cjk(c) {
+                if !word.is_empty() {
+                    self.add_word(&mut v, &word);
+                    word.clear();
+                }
+                cjk.push(c);
+            } else {
+                if !cjk.is_empty() {
+                    self.add_cjk_run(&mut v, &cjk);
+                    cjk.clear();
+                }
+                if c.is_alphanumeric() {
+                    word.push(c);
+                } else if !word.is_empty() {
+                    self.add_word(&mut v, &word);
+                    word.clear();
+                }
+            }
+        }
+        if !word.is_empty() {
+            self.add_word(&mut v, &word);
+        }
+        if !cjk.is_empty() {
+            self.add_cjk_run(&mut v, &cjk);
+        }
+        normalize(&mut v);
+        v
+    }
+}
+
+/// Scales `v` to unit length; leaves a zero vector as it is.
+pub fn normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 && norm.is_finite() {
+        for x in v.iter_mut() {
+            *x /= norm;
+        }
+    }
+}
+
+/// Scripts written without spaces between words.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF        // Hiragana, Katakana
+        | 0x31F0..=0x31FF      // Katakana phonetic extensions
+        | 0x3400..=0x4DBF      // CJK extension A
+        | 0x4E00..=0x9FFF      // CJK unified ideographs
+        | 0xAC00..=0xD7AF      // Hangul syllables
+        | 0xF900..=0xFAFF      // CJK compatibility ideographs
+        | 0x20000..=0x3134F    // CJK extensions B–G
+    )
+}
+
+/// A light English suffix stripper: enough to make `sort`, `sorts`,
+/// `sorted` and `sorting` one feature, conservative enough to leave short
+/// words alone.
+fn stem(word: &str) -> &str {
+    let n = word.len();
+    if !word.is_ascii() {
+        return word;
+    }
+    for (suffix, min_len) in [("ing", 6), ("ed", 5), ("es", 5), ("s", 4)] {
+        if n >= min_len && word.ends_with(suffix) {
+            if suffix == "s" && word.ends_with("ss") {
+                return word;
+            }
+            return &word[..n - suffix.len()];
+        }
+    }
+    word
+}
+
+/// FNV-1a 64 of a tag byte and the feature, finished with a mixing step so
+/// that the low bits (the slot) and the top bit (the sign) are both well
+/// spread. Fixed here rather than std's hasher, whose output may change.
+pub(crate) fn hash(tag: u8, s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in std::iter::once(&tag).chain(s.as_bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    // splitmix64's finaliser.
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cos(a: &[f32], b: &[f32]) -> f32 {
+        a.iter().zip(b).map(|(x, y)| x * y).sum()
+    }
+
+    #[test]
+    fn unit_length_and_stable() {
+        let e = HashingEmbedder::default();
+        let v = e.embed("Quick sort, 快速排序");
+        assert_eq!(v.len(), DEFAULT_DIM);
+        assert!((cos(&v, &v) - 1.0).abs() < 1e-5);
+        assert_eq!(v, e.embed("quick SORT 快速排序"));
+        // No features: the zero vector.
+        assert!(e.embed("").iter().all(|&x| x == 0.0));
+        assert!(e.embed(" ,;- the ").iter().all(|&x| x == 0.0));
+        // A fixed hash: the same slot on every platform and release.
+        assert_eq!(hash(b'w', "sort"), hash(b'w', "sort"));
+        assert_ne!(hash(b'w', "sort"), hash(b'b', "sort"));
+    }
+
+    #[test]
+    fn related_texts_are_closer() {
+        let e = HashingEmbedder::default();
+        let q = e.embed("sorting algorithm");
+        let a = e.embed("a sort algorithm on lists");
+        let b = e.embed("parse JSON documents");
+        assert!(cos(&q, &a) > 0.4, "{}", cos(&q, &a));
+        assert!(cos(&q, &a) > cos(&q, &b) + 0.3);
+        let q = e.embed("排序算法");
+        let a = e.embed("归并排序算法");
+        let b = e.embed("读取配置文件");
+        assert!(cos(&q, &a) > 0.4);
+        assert!(cos(&q, &a) > cos(&q, &b) + 0.3);
+    }
+
+    #[test]
+    fn stems() {
+        assert_eq!(stem("sorting"), "sort");
+        assert_eq!(stem("sorted"), "sort");
+        assert_eq!(stem("sorts"), "sort");
+        assert_eq!(stem("class"), "class");
+        assert_eq!(stem("is"), "is");
+        assert_eq!(stem("algorithms"), "algorithm");
+        assert_eq!(stem("trié"), "trié");
+    }
+}
