@@ -10,4 +10,5 @@
 //! go out and come in as bytes.
 
 pub mod index;
+pub mod forest;
 pub mod node;

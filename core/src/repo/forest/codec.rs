@@ -8,8 +8,8 @@
 //! varints, trailing bytes), so a blob's name really names its content.
 
 use super::{Hash, Op, ReflogKind, Timestamp};
-use crate::repo::node::{Node, NodeId, VersionId};
 use crate::repo::forest::NodeChanges;
+use crate::repo::node::{Node, NodeId, VersionId};
 
 /// Bumped whenever an encoding changes.
 pub(crate) const FORMAT_VERSION: u8 = 1;
