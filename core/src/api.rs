@@ -241,6 +241,10 @@ impl Engine {
         };
         let mut last = Value::Unspecified;
         let mut error = None;
+        // A limit that ends the evaluation undoes all of it: globals, global
+        // syntax and every older object it changed are put back.
+        let syntax_before = self.vm.globals.syntax.clone();
+        self.vm.begin_evaluation();
         let mut queue: std::collections::VecDeque<Syn> = forms.into();
         while let Some(form) = queue.pop_front() {
             match self.vm.toplevel_begin(&form) {
@@ -278,6 +282,19 @@ impl Engine {
                     break;
                 }
             }
+        }
+        let hit_limit = error.as_ref().is_some_and(|e: &EvalError| {
+            matches!(
+                e.kind,
+                ErrorKind::StepLimit | ErrorKind::MemoryLimit | ErrorKind::Interrupted
+            )
+        });
+        if hit_limit {
+            self.vm.rollback_evaluation();
+            self.vm.globals.syntax = syntax_before;
+            self.vm.collect_garbage();
+        } else {
+            self.vm.commit_evaluation();
         }
         let value = if error.is_some() || matches!(last, Value::Unspecified) {
             None

@@ -32,6 +32,14 @@ pub struct Heap {
     /// template shared by many closures is traced once per collection.
     mark_stamp: u32,
     pub collections: u64,
+    /// Evaluation stamp of each slot: when it was allocated, or first
+    /// mutated and saved, during the current evaluation.
+    births: Vec<u32>,
+    epoch: u32,
+    /// Objects that existed before the current evaluation, as they were
+    /// before it first changed them (see `begin_evaluation`).
+    journal: Vec<(Ref, Object)>,
+    journaling: bool,
 }
 
 /// A memory cap would be exceeded.
@@ -57,6 +65,10 @@ impl Heap {
             gc_threshold: 4 << 20,
             mark_stamp: 0,
             collections: 0,
+            births: Vec::new(),
+            epoch: 0,
+            journal: Vec::new(),
+            journaling: false,
         }
     }
 
@@ -74,10 +86,12 @@ impl Heap {
             };
             self.free_head = next;
             self.objects[r as usize] = obj;
+            self.births[r as usize] = self.epoch;
             r
         } else {
             self.objects.push(obj);
             self.marks.push(false);
+            self.births.push(self.epoch);
             (self.objects.len() - 1) as Ref
         };
         Value::Obj(r)
@@ -121,12 +135,53 @@ impl Heap {
         }
     }
 
+    /// Mutable access. The first change during an evaluation to an object
+    /// that existed before it saves the object, so a failed evaluation can
+    /// be undone (`rollback`).
     #[inline]
     pub fn obj_mut(&mut self, v: Value) -> Option<&mut Object> {
         match v {
-            Value::Obj(r) => Some(&mut self.objects[r as usize]),
+            Value::Obj(r) => {
+                let i = r as usize;
+                if self.journaling && self.births[i] != self.epoch {
+                    self.save(r);
+                }
+                Some(&mut self.objects[i])
+            }
             _ => None,
         }
+    }
+
+    #[cold]
+    fn save(&mut self, r: Ref) {
+        let copy = self.objects[r as usize].clone();
+        self.bytes += copy.size();
+        self.journal.push((r, copy));
+        self.births[r as usize] = self.epoch;
+    }
+
+    /// Starts an evaluation whose changes to existing objects can be undone.
+    pub fn begin_evaluation(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        self.journal.clear();
+        self.journaling = true;
+    }
+
+    /// Ends the evaluation, keeping its changes.
+    pub fn commit_evaluation(&mut self) {
+        self.journal.clear();
+        self.journal.shrink_to(64);
+        self.journaling = false;
+    }
+
+    /// Ends the evaluation, putting back every object it changed. Objects it
+    /// created become unreachable (nothing older refers to them any more)
+    /// and are reclaimed by the next collection.
+    pub fn rollback_evaluation(&mut self) {
+        for (r, obj) in self.journal.drain(..).rev() {
+            self.objects[r as usize] = obj;
+        }
+        self.journaling = false;
     }
 
     pub fn list(&mut self, items: &[Value]) -> Value {
@@ -161,6 +216,20 @@ impl Heap {
         let mut stack: Vec<Ref> = Vec::new();
         let mut tstack: Vec<Rc<Template>> = Vec::new();
         for v in roots {
+            self.push_value(v, &mut stack);
+        }
+        // Saved objects keep what they referred to alive: a rollback may
+        // make it reachable again.
+        let saved: Vec<Value> = self
+            .journal
+            .iter()
+            .flat_map(|(r, o)| {
+                let mut kids = vec![Value::Obj(*r)];
+                kids.extend(children(o, &mut tstack));
+                kids
+            })
+            .collect();
+        for v in saved {
             self.push_value(v, &mut stack);
         }
         for t in templates {
@@ -200,52 +269,7 @@ impl Heap {
     }
 
     fn trace(&mut self, r: Ref, stack: &mut Vec<Ref>, tstack: &mut Vec<Rc<Template>>) {
-        // Children are gathered first so `self` can be borrowed mutably to mark them.
-        let mut kids: Vec<Value> = Vec::new();
-        match &self.objects[r as usize] {
-            Object::Pair(a, d) => {
-                kids.push(*a);
-                kids.push(*d);
-            }
-            Object::Vector(v) | Object::Values(v) | Object::CaseLambda(v) => {
-                kids.extend_from_slice(v)
-            }
-            Object::Closure(c) => {
-                kids.extend_from_slice(&c.free);
-                tstack.push(c.template.clone());
-            }
-            Object::Box(v) => kids.push(*v),
-            Object::Continuation(k) => {
-                kids.extend_from_slice(&k.stack);
-                kids.push(k.winders);
-                kids.push(k.handlers);
-                for f in &k.frames {
-                    kids.push(f.closure);
-                    tstack.push(f.template.clone());
-                }
-            }
-            Object::Record(t, f) => {
-                kids.push(*t);
-                kids.extend_from_slice(f);
-            }
-            Object::Promise { value, .. } => kids.push(*value),
-            Object::Parameter { value, converter } => {
-                kids.push(*value);
-                kids.push(*converter);
-            }
-            Object::Error(e) => {
-                kids.push(e.message);
-                kids.push(e.irritants);
-            }
-            Object::Free(_)
-            | Object::Str(_)
-            | Object::Bytevector(_)
-            | Object::Big(_)
-            | Object::Rat(_)
-            | Object::RecordType(_)
-            | Object::Port(_)
-            | Object::Environment => {}
-        }
+        let kids = children(&self.objects[r as usize], tstack);
         for v in kids {
             self.push_value(v, stack);
         }
@@ -273,6 +297,7 @@ impl Heap {
         if end < self.objects.len() {
             self.objects.truncate(end);
             self.marks.truncate(end);
+            self.births.truncate(end);
             // Rebuild the free list over the remaining slots.
             free_head = NO_FREE;
             for i in (0..end).rev() {
@@ -284,6 +309,7 @@ impl Heap {
             if self.objects.capacity() > 2 * end + 1024 {
                 self.objects.shrink_to(end + end / 2);
                 self.marks.shrink_to(end + end / 2);
+                self.births.shrink_to(end + end / 2);
             }
         }
         self.free_head = free_head;
@@ -292,4 +318,52 @@ impl Heap {
         self.gc_threshold = (live * 2).max(4 << 20);
         self.wants_gc = false;
     }
+}
+
+/// The values an object refers to; templates it holds go to `tstack`.
+fn children(obj: &Object, tstack: &mut Vec<Rc<Template>>) -> Vec<Value> {
+    let mut kids: Vec<Value> = Vec::new();
+    match obj {
+        Object::Pair(a, d) => {
+            kids.push(*a);
+            kids.push(*d);
+        }
+        Object::Vector(v) | Object::Values(v) | Object::CaseLambda(v) => kids.extend_from_slice(v),
+        Object::Closure(c) => {
+            kids.extend_from_slice(&c.free);
+            tstack.push(c.template.clone());
+        }
+        Object::Box(v) => kids.push(*v),
+        Object::Continuation(k) => {
+            kids.extend_from_slice(&k.stack);
+            kids.push(k.winders);
+            kids.push(k.handlers);
+            for f in &k.frames {
+                kids.push(f.closure);
+                tstack.push(f.template.clone());
+            }
+        }
+        Object::Record(t, f) => {
+            kids.push(*t);
+            kids.extend_from_slice(f);
+        }
+        Object::Promise { value, .. } => kids.push(*value),
+        Object::Parameter { value, converter } => {
+            kids.push(*value);
+            kids.push(*converter);
+        }
+        Object::Error(e) => {
+            kids.push(e.message);
+            kids.push(e.irritants);
+        }
+        Object::Free(_)
+        | Object::Str(_)
+        | Object::Bytevector(_)
+        | Object::Big(_)
+        | Object::Rat(_)
+        | Object::RecordType(_)
+        | Object::Port(_)
+        | Object::Environment => {}
+    }
+    kids
 }

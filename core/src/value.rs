@@ -58,12 +58,14 @@ impl Value {
 
 /// A closure: code plus the values of its free variables (flat closure).
 /// A captured variable that is assigned somewhere is shared through a `Box`.
+#[derive(Clone)]
 pub struct Closure {
     pub template: Rc<Template>,
     pub free: Box<[Value]>,
 }
 
 /// A captured continuation: a copy of the VM's stacks and dynamic state.
+#[derive(Clone)]
 pub struct Continuation {
     pub stack: Vec<Value>,
     pub frames: Vec<crate::vm::Frame>,
@@ -83,18 +85,21 @@ pub enum ErrorObjectKind {
     File,
 }
 
+#[derive(Clone)]
 pub struct ErrorObject {
     pub kind: ErrorObjectKind,
     pub message: Value,
     pub irritants: Value,
 }
 
+#[derive(Clone)]
 pub struct RecordType {
     pub name: Sym,
     pub fields: Vec<Sym>,
 }
 
 /// A string port. Input ports read `chars` from `pos`; output ports append.
+#[derive(Clone)]
 pub struct Port {
     pub input: bool,
     pub textual: bool,
@@ -106,6 +111,7 @@ pub struct Port {
     pub console: bool,
 }
 
+#[derive(Clone)]
 pub enum Object {
     /// A free slot; the number is the next free slot (or `u32::MAX`).
     Free(u32),

@@ -65,6 +65,11 @@ pub struct Vm {
     pub inline_globals: Vec<u32>,
     /// Bit k set: inline op k may take its fast path (its global is intact).
     pub inline_ok: u32,
+    /// Globals the current evaluation changed, with their values before it,
+    /// and per global the evaluation that saved it last.
+    saved_globals: Vec<(u32, Value)>,
+    global_stamps: Vec<u32>,
+    eval_stamp: u32,
     /// Globals holding prelude procedures the VM calls itself.
     pub raise_global: Option<u32>,
     pub invoke_k_global: Option<u32>,
@@ -127,6 +132,9 @@ impl Vm {
             inline_prims: Vec::new(),
             inline_globals: Vec::new(),
             inline_ok: 0,
+            saved_globals: Vec::new(),
+            global_stamps: Vec::new(),
+            eval_stamp: 0,
             raise_global: None,
             invoke_k_global: None,
             halt: halt.clone(),
@@ -224,6 +232,7 @@ impl Vm {
         roots.push(self.closure);
         roots.push(self.winders);
         roots.push(self.handlers);
+        roots.extend(self.saved_globals.iter().map(|(_, v)| *v));
         for f in &self.frames {
             roots.push(f.closure);
         }
@@ -894,11 +903,13 @@ impl Vm {
                             self.raise_fault(Fault::Error(msg, vec![]))?;
                             break;
                         }
+                        self.save_global(g);
                         self.globals.values[g as usize] = acc;
                         acc = Value::Unspecified;
                         self.note_global_write(g);
                     }
                     Op::DefineGlobal(g) => {
+                        self.save_global(g);
                         self.globals.values[g as usize] = acc;
                         acc = Value::Unspecified;
                         self.note_global_write(g);
@@ -1097,6 +1108,41 @@ impl Vm {
         self.count_step(since_poll)?;
         self.call(n, false)?;
         Ok(None)
+    }
+
+    /// Saves a global's value before the current evaluation first changes it.
+    #[inline]
+    fn save_global(&mut self, g: u32) {
+        let i = g as usize;
+        if i >= self.global_stamps.len() {
+            self.global_stamps
+                .resize(self.globals.values.len().max(i + 1), 0);
+        }
+        if self.global_stamps[i] != self.eval_stamp {
+            self.global_stamps[i] = self.eval_stamp;
+            self.saved_globals.push((g, self.globals.values[i]));
+        }
+    }
+
+    /// Starts an evaluation that can be undone as a whole.
+    pub fn begin_evaluation(&mut self) {
+        self.eval_stamp = self.eval_stamp.wrapping_add(1);
+        self.saved_globals.clear();
+        self.heap.begin_evaluation();
+    }
+
+    pub fn commit_evaluation(&mut self) {
+        self.saved_globals.clear();
+        self.heap.commit_evaluation();
+    }
+
+    /// Puts back every global and every older object the evaluation changed.
+    pub fn rollback_evaluation(&mut self) {
+        for (g, v) in self.saved_globals.drain(..).rev() {
+            self.globals.values[g as usize] = v;
+        }
+        self.heap.rollback_evaluation();
+        self.refresh_inline();
     }
 
     #[inline]

@@ -18,7 +18,8 @@ fn engine(steps: u64, memory: usize) -> Engine {
 #[test]
 fn infinite_loop_ends_at_the_step_budget() {
     let mut e = engine(100_000, 64 << 20);
-    let r = e.eval("(define x 1) (let loop () (loop))");
+    assert!(e.eval("(define x 1)").error.is_none());
+    let r = e.eval("(let loop () (loop))");
     let err = r.error.expect("an error");
     assert_eq!(err.kind, ErrorKind::StepLimit, "{err:?}");
     assert!(err.message.contains("step limit"), "{}", err.message);
@@ -95,4 +96,52 @@ fn cyclic_garbage_is_reclaimed() {
          (let loop ((i 0)) (if (< i 300000) (begin (make) (let ((l (list 1 2))) (set-cdr! (cdr l) l)) (loop (+ i 1))) 'done))",
     );
     assert_eq!(r.value.as_deref(), Some("done"), "{:?}", r.error);
+}
+
+#[test]
+fn a_limit_undoes_the_whole_evaluation() {
+    for (steps, memory, tail) in [
+        (1_000_000, 64 << 20, "(let loop () (loop))"),
+        (u64::MAX, 32 << 20, "(let loop ((l '())) (loop (cons 1 l)))"),
+    ] {
+        let mut e = engine(steps, memory);
+        let setup = e.eval(
+            "(define x 1) (define v (vector 1 2 3)) (define p (list 'a 'b))
+             (define c (let ((n 0)) (lambda () (set! n (+ n 1)) n)))",
+        );
+        assert!(setup.error.is_none(), "{:?}", setup.error);
+        let src = format!(
+            "(set! x 99) (vector-set! v 0 'changed) (set-car! p 'z) (c) (c) (define y 5)
+             (define-syntax foo (syntax-rules () ((_) 1))) (define (car x) 'mine) {tail}"
+        );
+        let r = e.eval(&src);
+        let kind = r.error.expect("a limit error").kind;
+        assert!(
+            matches!(kind, ErrorKind::StepLimit | ErrorKind::MemoryLimit),
+            "{kind:?}"
+        );
+        let after = e.eval("(list x v p (c) (car '(1 2)))");
+        assert_eq!(
+            after.value.as_deref(),
+            Some("(1 #(1 2 3) (a b) 1 1)"),
+            "{:?}",
+            after.error
+        );
+        let y = e.eval("y").error.expect("y is gone");
+        assert!(y.message.contains("unbound variable: y"), "{}", y.message);
+        let foo = e.eval("(foo)").error.expect("foo is gone");
+        assert!(
+            foo.message.contains("unbound variable: foo"),
+            "{}",
+            foo.message
+        );
+    }
+}
+
+#[test]
+fn an_ordinary_error_keeps_what_ran_before_it() {
+    let mut e = engine(u64::MAX, 64 << 20);
+    let r = e.eval("(define kept 1) (car '())");
+    assert!(r.error.is_some());
+    assert_eq!(e.eval("kept").value.as_deref(), Some("1"));
 }
