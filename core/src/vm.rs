@@ -186,9 +186,14 @@ impl Vm {
     }
 
     /// The position of the innermost user code and a short backtrace.
+    /// The position of the innermost user code and a short backtrace:
+    /// innermost first, repeated frames (deep recursion) folded into one
+    /// line with a count, at most `MAX_BACKTRACE` lines.
     fn where_(&self) -> (Option<Pos>, Vec<String>) {
+        const MAX_BACKTRACE: usize = 12;
         let mut pos = None;
-        let mut bt = Vec::new();
+        // (template, position, count) runs: equal frames fold into one.
+        let mut runs: Vec<(Rc<Template>, Option<Pos>, usize)> = Vec::new();
         let mut visit = |t: &Rc<Template>, pc: usize| {
             if t.internal {
                 return;
@@ -197,26 +202,37 @@ impl Vm {
             if pos.is_none() {
                 pos = p;
             }
-            if bt.len() < 20 {
-                let name = match t.name {
-                    Some(n) => self.syms.name(n).to_string(),
-                    None => {
-                        if t.pos.is_known() {
-                            "anonymous procedure".to_string()
-                        } else {
-                            "top level".to_string()
-                        }
-                    }
-                };
-                match p {
-                    Some(p) if p.is_known() => bt.push(format!("{name} ({}:{})", p.line, p.col)),
-                    _ => bt.push(name),
-                }
+            match runs.last_mut() {
+                Some((rt, lp, n)) if Rc::ptr_eq(rt, t) && *lp == p => *n += 1,
+                _ => runs.push((t.clone(), p, 1)),
             }
         };
         visit(&self.tmpl, self.pc);
         for f in self.frames.iter().rev() {
             visit(&f.template, f.pc as usize);
+        }
+        let total = runs.len();
+        let mut bt: Vec<String> = runs
+            .into_iter()
+            .take(MAX_BACKTRACE)
+            .map(|(t, p, n)| {
+                let name = match t.name {
+                    Some(n) => self.syms.name(n).to_string(),
+                    None if t.pos.is_known() => "anonymous procedure".to_string(),
+                    None => "top level".to_string(),
+                };
+                let mut line = match p {
+                    Some(p) if p.is_known() => format!("{name} ({}:{})", p.line, p.col),
+                    _ => name,
+                };
+                if n > 1 {
+                    line.push_str(&format!(" [{n} frames]"));
+                }
+                line
+            })
+            .collect();
+        if total > MAX_BACKTRACE {
+            bt.push(format!("... {} more", total - MAX_BACKTRACE));
         }
         (pos, bt)
     }
