@@ -1,0 +1,3 @@
+(define (fact n) (if (= n 0) 1 (* n (fact (- n 1)))))
+(define (digits n) (string-length (number->string n)))
+(display (let loop ((i 0) (s 0)) (if (= i 20) s (loop (+ i 1) (+ s (digits (fact 1000))))))) (newline)
