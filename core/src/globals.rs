@@ -19,6 +19,8 @@ pub struct Globals {
     pub names: Vec<Sym>,
     by_sym: Vec<u32>,
     pub syntax: BTreeMap<Sym, GlobalSyntax>,
+    /// Names of libraries defined with `define-library` ("name part ...").
+    pub libraries: std::collections::BTreeSet<String>,
 }
 
 const NONE: u32 = u32::MAX;

@@ -144,10 +144,11 @@ impl<'a> Front<'a> {
                 form = self.expand(&m, &form, &None, *pos)?;
                 continue;
             }
-            return Ok(match self.special(head, &None) {
-                Some(Special::Begin) => Some(items[1..].to_vec()),
-                _ => None,
-            });
+            return match self.special(head, &None) {
+                Some(Special::Begin) => Ok(Some(items[1..].to_vec())),
+                Some(Special::DefineLibrary) => self.define_library(&items[1..], *pos).map(Some),
+                _ => Ok(None),
+            };
         }
     }
 
@@ -594,7 +595,7 @@ impl<'a> Front<'a> {
                 }
                 Ok(Expr::Const(Value::Unspecified))
             }
-            Special::DefineLibrary => err("define-library is not supported yet", pos),
+            Special::DefineLibrary => err("define-library is only allowed at the top level", pos),
             Special::SyntaxError => {
                 let msg = match args.first() {
                     Some(Syn::Atom(Atom::Str(s), _)) => s.to_string(),
@@ -1477,8 +1478,88 @@ impl<'a> Front<'a> {
     }
 
     fn library_known(&self, spec: &Syn) -> bool {
-        self.library_name(spec)
-            .is_some_and(|n| crate::builtins::LIBRARIES.contains(&n.as_str()))
+        self.library_name(spec).is_some_and(|n| {
+            crate::builtins::LIBRARIES.contains(&n.as_str()) || self.globals.libraries.contains(&n)
+        })
+    }
+
+    /// `(define-library name decl ...)`: the library's imports are checked,
+    /// its name registered for later `import`s, and its body (the `begin`
+    /// declarations) returned to run at top level. Exported renames become
+    /// definitions of the outside name. There is one global environment:
+    /// a library's internal definitions are visible globally too.
+    fn define_library(&mut self, args: &[Syn], pos: Pos) -> R<Vec<Syn>> {
+        let Some((name, decls)) = args.split_first() else {
+            return err("define-library needs a name", pos);
+        };
+        let Some(lib) = self.library_name(name) else {
+            return err(
+                "define-library: the name must be a list of identifiers and integers",
+                name.pos(),
+            );
+        };
+        let mut body = Vec::new();
+        let mut renames = Vec::new();
+        for d in decls {
+            let Some(parts) = d.as_list().filter(|p| !p.is_empty()) else {
+                return err(
+                    "define-library: expected (export ...), (import ...) or (begin ...)",
+                    d.pos(),
+                );
+            };
+            let head = match &parts[0] {
+                Syn::Sym(id, _) => self.name(id.sym),
+                _ => String::new(),
+            };
+            match head.as_str() {
+                "export" => {
+                    for e in &parts[1..] {
+                        match e {
+                            Syn::Sym(..) => {}
+                            Syn::List(items, None, p) if items.len() == 3 => {
+                                // (rename inner outer)
+                                let outer = items[2].clone();
+                                let inner = items[1].clone();
+                                let def = self.known.define_alias.clone();
+                                renames.push(Syn::list(vec![Syn::Sym(def, *p), outer, inner], *p));
+                            }
+                            other => return err("define-library: bad export spec", other.pos()),
+                        }
+                    }
+                }
+                "import" => {
+                    for spec in &parts[1..] {
+                        self.check_import(spec)?;
+                    }
+                }
+                "begin" => body.extend(parts[1..].iter().cloned()),
+                "include" | "include-ci" | "include-library-declarations" => {
+                    return err(
+                        format!("{head} is not available: Arbores reads no files"),
+                        d.pos(),
+                    )
+                }
+                "cond-expand" => {
+                    for f in self.cond_expand(&parts[1..], d.pos())? {
+                        if let Some(inner) = f.as_list() {
+                            if matches!(inner.first(), Some(Syn::Sym(id, _)) if self.name(id.sym) == "begin")
+                            {
+                                body.extend(inner[1..].iter().cloned());
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    return err(
+                        format!("define-library: unknown declaration '{head}'"),
+                        d.pos(),
+                    )
+                }
+            }
+        }
+        self.globals.libraries.insert(lib);
+        body.extend(renames);
+        Ok(body)
     }
 
     fn check_import(&mut self, spec: &Syn) -> R<()> {
