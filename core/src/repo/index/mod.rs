@@ -140,3 +140,171 @@ impl Indexes {
         self.semantic.maintain();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::repo::node::NodeId;
+
+    /// Deterministic xorshift64.
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    const NAMES: &[&str] = &[
+        "sort", "qsort", "quick", "fact", "arb:x", "map", "fold", "list-ref",
+    ];
+    const DESCS: &[&str] = &[
+        "快速排序实现",
+        "归并排序算法",
+        "计算阶乘",
+        "sort a list",
+        "fold over a tree",
+        "",
+        "...",
+    ];
+
+    fn random_node(rng: &mut Rng, id: NodeId, ids: u64) -> Node {
+        let names = (0..rng.below(3))
+            .map(|_| NAMES[rng.below(NAMES.len() as u64) as usize].to_string())
+            .collect();
+        let dependencies = (0..rng.below(4))
+            .map(|_| (rng.below(ids), "d".to_string()))
+            .collect();
+        let description = match rng.below(DESCS.len() as u64 + 1) {
+            0 => None,
+            i => Some(format!("{} {}", DESCS[i as usize - 1], rng.below(5))),
+        };
+        let kind = match rng.below(3) {
+            0 => None,
+            1 => Some("function".to_string()),
+            _ => Some("constant".to_string()),
+        };
+        Node {
+            id,
+            code: Some("x".into()),
+            description,
+            symbol_names: names,
+            kind,
+            dependencies,
+        }
+    }
+
+    fn small_config() -> SemanticConfig {
+        SemanticConfig {
+            exact_threshold: 60,
+            side_set_max: 16,
+            ..SemanticConfig::default()
+        }
+    }
+
+    fn assert_same(a: &Indexes, b: &Indexes) {
+        assert_eq!(a.symbols, b.symbols);
+        assert_eq!(a.dependencies, b.dependencies);
+        let ea: Vec<_> = a
+            .semantic
+            .entries()
+            .map(|(i, v, k)| (i, v.to_vec(), k))
+            .collect();
+        let eb: Vec<_> = b
+            .semantic
+            .entries()
+            .map(|(i, v, k)| (i, v.to_vec(), k))
+            .collect();
+        assert_eq!(ea, eb);
+    }
+
+    /// Random inserts, removals and replacements, one by one and in change
+    /// sets, end in the same indexes as a rebuild from the final nodes.
+    #[test]
+    fn incremental_equals_rebuild() {
+        for seed in 1..=4u64 {
+            let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let ids = 150;
+            let mut ix =
+                Indexes::with_embedder(Box::new(HashingEmbedder::default()), small_config());
+            let mut live: BTreeMap<NodeId, Node> = BTreeMap::new();
+            for round in 0..60 {
+                let mut changes: Vec<(Option<Node>, Option<Node>)> = Vec::new();
+                for _ in 0..1 + rng.below(30) {
+                    let id = rng.below(ids);
+                    // Within one change set an id changes at most once, as
+                    // in a forest's delta.
+                    if changes
+                        .iter()
+                        .any(|(o, n)| o.as_ref().or(n.as_ref()).map(|x| x.id) == Some(id))
+                    {
+                        continue;
+                    }
+                    let old = live.get(&id).cloned();
+                    let new = (rng.below(4) != 0).then(|| random_node(&mut rng, id, ids));
+                    match &new {
+                        Some(n) => live.insert(id, n.clone()),
+                        None => live.remove(&id),
+                    };
+                    changes.push((old, new));
+                }
+                if round % 2 == 0 {
+                    ix.apply_changes(&changes);
+                } else {
+                    for (o, n) in &changes {
+                        ix.apply(o.as_ref(), n.as_ref());
+                    }
+                }
+                let mut fresh =
+                    Indexes::with_embedder(Box::new(HashingEmbedder::default()), small_config());
+                fresh.rebuild(live.values());
+                assert_same(&ix, &fresh);
+                // And the answers agree.
+                for p in ["", "q", "arb:", "sort"] {
+                    assert_eq!(
+                        ix.symbols.search(p, SymbolMode::Prefix, 50),
+                        fresh.symbols.search(p, SymbolMode::Prefix, 50)
+                    );
+                }
+                for id in 0..ids {
+                    assert_eq!(
+                        ix.dependencies.dependents(id).collect::<Vec<_>>(),
+                        fresh.dependencies.dependents(id).collect::<Vec<_>>()
+                    );
+                }
+                let q = SemanticQuery::default();
+                let a = ix.semantic.search("排序", &q).unwrap();
+                let b = fresh.semantic.search("排序", &q).unwrap();
+                let scores = |h: &[SemanticHit]| h.iter().map(|h| h.score).collect::<Vec<_>>();
+                assert_eq!(scores(&a), scores(&b));
+            }
+        }
+    }
+
+    #[test]
+    fn changes_with_an_old_node_that_does_not_match_are_safe() {
+        let mut ix = Indexes::new();
+        let mut rng = Rng(99);
+        let a = random_node(&mut rng, 1, 10);
+        let b = random_node(&mut rng, 1, 10);
+        ix.apply(None, Some(&a));
+        // The forest's old node is b, but a is what was indexed: removal is
+        // by id, so nothing of a stays behind.
+        ix.apply(Some(&b), None);
+        assert!(ix.symbols.is_empty());
+        assert!(ix.dependencies.is_empty());
+        assert!(ix.semantic.is_empty());
+        // A pair that changes the id moves the node.
+        let mut c = a.clone();
+        c.id = 2;
+        ix.apply(None, Some(&a));
+        ix.apply(Some(&a), Some(&c));
+        let mut fresh = Indexes::new();
+        fresh.rebuild([&c]);
+        assert_same(&ix, &fresh);
+    }
+}

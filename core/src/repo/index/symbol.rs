@@ -216,8 +216,9 @@ impl SymbolIndex {
                 let prefix = glob.literal_prefix();
                 // Without `*` or `?` the pattern is a name, and its match exact.
                 let literal = glob.is_literal().then(|| prefix.clone());
+                let mut scratch = Vec::new();
                 for (name, ids) in self.with_prefix(prefix) {
-                    if glob.matches(name) {
+                    if glob.matches(name, &mut scratch) {
                         let exact = literal.as_deref() == Some(name.as_str());
                         push_all(&mut hits, name, ids, exact, 0);
                     }
@@ -472,8 +473,10 @@ impl Glob {
 
     /// Whole-name match; greedy with one backtrack point (the last `*`),
     /// so O(name × pattern) at worst, never exponential.
-    fn matches(&self, name: &str) -> bool {
-        let s: Vec<char> = name.chars().collect();
+    fn matches(&self, name: &str, scratch: &mut Vec<char>) -> bool {
+        scratch.clear();
+        scratch.extend(name.chars());
+        let s = &scratch[..];
         let p = &self.0;
         let (mut i, mut j) = (0usize, 0usize);
         let mut star: Option<(usize, usize)> = None;
