@@ -9,6 +9,6 @@
 //! Pure like the rest of the core: time comes in as an argument, snapshots
 //! go out and come in as bytes.
 
-pub mod index;
 pub mod forest;
+pub mod index;
 pub mod node;
