@@ -24,6 +24,30 @@ pub(crate) fn hash_bytes(bytes: &[u8]) -> Hash {
     *blake3::hash(bytes).as_bytes()
 }
 
+/// A `Hasher` for maps keyed by blob names: the names are already uniformly
+/// random, so their first eight bytes serve as the hash.
+#[derive(Default)]
+pub(crate) struct NameHasher(u64);
+
+impl std::hash::Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        // A name arrives as one write of 32 bytes (after its constant length
+        // prefix); its first eight bytes are enough.
+        if let Some(b) = bytes.first_chunk::<8>() {
+            self.0 ^= u64::from_le_bytes(*b);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub(crate) type NameMap<V> =
+    std::collections::HashMap<Hash, V, std::hash::BuildHasherDefault<NameHasher>>;
+pub(crate) type NameSet =
+    std::collections::HashSet<Hash, std::hash::BuildHasherDefault<NameHasher>>;
+
 pub(crate) fn hex(h: &Hash) -> String {
     h.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -165,13 +189,31 @@ impl Writer {
 }
 
 pub(crate) fn encode_leaf(n: &Node) -> Vec<u8> {
-    let mut w = Writer::blob(TAG_LEAF);
+    // Sized up front: leaves are made by the million, and growing the
+    // buffer from empty would cost several copies each.
+    let strs = |v: &Option<String>| v.as_ref().map_or(1, |s| s.len() + 6);
+    let cap = 24
+        + strs(&n.code)
+        + strs(&n.description)
+        + strs(&n.kind)
+        + n.symbol_names.iter().map(|s| s.len() + 5).sum::<usize>()
+        + n.dependencies
+            .iter()
+            .map(|(_, s)| s.len() + 15)
+            .sum::<usize>();
+    let mut w = Writer {
+        buf: Vec::with_capacity(cap),
+    };
+    w.buf.extend_from_slice(&[FORMAT_VERSION, TAG_LEAF]);
     w.node(n);
     w.buf
 }
 
 pub(crate) fn encode_branch(bitmap: u32, children: &[Hash]) -> Vec<u8> {
-    let mut w = Writer::blob(TAG_BRANCH);
+    let mut w = Writer {
+        buf: Vec::with_capacity(6 + 32 * children.len()),
+    };
+    w.buf.extend_from_slice(&[FORMAT_VERSION, TAG_BRANCH]);
     w.buf.extend_from_slice(&bitmap.to_le_bytes());
     for h in children {
         w.hash(h);

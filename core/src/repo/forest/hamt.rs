@@ -329,15 +329,24 @@ pub struct NodeChange {
 pub(crate) fn diff(a: &Arc<Tree>, b: &Arc<Tree>) -> Vec<NodeChange> {
     let mut out = Vec::new();
     diff_in(a, b, &mut out);
-    out.sort_by_key(|c| c.id);
-    out
+    // Sort references, not nodes: a node is large to move.
+    out.sort_unstable_by_key(|c| c.0);
+    out.into_iter()
+        .map(|(id, old, new)| NodeChange {
+            id,
+            old: old.cloned(),
+            new: new.cloned(),
+        })
+        .collect()
 }
+
+type Change<'a> = (NodeId, Option<&'a Node>, Option<&'a Node>);
 
 fn same(a: &Arc<Tree>, b: &Arc<Tree>) -> bool {
     Arc::ptr_eq(a, b) || matches!((a.hash(), b.hash()), (Some(x), Some(y)) if x == y)
 }
 
-fn diff_in(a: &Arc<Tree>, b: &Arc<Tree>, out: &mut Vec<NodeChange>) {
+fn diff_in<'a>(a: &'a Arc<Tree>, b: &'a Arc<Tree>, out: &mut Vec<Change<'a>>) {
     if same(a, b) {
         return;
     }
@@ -411,10 +420,6 @@ fn diff_in(a: &Arc<Tree>, b: &Arc<Tree>, out: &mut Vec<NodeChange>) {
     }
 }
 
-fn change(old: Option<&Node>, new: Option<&Node>) -> NodeChange {
-    NodeChange {
-        id: old.or(new).map_or(0, |n| n.id),
-        old: old.cloned(),
-        new: new.cloned(),
-    }
+fn change<'a>(old: Option<&'a Node>, new: Option<&'a Node>) -> Change<'a> {
+    (old.or(new).map_or(0, |n| n.id), old, new)
 }

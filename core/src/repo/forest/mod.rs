@@ -614,6 +614,9 @@ impl VersionForest {
         timestamp: Timestamp,
     ) -> Result<Committed, ForestError> {
         let mut p = self.begin();
+        // Known sizes: spare the vectors their regrowth copies.
+        p.forward.reserve(ops.len());
+        p.reverse.reserve(ops.len());
         for op in ops {
             p.apply(op)?;
         }

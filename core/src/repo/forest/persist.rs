@@ -16,12 +16,11 @@
 //! since the previous export: one commit costs its changed nodes, the trie
 //! branches on their paths, one reflog entry and the refs record.
 
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use super::codec::{self, DecodeError, TreeBlob};
+use super::codec::{self, DecodeError, NameMap, NameSet, TreeBlob};
 use super::hamt::{self, Branch, Leaf, Tree, MAX_LEVEL};
 use super::{Hash, ReflogEntry, ReflogKind, Version, VersionForest, VersionRecord};
 use crate::repo::node::{is_reserved, NodeId, VersionId};
@@ -107,7 +106,7 @@ fn tree_blob(t: &Tree) -> Option<Vec<u8>> {
 fn collect(
     root: &Arc<Tree>,
     only_unsaved: bool,
-    seen: &mut HashSet<Hash>,
+    seen: &mut NameSet,
     out: &mut Vec<(Hash, Vec<u8>)>,
 ) {
     let mut stack = vec![root];
@@ -141,7 +140,7 @@ impl VersionForest {
 
     fn export_from(&mut self, start: usize, only_unsaved: bool) -> Snapshot {
         let mut blobs = Vec::new();
-        let mut seen = HashSet::new();
+        let mut seen = NameSet::default();
         for i in start..self.reflog.len() {
             let prev = i
                 .checked_sub(1)
@@ -193,7 +192,7 @@ impl VersionForest {
     where
         I: IntoIterator<Item = &'a Snapshot>,
     {
-        let mut blobs: HashMap<Hash, &[u8]> = HashMap::new();
+        let mut blobs: NameMap<&[u8]> = NameMap::default();
         let mut refs = None;
         for s in snapshots {
             for (h, b) in &s.blobs {
@@ -224,7 +223,7 @@ struct Loader<F> {
     verify: bool,
     /// Trees loaded so far; a branch with where it was found (level and key
     /// prefix), since a branch belongs at exactly one place.
-    memo: HashMap<Hash, (Arc<Tree>, u32, u64)>,
+    memo: NameMap<(Arc<Tree>, u32, u64)>,
     max_user_id: Option<NodeId>,
     /// What is being loaded, for error messages.
     context: String,
@@ -338,7 +337,7 @@ where
     let mut ld = Loader {
         lookup,
         verify,
-        memo: HashMap::new(),
+        memo: NameMap::default(),
         max_user_id: None,
         context: String::new(),
     };

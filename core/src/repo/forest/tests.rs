@@ -799,5 +799,5 @@ fn random_histories_match_the_model() {
 
 #[test]
 fn a_long_random_history_matches_the_model() {
-    run_history(0xA5B0_7E5, 600);
+    run_history(0x0A5B_07E5, 600);
 }
