@@ -18,6 +18,15 @@ impl NativeSession {
     }
 
     pub fn eval(&mut self, source: &str) -> Evaluation {
+        self.engine.set_clock(now());
         self.engine.eval(source)
     }
+}
+
+/// Seconds since the Unix epoch, for `(scheme time)` in both engines.
+pub fn now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
 }

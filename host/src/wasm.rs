@@ -74,6 +74,10 @@ impl bindings::arbores::engine::host::Host for HostState {
     fn panicked(&mut self, message: String) {
         self.panic = Some(message);
     }
+
+    fn now(&mut self) -> f64 {
+        crate::native::now()
+    }
 }
 
 // The `types` interface has only type definitions; the component imports

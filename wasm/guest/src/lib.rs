@@ -58,7 +58,10 @@ impl Guest for Component {
     }
 
     fn eval(source: String) -> Evaluation {
-        let result = with_engine(|engine| engine.eval(&source));
+        let result = with_engine(|engine| {
+            engine.set_clock(host::now());
+            engine.eval(&source)
+        });
         Evaluation {
             value: result.value,
             output: result.output,

@@ -25,6 +25,8 @@ impl Engine {
     /// `{value, output, error: {kind, message, line, column, backtrace} | null}`.
     /// Scheme errors are part of the result, never thrown.
     pub fn eval(&mut self, source: &str) -> Result<JsValue, JsError> {
+        // The core has no clock: `(current-second)` reads the browser's.
+        self.inner.set_clock(js_sys::Date::now() / 1000.0);
         let result = EvaluationJs::from(self.inner.eval(source));
         to_js(&result).map_err(|e| JsError::new(&format!("cannot convert the result: {e}")))
     }
