@@ -360,6 +360,16 @@ impl Pending {
     }
 }
 
+impl fmt::Debug for Pending {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pending")
+            .field("base", &self.base)
+            .field("ops", &self.forward.len())
+            .field("nodes", &self.root.len())
+            .finish()
+    }
+}
+
 struct Version {
     record: VersionRecord,
     root: Arc<Tree>,
@@ -379,6 +389,17 @@ pub struct VersionForest {
     /// Entries before this index, and everything they reach, are in the
     /// caller's store.
     saved_reflog: usize,
+}
+
+impl fmt::Debug for VersionForest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VersionForest")
+            .field("current", &self.current)
+            .field("versions", &self.versions.len())
+            .field("reflog", &self.reflog.len())
+            .field("next_node_id", &self.next_node_id)
+            .finish()
+    }
 }
 
 /// The id of the root version.
