@@ -801,3 +801,63 @@ fn random_histories_match_the_model() {
 fn a_long_random_history_matches_the_model() {
     run_history(0x0A5B_07E5, 600);
 }
+
+#[test]
+fn decoders_never_panic_on_random_bytes() {
+    let r = &mut Rng(7);
+    let heads: [&[u8]; 4] = [
+        &[codec::FORMAT_VERSION, codec::TAG_LEAF],
+        &[codec::FORMAT_VERSION, codec::TAG_BRANCH],
+        &[codec::FORMAT_VERSION, codec::TAG_ENTRY],
+        codec::REFS_MAGIC,
+    ];
+    for i in 0..20_000 {
+        let mut bytes: Vec<u8> = heads[i % 4].to_vec();
+        if i % 5 == 0 {
+            bytes.clear();
+        }
+        for _ in 0..r.below(120) {
+            // Small values often, so that counts and flags are plausible.
+            let b = if r.chance(50) { r.below(4) } else { r.next() } as u8;
+            bytes.push(b);
+        }
+        let _ = codec::decode_tree(&bytes);
+        let _ = codec::decode_entry(&bytes);
+        let _ = codec::decode_refs(&bytes);
+    }
+}
+
+#[test]
+fn import_errors_say_what_and_where() {
+    let mut f = sample();
+    let snap = f.export_full();
+    let mut s = snap.clone();
+    s.refs.truncate(20);
+    let e = VersionForest::import_snapshots([&s]).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("refs record, byte") && msg.contains("truncated"),
+        "{msg}"
+    );
+    let mut s = snap.clone();
+    s.refs[0] = b'X';
+    let msg = VersionForest::import_snapshots([&s])
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("bad magic"), "{msg}");
+    let (name, _) = snap.blobs[1].clone();
+    let msg = VersionForest::import(&snap.refs, |h: &Hash| {
+        (h != &name).then(|| {
+            snap.blobs
+                .iter()
+                .find(|(n, _)| n == h)
+                .map(|(_, b)| b.clone())
+        })?
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        msg.contains(&codec::hex(&name)) && msg.contains("missing"),
+        "{msg}"
+    );
+}
