@@ -68,9 +68,15 @@ impl<'m> Expander<'m> {
         ))
     }
 
+    /// The ellipsis is recognised by name whatever renaming it went through
+    /// (a macro-defining macro writes `(... ...)`, which arrives renamed);
+    /// a custom ellipsis must be that very identifier.
     fn is_ellipsis(&self, s: &Syn) -> bool {
         match s {
-            Syn::Sym(id, _) => id.sym == self.ellipsis_sym && id.same(&self.mac.ellipsis),
+            Syn::Sym(id, _) => {
+                id.sym == self.ellipsis_sym
+                    && (self.mac.ellipsis.alias.is_none() || id.same(&self.mac.ellipsis))
+            }
             _ => false,
         }
     }
@@ -91,7 +97,7 @@ impl<'m> Expander<'m> {
                         }
                         _ => false,
                     }
-                } else if pid.sym == self.underscore && pid.alias.is_none() {
+                } else if pid.sym == self.underscore {
                     true
                 } else {
                     b.push((pid.clone(), Tree::One(form.clone())));
@@ -412,7 +418,7 @@ fn collect_vars(p: &Syn, e: &Expander, out: &mut Vec<Ident>, pattern: bool) {
             if e.is_ellipsis(p) {
                 return;
             }
-            if pattern && (e.is_literal(id) || (id.sym == e.underscore && id.alias.is_none())) {
+            if pattern && (e.is_literal(id) || id.sym == e.underscore) {
                 return;
             }
             if !out.iter().any(|o| o.same(id)) {
