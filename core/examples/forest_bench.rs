@@ -55,8 +55,12 @@ fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     let (t, c) = (Instant::now(), cpu());
     let r = f();
     let wall = t.elapsed();
+    // The kernel counts CPU time in scheduler ticks (a few ms): shown only
+    // where that is precise enough.
     if let (Some(c0), Some(c1)) = (c, cpu()) {
-        print!("[cpu {:.3} ms] ", ms(c1.saturating_sub(c0)));
+        if wall >= Duration::from_millis(100) {
+            print!("[cpu {:.0} ms] ", ms(c1.saturating_sub(c0)));
+        }
     }
     (r, wall)
 }
