@@ -66,7 +66,10 @@ enum Token {
     Datum(Syn),
 }
 
-const MAX_DEPTH: usize = 100_000;
+/// Deepest nesting the reader accepts. Syntax trees are dropped and compiled
+/// recursively, so their depth is bounded here, well inside the smallest
+/// stack the engine runs on (the wasm guest's).
+pub const MAX_DEPTH: usize = 1000;
 
 impl<'a> Reader<'a> {
     pub fn new(text: &str, symbols: &'a mut SymbolTable) -> Reader<'a> {
@@ -157,7 +160,10 @@ impl<'a> Reader<'a> {
                 }
             };
             if stack.len() > MAX_DEPTH {
-                return self.err("nesting too deep", self.pos());
+                return self.err(
+                    format!("nesting deeper than {MAX_DEPTH} levels"),
+                    self.pos(),
+                );
             }
             let mut done: Option<Syn> = match tok {
                 Token::Open(close, pos) => {

@@ -23,6 +23,8 @@ type Env = Option<Rc<Scope>>;
 const MAX_NESTING: usize = 1000;
 /// Most macro expansions in one form (a macro that expands to itself forever).
 const MAX_EXPANSIONS: usize = 1_000_000;
+/// Most syntax nodes all expansions of one top-level form may produce.
+const MAX_EXPANSION_NODES: usize = 2_000_000;
 
 pub struct Front<'a> {
     pub syms: &'a mut SymbolTable,
@@ -34,6 +36,8 @@ pub struct Front<'a> {
     next_lambda: u32,
     depth: usize,
     expansions: usize,
+    /// Syntax nodes macro expansions may still produce for this form.
+    expansion_budget: usize,
     /// Globals this form defines (the caller uses them to name procedures).
     pub prims: &'a crate::builtins::PrimTable,
 }
@@ -69,6 +73,7 @@ impl<'a> Front<'a> {
             next_lambda: 1,
             depth: 0,
             expansions: 0,
+            expansion_budget: MAX_EXPANSION_NODES,
             prims,
         }
     }
@@ -161,7 +166,7 @@ impl<'a> Front<'a> {
             );
         }
         let ex = Expander::new(m, env.clone(), self.known.underscore);
-        ex.expand(form).map_err(|e| {
+        ex.expand(form, &mut self.expansion_budget).map_err(|e| {
             let e = if e.starts_with("no syntax-rules pattern") {
                 format!(
                     "no syntax-rules pattern of '{}' matches this use",
@@ -1684,7 +1689,7 @@ pub fn syn_to_value(
     labels: &mut Vec<(u32, Value)>,
     depth: usize,
 ) -> R<Value> {
-    if depth > MAX_NESTING * 10 {
+    if depth > crate::reader::MAX_DEPTH + 10 {
         return err("datum nested too deeply", s.pos());
     }
     Ok(match s {

@@ -25,9 +25,6 @@ pub struct Expander<'m> {
     ellipsis_sym: crate::symbol::Sym,
 }
 
-/// Fuel for one expansion: a pathological template cannot make unbounded syntax.
-const MAX_OUTPUT_NODES: usize = 5_000_000;
-
 impl<'m> Expander<'m> {
     pub fn new(mac: &'m Macro, use_env: Option<Rc<Scope>>, underscore: crate::symbol::Sym) -> Self {
         Expander {
@@ -38,8 +35,10 @@ impl<'m> Expander<'m> {
         }
     }
 
-    /// Expands `form`; `Err` when no rule matches.
-    pub fn expand(&self, form: &Syn) -> Result<Syn, String> {
+    /// Expands `form`; `Err` when no rule matches. `budget` is the number of
+    /// syntax nodes expansions may still produce for the form being compiled:
+    /// a pathological macro cannot make unbounded syntax.
+    pub fn expand(&self, form: &Syn, budget: &mut usize) -> Result<Syn, String> {
         for (pattern, template) in &self.mac.rules {
             let mut b = Vec::new();
             // The keyword position is ignored, in the pattern and the form.
@@ -58,8 +57,7 @@ impl<'m> Expander<'m> {
             );
             if self.match_(&ppat, &frest, &mut b) {
                 let mut renames: Vec<(Ident, Rc<Alias>)> = Vec::new();
-                let mut budget = MAX_OUTPUT_NODES;
-                return self.instantiate(template, &b, &mut renames, form.pos(), &mut budget);
+                return self.instantiate(template, &b, &mut renames, form.pos(), budget);
             }
         }
         Err(format!(
@@ -364,8 +362,11 @@ impl<'m> Expander<'m> {
                 }
             }
         }
+        // The bindings of one iteration are pushed on top of the outer ones
+        // and popped after it: no copy of the binding list per element.
+        let mut nb = b.clone();
+        let base = nb.len();
         for k in 0..len.unwrap_or(0) {
-            let mut nb = b.clone();
             for v in &vars {
                 if let Some(Tree::Many(seq)) = self.lookup(v, b) {
                     nb.push((v.clone(), seq[k].clone()));
@@ -376,6 +377,7 @@ impl<'m> Expander<'m> {
             } else {
                 out.push(self.instantiate(item, &nb, renames, use_pos, budget)?);
             }
+            nb.truncate(base);
         }
         Ok(())
     }
