@@ -592,16 +592,17 @@ impl Vm {
             let base = self.fp - 1;
             self.stack.drain(base..callee_idx);
             self.fp = base + 1;
+            self.tmpl = t;
         } else {
+            let caller = std::mem::replace(&mut self.tmpl, t);
             self.frames.push(Frame {
-                template: std::mem::replace(&mut self.tmpl, t.clone()),
+                template: caller,
                 pc: self.pc as u32,
                 fp: self.fp as u32,
                 closure: self.closure,
             });
             self.fp = callee_idx + 1;
         }
-        self.tmpl = t;
         self.closure = f;
         self.pc = 0;
         Ok(())
