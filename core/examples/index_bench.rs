@@ -1,6 +1,6 @@
 //! Latencies of the indexes of the current version on generated data.
 //!
-//!     cargo run --release -p arbores-core --example index_bench [SIZES...]
+//!     cargo run --release -p arbores-core --example index_bench [symbols] [SIZES...]
 //!
 //! SIZES default to 100000 and 1000000 nodes. Each node has two symbol
 //! names, up to three dependencies, a type, and a description of English
@@ -121,7 +121,7 @@ fn measure<T>(label: &str, queries: &[T], mut f: impl FnMut(&T) -> usize) {
     );
 }
 
-fn bench(n: usize) {
+fn bench(n: usize, semantic_too: bool) {
     println!("== {n} nodes");
     let mut rng = Rng(0x5eed_0000 + n as u64);
     let data = Data::new(&mut rng);
@@ -152,6 +152,10 @@ fn bench(n: usize) {
         d.as_secs_f64(),
         rate(n, d)
     );
+    if !semantic_too {
+        symbol_queries(&mut rng, &nodes, &symbols, &deps);
+        return;
+    }
     let t = Instant::now();
     let mut semantic = SemanticIndex::new(
         Box::new(HashingEmbedder::default()),
@@ -172,6 +176,79 @@ fn bench(n: usize) {
         rate(n, graph)
     );
 
+    symbol_queries(&mut rng, &nodes, &symbols, &deps);
+
+    // Semantic queries: a few words of the vocabulary.
+    let texts: Vec<String> = (0..200).map(|_| data.description(&mut rng)).collect();
+    let top10 = SemanticQuery::default();
+    measure("semantic top-10", &texts, |t| {
+        semantic.search(t, &top10).map_or(0, |h| h.len())
+    });
+    let filtered = SemanticQuery {
+        kind: Some("macro"),
+        ..SemanticQuery::default()
+    };
+    measure("semantic top-10, type filter", &texts, |t| {
+        semantic.search(t, &filtered).map_or(0, |h| h.len())
+    });
+    // Recall of the graphs against an exact scan.
+    let mut found = 0;
+    let mut wanted = 0;
+    for t in &texts[..30] {
+        let q = semantic.embed_query(t).ok().flatten();
+        let Some(q) = q else { continue };
+        let mut exact: Vec<f32> = semantic
+            .entries()
+            .map(|(_, v, _)| v.iter().zip(q.iter()).map(|(a, b)| a * b).sum::<f32>())
+            .collect();
+        exact.sort_by(|a, b| b.total_cmp(a));
+        let got = semantic.search(t, &top10).unwrap_or_default();
+        for &s in exact.iter().take(10).filter(|s| **s > 0.0) {
+            wanted += 1;
+            if got.iter().any(|h| h.score >= s - 1e-6) {
+                found += 1;
+            }
+        }
+    }
+    println!(
+        "  semantic recall@10 vs exact: {:.1}%",
+        100.0 * found as f64 / wanted.max(1) as f64
+    );
+
+    // Updates: commits of 100 replaced nodes, through all indexes.
+    let mut ix = Indexes::new();
+    ix.symbols = symbols;
+    ix.dependencies = deps;
+    ix.semantic = semantic;
+    let changes = 20_000;
+    let t = Instant::now();
+    let mut done = 0;
+    while done < changes {
+        let batch: Vec<(Option<Node>, Option<Node>)> = (0..100)
+            .map(|_| {
+                let old = nodes[rng.below(n)].clone();
+                let new = data.node(&mut rng, old.id, n);
+                (Some(old), Some(new))
+            })
+            .collect();
+        ix.apply_changes(&batch);
+        done += batch.len();
+    }
+    let d = t.elapsed();
+    println!(
+        "  update (replace, 100 per commit): {} changes in {:.2} s = {}; semantic now {:?}",
+        changes,
+        d.as_secs_f64(),
+        rate(changes, d),
+        ix.semantic.stats().segments
+    );
+    measure("semantic top-10 after updates", &texts, |t| {
+        ix.semantic.search(t, &top10).map_or(0, |h| h.len())
+    });
+}
+
+fn symbol_queries(rng: &mut Rng, nodes: &[Node], symbols: &SymbolIndex, deps: &DependencyIndex) {
+    let n = nodes.len();
     // Symbol queries from names that exist.
     let sample: Vec<&Node> = (0..200).map(|_| &nodes[rng.below(n)]).collect();
     let names: Vec<&str> = sample.iter().map(|n| n.symbol_names[0].as_str()).collect();
@@ -253,77 +330,11 @@ fn bench(n: usize) {
     });
     let ids: Vec<NodeId> = sample.iter().map(|n| n.id).collect();
     measure("dependents", &ids, |&id| deps.dependents(id).count());
-
-    // Semantic queries: a few words of the vocabulary.
-    let texts: Vec<String> = (0..200).map(|_| data.description(&mut rng)).collect();
-    let top10 = SemanticQuery::default();
-    measure("semantic top-10", &texts, |t| {
-        semantic.search(t, &top10).map_or(0, |h| h.len())
-    });
-    let filtered = SemanticQuery {
-        kind: Some("macro"),
-        ..SemanticQuery::default()
-    };
-    measure("semantic top-10, type filter", &texts, |t| {
-        semantic.search(t, &filtered).map_or(0, |h| h.len())
-    });
-    // Recall of the graphs against an exact scan.
-    let mut found = 0;
-    let mut wanted = 0;
-    for t in &texts[..30] {
-        let q = semantic.embed_query(t).ok().flatten();
-        let Some(q) = q else { continue };
-        let mut exact: Vec<f32> = semantic
-            .entries()
-            .map(|(_, v, _)| v.iter().zip(q.iter()).map(|(a, b)| a * b).sum::<f32>())
-            .collect();
-        exact.sort_by(|a, b| b.total_cmp(a));
-        let got = semantic.search(t, &top10).unwrap_or_default();
-        for &s in exact.iter().take(10).filter(|s| **s > 0.0) {
-            wanted += 1;
-            if got.iter().any(|h| h.score >= s - 1e-6) {
-                found += 1;
-            }
-        }
-    }
-    println!(
-        "  semantic recall@10 vs exact: {:.1}%",
-        100.0 * found as f64 / wanted.max(1) as f64
-    );
-
-    // Updates: commits of 100 replaced nodes, through all indexes.
-    let mut ix = Indexes::new();
-    ix.symbols = symbols;
-    ix.dependencies = deps;
-    ix.semantic = semantic;
-    let changes = 20_000;
-    let t = Instant::now();
-    let mut done = 0;
-    while done < changes {
-        let batch: Vec<(Option<Node>, Option<Node>)> = (0..100)
-            .map(|_| {
-                let old = nodes[rng.below(n)].clone();
-                let new = data.node(&mut rng, old.id, n);
-                (Some(old), Some(new))
-            })
-            .collect();
-        ix.apply_changes(&batch);
-        done += batch.len();
-    }
-    let d = t.elapsed();
-    println!(
-        "  update (replace, 100 per commit): {} changes in {:.2} s = {}; semantic now {:?}",
-        changes,
-        d.as_secs_f64(),
-        rate(changes, d),
-        ix.semantic.stats().segments
-    );
-    measure("semantic top-10 after updates", &texts, |t| {
-        ix.semantic.search(t, &top10).map_or(0, |h| h.len())
-    });
 }
 
 fn main() {
+    // `symbols` skips the semantic index (its graph takes minutes at 1M).
+    let semantic_too = !std::env::args().any(|a| a == "symbols");
     let sizes: Vec<usize> = std::env::args()
         .skip(1)
         .filter_map(|a| a.parse().ok())
@@ -334,6 +345,6 @@ fn main() {
         sizes
     };
     for n in sizes {
-        bench(n);
+        bench(n, semantic_too);
     }
 }

@@ -2,19 +2,23 @@
 //! suggest it.
 //!
 //! Names live in a `BTreeMap` (byte order, which for UTF-8 is code point
-//! order), so exact lookup and prefix search are a seek plus a walk over the
-//! matches only. Wildcard and regex patterns that start with a literal walk
-//! only the range of that literal; others scan every distinct name once.
+//! order), so exact lookup is a seek; a second sorted set keyed by (length,
+//! name) lets prefix search walk the matches shortest first — the order of
+//! the results — and stop once it has enough. Wildcard and regex patterns
+//! that start with a literal walk only the names with that prefix, in the
+//! same way; others test every distinct name (shortest first, until enough
+//! are found).
 //! Fuzzy search walks the sorted names like a trie, sharing the edit
 //! distance rows of common prefixes and skipping every name below a prefix
 //! that is already too far away.
 //!
-//! Match quality, the order of results: a name equal to the pattern first,
+//! Match quality, the order of results: a name equal to the pattern first
+//! (not in regex search, where a pattern is not a name),
 //! then smaller edit distance (fuzzy only), then shorter names (in
 //! characters), then smaller ids. A node that matches through several of
 //! its names appears once, ranked by its best one.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 
 use regex::RegexBuilder;
@@ -87,7 +91,8 @@ pub struct SymbolHit {
     pub id: NodeId,
     /// The node's best-matching name.
     pub name: String,
-    /// The name equals the pattern.
+    /// The name equals the pattern (exact, prefix and fuzzy search, and a
+    /// wildcard pattern without `*` or `?`).
     pub exact: bool,
     /// Edit distance between name and pattern for fuzzy search; 0 otherwise.
     pub distance: u32,
@@ -102,6 +107,11 @@ pub struct SymbolIndex {
     names: BTreeMap<String, Vec<NodeId>>,
     /// id → its indexed names (distinct, non-empty, in the order given).
     by_id: BTreeMap<NodeId, Vec<String>>,
+    /// Every name keyed by (length in characters, name): shortest-first
+    /// walks for prefix, wildcard and regex search.
+    by_len: BTreeSet<(usize, String)>,
+    /// length → how many names have it.
+    lengths: BTreeMap<usize, usize>,
 }
 
 impl SymbolIndex {
@@ -112,6 +122,8 @@ impl SymbolIndex {
     pub fn clear(&mut self) {
         self.names.clear();
         self.by_id.clear();
+        self.by_len.clear();
+        self.lengths.clear();
     }
 
     /// Number of nodes with at least one name.
@@ -150,7 +162,12 @@ impl SymbolIndex {
             return;
         }
         for n in &names {
-            let ids = self.names.entry(n.clone()).or_default();
+            let ids = self.names.entry(n.clone()).or_insert_with(|| {
+                let len = n.chars().count();
+                self.by_len.insert((len, n.clone()));
+                *self.lengths.entry(len).or_default() += 1;
+                Vec::new()
+            });
             if let Err(at) = ids.binary_search(&node.id) {
                 ids.insert(at, node.id);
             }
@@ -170,6 +187,14 @@ impl SymbolIndex {
                 }
                 if ids.is_empty() {
                     self.names.remove(&n);
+                    let len = n.chars().count();
+                    self.by_len.remove(&(len, n));
+                    if let Some(count) = self.lengths.get_mut(&len) {
+                        *count -= 1;
+                        if *count == 0 {
+                            self.lengths.remove(&len);
+                        }
+                    }
                 }
             }
         }
@@ -206,9 +231,7 @@ impl SymbolIndex {
                 }
             }
             SymbolMode::Prefix => {
-                for (name, ids) in self.with_prefix(pattern.to_string()) {
-                    push_all(&mut hits, name, ids, name == pattern, 0);
-                }
+                self.scan(pattern, limit, &mut hits, |name| Some(name == pattern));
             }
             SymbolMode::Wildcard => {
                 check_length(pattern_chars, MAX_PATTERN_CHARS)?;
@@ -217,12 +240,10 @@ impl SymbolIndex {
                 // Without `*` or `?` the pattern is a name, and its match exact.
                 let literal = glob.is_literal().then(|| prefix.clone());
                 let mut scratch = Vec::new();
-                for (name, ids) in self.with_prefix(prefix) {
-                    if glob.matches(name, &mut scratch) {
-                        let exact = literal.as_deref() == Some(name.as_str());
-                        push_all(&mut hits, name, ids, exact, 0);
-                    }
-                }
+                self.scan(&prefix, limit, &mut hits, |name| {
+                    glob.matches(name, &mut scratch)
+                        .then(|| literal.as_deref() == Some(name))
+                });
             }
             SymbolMode::Regex => {
                 check_length(pattern_chars, MAX_PATTERN_CHARS)?;
@@ -235,11 +256,9 @@ impl SymbolIndex {
                         IndexError::BadPattern(format!("invalid regular expression: {e}"))
                     })?;
                 let prefix = anchored_literal_prefix(pattern);
-                for (name, ids) in self.with_prefix(prefix) {
-                    if re.is_match(name) {
-                        push_all(&mut hits, name, ids, name == pattern, 0);
-                    }
-                }
+                self.scan(&prefix, limit, &mut hits, |name| {
+                    re.is_match(name).then_some(false)
+                });
             }
             SymbolMode::Fuzzy { max_distance } => {
                 check_length(pattern_chars, MAX_FUZZY_PATTERN_CHARS)?;
@@ -252,11 +271,37 @@ impl SymbolIndex {
         Ok(finish(hits, limit))
     }
 
-    /// Every (name, ids) whose name starts with `prefix`, in name order.
-    fn with_prefix(&self, prefix: String) -> impl Iterator<Item = (&String, &Vec<NodeId>)> {
-        self.names
-            .range::<str, _>((Bound::Included(prefix.as_str()), Bound::Unbounded))
-            .take_while(move |(name, _)| name.starts_with(prefix.as_str()))
+    /// The names that start with `prefix` and that `accept` takes (it
+    /// says whether the match is exact), shortest first: one seek per
+    /// distinct name length. Shorter names rank first, so the walk stops
+    /// after the length at which `limit` nodes have been found: a broad
+    /// prefix costs about as much as a narrow one.
+    fn scan<'a>(
+        &'a self,
+        prefix: &str,
+        limit: usize,
+        hits: &mut Vec<(Rank, &'a str)>,
+        mut accept: impl FnMut(&str) -> Option<bool>,
+    ) {
+        let min = prefix.chars().count();
+        let mut found: BTreeSet<NodeId> = BTreeSet::new();
+        for &len in self.lengths.range(min..).map(|(len, _)| len) {
+            let walk = self
+                .by_len
+                .range((len, prefix.to_string())..)
+                .take_while(|(l, name)| *l == len && name.starts_with(prefix));
+            for (_, name) in walk {
+                if let Some(exact) = accept(name) {
+                    if let Some(ids) = self.names.get(name.as_str()) {
+                        found.extend(ids.iter().copied());
+                        push_all(hits, name, ids, exact, 0);
+                    }
+                }
+            }
+            if found.len() >= limit {
+                break;
+            }
+        }
     }
 
     /// Levenshtein search over the sorted names as over a trie: the rows of
@@ -755,6 +800,55 @@ mod tests {
         ix.remove(124);
         assert_eq!(search(&ix, "quick", "prefix"), Vec::<NodeId>::new());
         assert_eq!(ix.len(), 6);
+    }
+
+    /// A limited search returns the first results of the unlimited one.
+    #[test]
+    fn limits_cut_the_ranked_list() {
+        let mut rng = 0x0bad_cafe_u64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut ix = SymbolIndex::new();
+        for id in 0..3000u64 {
+            let names: Vec<String> = (0..1 + next() % 2)
+                .map(|_| {
+                    (0..1 + next() % 6)
+                        .map(|_| ['a', 'b', 'c'][(next() % 3) as usize])
+                        .collect()
+                })
+                .collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            ix.insert(&node(id, &names));
+        }
+        for (p, mode) in [
+            ("", SymbolMode::Prefix),
+            ("a", SymbolMode::Prefix),
+            ("ab", SymbolMode::Prefix),
+            ("a*c", SymbolMode::Wildcard),
+            ("*b?", SymbolMode::Wildcard),
+            ("bc$", SymbolMode::Regex),
+            ("^ca", SymbolMode::Regex),
+            (
+                "abc",
+                SymbolMode::Fuzzy {
+                    max_distance: Some(1),
+                },
+            ),
+        ] {
+            let all = ix.search(p, mode, usize::MAX).unwrap();
+            for limit in [0, 1, 5, 37, 500] {
+                let some = ix.search(p, mode, limit).unwrap();
+                assert_eq!(
+                    some,
+                    all[..limit.min(all.len())].to_vec(),
+                    "{p} {mode:?} {limit}"
+                );
+            }
+        }
     }
 
     #[test]
