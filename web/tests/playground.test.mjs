@@ -256,6 +256,18 @@ describe('playground', () => {
     assert.equal(entry.error, null, `(display "hi"): unexpected error; the page shows ${shown(entry)}`);
   });
 
+  test('deep non-tail recursion (a million frames) runs in the browser', async () => {
+    const src = '(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1))))) (count 1000000)';
+    const entry = await evaluate(src);
+    assert.equal(entry.value, '1000000', `(count 1000000): expected value "1000000"; the page shows ${shown(entry)}`);
+  });
+
+  test('call/cc, dynamic-wind and guard work in the browser', async () => {
+    const src = "(guard (e (#t (list 'caught (error-object-message e)))) (dynamic-wind (lambda () #f) (lambda () (call/cc (lambda (k) (car '())))) (lambda () #f)))";
+    const entry = await evaluate(src);
+    assert.equal(entry.value, '(caught "car: expected a pair, got ()")', `guard: the page shows ${shown(entry)}`);
+  });
+
   test('a syntax error is shown with its line:column', async () => {
     const entry = await evaluate('(+ 1');
     assert.ok(entry.error, `(+ 1: expected an error; the page shows ${shown(entry)}`);
