@@ -480,12 +480,8 @@ impl Vm {
                     }
                 }
                 Value::Obj(r) => {
-                    let (template, is_closure) = match self.heap.get(r) {
-                        Object::Closure(c) => (Some(c.template.clone()), true),
-                        _ => (None, false),
-                    };
-                    if is_closure {
-                        let t = template.expect("closure template");
+                    if let Object::Closure(c) = self.heap.get(r) {
+                        let t = c.template.clone();
                         return self.enter(t, f, callee_idx, n, tail);
                     }
                     match self.heap.get(r) {
