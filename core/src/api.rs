@@ -2,7 +2,7 @@
 
 use crate::builtins::PrimTable;
 use crate::compiler::code::Inline;
-use crate::compiler::scope::Special;
+use crate::compiler::scope::{Scope, Special};
 use crate::compiler::CompileError;
 use crate::globals::{GlobalSyntax, Globals};
 use crate::heap::Heap;
@@ -12,6 +12,7 @@ use crate::symbol::SymbolTable;
 use crate::syntax::Syn;
 use crate::value::Value;
 use crate::vm::Vm;
+use std::rc::Rc;
 
 /// A line:column position in the evaluated source text (both 1-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,7 +179,7 @@ impl Engine {
             ),
         };
         for form in forms {
-            let t = match self.vm.compile_form(&form, true) {
+            let t = match self.vm.compile_form(&form, &None, true) {
                 Ok(t) => t,
                 Err(e) => panic!(
                     "prelude does not compile: {} at {}:{}",
@@ -245,12 +246,15 @@ impl Engine {
         // syntax and every older object it changed are put back.
         let syntax_before = self.vm.globals.syntax.clone();
         self.vm.begin_evaluation();
-        let mut queue: std::collections::VecDeque<Syn> = forms.into();
-        while let Some(form) = queue.pop_front() {
-            match self.vm.toplevel_begin(&form) {
-                Ok(Some(inner)) => {
+        // Each form with the environment it runs in (a library body runs in
+        // the library's scope).
+        let mut queue: std::collections::VecDeque<(Syn, Option<Rc<Scope>>)> =
+            forms.into_iter().map(|f| (f, None)).collect();
+        while let Some((form, env)) = queue.pop_front() {
+            match self.vm.toplevel_begin(&form, &env) {
+                Ok(Some((inner, inner_env))) => {
                     for f in inner.into_iter().rev() {
-                        queue.push_front(f);
+                        queue.push_front((f, inner_env.clone()));
                     }
                     continue;
                 }
@@ -260,7 +264,7 @@ impl Engine {
                     break;
                 }
             }
-            let t = match self.vm.compile_form(&form, false) {
+            let t = match self.vm.compile_form(&form, &env, false) {
                 Ok(t) => t,
                 Err(e) => {
                     error = Some(compile_error(e));

@@ -13,6 +13,7 @@ use crate::builtins::{Control, Ctx, Fault, PrimKind, PrimTable};
 use crate::compiler::code::{Inline, Op, Template};
 use crate::compiler::front::{value_to_syn, Front};
 use crate::compiler::gen::Gen;
+use crate::compiler::scope::Scope;
 use crate::compiler::{CompileError, Known};
 use crate::globals::Globals;
 use crate::heap::Heap;
@@ -292,10 +293,12 @@ impl Vm {
         Ok(())
     }
 
-    /// Compiles one top-level form (top-level `begin` is compiled as a sequence).
+    /// Compiles one top-level form (top-level `begin` is compiled as a
+    /// sequence) in `env`: none at the top level, a library's scope in its body.
     pub fn compile_form(
         &mut self,
         form: &Syn,
+        env: &Option<Rc<Scope>>,
         internal: bool,
     ) -> Result<Rc<Template>, CompileError> {
         let mut front = Front::new(
@@ -305,7 +308,7 @@ impl Vm {
             &self.known,
             &self.prims,
         );
-        let expr = front.toplevel(form)?;
+        let expr = front.toplevel(form, env)?;
         let vars = std::mem::take(&mut front.vars);
         Gen::new(&vars, internal)
             .toplevel(&expr, form.pos())
@@ -315,9 +318,15 @@ impl Vm {
             })
     }
 
-    /// If `form` is a top-level `begin`, its forms (so each is compiled after
-    /// the previous one ran: a macro defined by one is used by the next).
-    pub fn toplevel_begin(&mut self, form: &Syn) -> Result<Option<Vec<Syn>>, CompileError> {
+    /// If `form` is a top-level `begin` or `define-library`, its forms and
+    /// the environment they run in (so each is compiled after the previous
+    /// one ran: a macro defined by one is used by the next).
+    #[allow(clippy::type_complexity)]
+    pub fn toplevel_begin(
+        &mut self,
+        form: &Syn,
+        env: &Option<Rc<Scope>>,
+    ) -> Result<Option<(Vec<Syn>, Option<Rc<Scope>>)>, CompileError> {
         let mut front = Front::new(
             &mut self.syms,
             &mut self.heap,
@@ -325,7 +334,7 @@ impl Vm {
             &self.known,
             &self.prims,
         );
-        front.toplevel_begin(form)
+        front.toplevel_begin(form, env)
     }
 
     // ---- errors raised by Scheme code ---------------------------------------
@@ -779,7 +788,7 @@ impl Vm {
                         return Ok(None);
                     }
                 };
-                match self.compile_form(&syn, false) {
+                match self.compile_form(&syn, &None, false) {
                     Ok(t) => {
                         let c = self.heap.alloc(Object::Closure(Closure {
                             template: t,

@@ -38,6 +38,9 @@ pub struct Front<'a> {
     expansions: usize,
     /// Syntax nodes macro expansions may still produce for this form.
     expansion_budget: usize,
+    /// The environment of top-level forms: none at the real top level, a
+    /// library's scope for the body of a `define-library`.
+    toplevel_env: Env,
     /// Globals this form defines (the caller uses them to name procedures).
     pub prims: &'a crate::builtins::PrimTable,
 }
@@ -74,6 +77,7 @@ impl<'a> Front<'a> {
             depth: 0,
             expansions: 0,
             expansion_budget: MAX_EXPANSION_NODES,
+            toplevel_env: None,
             prims,
         }
     }
@@ -131,12 +135,31 @@ impl<'a> Front<'a> {
     // ---- top level ---------------------------------------------------------
 
     /// Compiles one top-level form. `begin` at top level is spliced by the caller.
-    pub fn toplevel(&mut self, form: &Syn) -> R<Expr> {
-        self.compile(form, &None)
+    pub fn toplevel(&mut self, form: &Syn, env: &Env) -> R<Expr> {
+        self.toplevel_env = env.clone();
+        self.compile(form, env)
+    }
+
+    fn at_toplevel(&self, env: &Env) -> bool {
+        match (env, &self.toplevel_env) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// The global a top-level definition of `id` defines: its own name, or
+    /// inside a library the hidden or exported name the library gave it.
+    fn global_target(&self, id: &Ident, env: &Env) -> Sym {
+        match self.meaning(id, env) {
+            Meaning::Global(s) => s,
+            _ => id.sym,
+        }
     }
 
     /// If `form` is a top-level `begin` (possibly produced by a macro), its forms.
-    pub fn toplevel_begin(&mut self, form: &Syn) -> R<Option<Vec<Syn>>> {
+    pub fn toplevel_begin(&mut self, form: &Syn, env: &Env) -> R<Option<(Vec<Syn>, Env)>> {
+        self.toplevel_env = env.clone();
         let mut form = form.clone();
         loop {
             let Syn::List(items, None, pos) = &form else {
@@ -145,13 +168,15 @@ impl<'a> Front<'a> {
             let Some(Syn::Sym(head, _)) = items.first() else {
                 return Ok(None);
             };
-            if let Some(m) = self.macro_of(head, &None) {
-                form = self.expand(&m, &form, &None, *pos)?;
+            if let Some(m) = self.macro_of(head, env) {
+                form = self.expand(&m, &form, env, *pos)?;
                 continue;
             }
-            return match self.special(head, &None) {
-                Some(Special::Begin) => Ok(Some(items[1..].to_vec())),
-                Some(Special::DefineLibrary) => self.define_library(&items[1..], *pos).map(Some),
+            return match self.special(head, env) {
+                Some(Special::Begin) => Ok(Some((items[1..].to_vec(), env.clone()))),
+                Some(Special::DefineLibrary) if env.is_none() => {
+                    self.define_library(&items[1..], *pos).map(Some)
+                }
                 _ => Ok(None),
             };
         }
@@ -355,13 +380,14 @@ impl<'a> Front<'a> {
                 Ok(Expr::CaseLambda(clauses))
             }
             Special::Define => {
-                if env.is_some() {
+                if !self.at_toplevel(env) {
                     return err(
                         "define is only allowed at the top level or at the start of a body",
                         pos,
                     );
                 }
                 let (name, value) = self.definition(args, env, pos)?;
+                let name = self.global_target(&Ident::plain(name), env);
                 if let Some(GlobalSyntax::Special(_) | GlobalSyntax::Macro(_)) =
                     self.globals.syntax.get(&name)
                 {
@@ -524,14 +550,15 @@ impl<'a> Front<'a> {
             }
             Special::Do => self.do_loop(args, env, pos),
             Special::DefineSyntax => {
-                if env.is_some() {
+                if !self.at_toplevel(env) {
                     return err(
                         "define-syntax is only allowed at the top level or at the start of a body",
                         pos,
                     );
                 }
                 let (id, m) = self.define_syntax(args, env, pos)?;
-                self.globals.syntax.insert(id.sym, GlobalSyntax::Macro(m));
+                let target = self.global_target(&id, env);
+                self.globals.syntax.insert(target, GlobalSyntax::Macro(m));
                 Ok(Expr::Const(Value::Unspecified))
             }
             Special::LetSyntax | Special::LetrecSyntax => {
@@ -559,7 +586,7 @@ impl<'a> Front<'a> {
                 pos,
             ),
             Special::DefineRecordType => {
-                if env.is_some() {
+                if !self.at_toplevel(env) {
                     return err("define-record-type is only allowed at the top level or at the start of a body", pos);
                 }
                 let forms = self.record_definitions(args, pos)?;
@@ -1490,10 +1517,13 @@ impl<'a> Front<'a> {
 
     /// `(define-library name decl ...)`: the library's imports are checked,
     /// its name registered for later `import`s, and its body (the `begin`
-    /// declarations) returned to run at top level. Exported renames become
-    /// definitions of the outside name. There is one global environment:
-    /// a library's internal definitions are visible globally too.
-    fn define_library(&mut self, args: &[Syn], pos: Pos) -> R<Vec<Syn>> {
+    /// declarations) returned to run at top level in the library's own scope.
+    /// In that scope every name the body defines stands for a global: the
+    /// exported name for exports (or the outside name of a `rename`), a
+    /// hidden name `NAME@(LIBRARY)` for the rest, so the library's private
+    /// definitions neither see nor disturb the program's. The body sees the
+    /// global environment (everything the REPL has) besides its own names.
+    fn define_library(&mut self, args: &[Syn], pos: Pos) -> R<(Vec<Syn>, Env)> {
         let Some((name, decls)) = args.split_first() else {
             return err("define-library needs a name", pos);
         };
@@ -1504,7 +1534,8 @@ impl<'a> Front<'a> {
             );
         };
         let mut body = Vec::new();
-        let mut renames = Vec::new();
+        // inner name -> outer name
+        let mut exports: Vec<(Sym, Sym)> = Vec::new();
         for d in decls {
             let Some(parts) = d.as_list().filter(|p| !p.is_empty()) else {
                 return err(
@@ -1520,14 +1551,18 @@ impl<'a> Front<'a> {
                 "export" => {
                     for e in &parts[1..] {
                         match e {
-                            Syn::Sym(..) => {}
-                            Syn::List(items, None, p) if items.len() == 3 => {
-                                // (rename inner outer)
-                                let outer = items[2].clone();
-                                let inner = items[1].clone();
-                                let def = self.known.define_alias.clone();
-                                renames.push(Syn::list(vec![Syn::Sym(def, *p), outer, inner], *p));
-                            }
+                            Syn::Sym(id, _) => exports.push((id.sym, id.sym)),
+                            Syn::List(items, None, _) if items.len() == 3 => match (
+                                &items[1], &items[2],
+                            ) {
+                                (Syn::Sym(inner, _), Syn::Sym(outer, _)) => {
+                                    exports.push((inner.sym, outer.sym))
+                                }
+                                _ => return err(
+                                    "define-library: (rename inner outer) takes two identifiers",
+                                    e.pos(),
+                                ),
+                            },
                             other => return err("define-library: bad export spec", other.pos()),
                         }
                     }
@@ -1562,9 +1597,85 @@ impl<'a> Front<'a> {
                 }
             }
         }
+        let scope = Scope::new(None);
+        let mut defined = Vec::new();
+        for f in &body {
+            self.defined_names(f, &mut defined);
+        }
+        for n in defined {
+            let target = match exports.iter().find(|(inner, _)| *inner == n) {
+                Some((_, outer)) => *outer,
+                None => {
+                    let hidden = format!("{}@({})", self.name(n), lib);
+                    self.syms.intern(&hidden)
+                }
+            };
+            if !scope.bindings.borrow().iter().any(|(id, _)| id.sym == n) {
+                scope.bind(Ident::plain(n), Binding::Global(target));
+            }
+        }
         self.globals.libraries.insert(lib);
-        body.extend(renames);
-        Ok(body)
+        Ok((body, Some(scope)))
+    }
+
+    /// Names a library body form defines, found without expanding macros
+    /// (`define`, `define-values`, `define-record-type`, `define-syntax`,
+    /// and those inside `begin`).
+    fn defined_names(&self, form: &Syn, out: &mut Vec<Sym>) {
+        let Some(items) = form.as_list() else { return };
+        let Some(Syn::Sym(head, _)) = items.first() else {
+            return;
+        };
+        let sym = |s: &Syn, out: &mut Vec<Sym>| {
+            if let Syn::Sym(id, _) = s {
+                out.push(id.sym);
+            }
+        };
+        match self.name(head.sym).as_str() {
+            "begin" => {
+                for f in &items[1..] {
+                    self.defined_names(f, out);
+                }
+            }
+            "define" | "define-syntax" => {
+                let mut target = items.get(1);
+                // (define ((f a) b) ...) names f
+                while let Some(Syn::List(inner, _, _)) = target {
+                    target = inner.first();
+                }
+                if let Some(t) = target {
+                    sym(t, out);
+                }
+            }
+            "define-values" => {
+                if let Some(Syn::List(formals, tail, _)) = items.get(1) {
+                    for f in formals.iter().chain(tail.as_deref()) {
+                        sym(f, out);
+                    }
+                } else if let Some(s) = items.get(1) {
+                    sym(s, out);
+                }
+            }
+            "define-record-type" => {
+                for (i, part) in items.iter().enumerate().skip(1) {
+                    match (i, part) {
+                        (1 | 2, Syn::List(inner, _, _)) => {
+                            if let Some(f) = inner.first() {
+                                sym(f, out);
+                            }
+                        }
+                        (1..=3, s) => sym(s, out),
+                        (_, Syn::List(field, _, _)) => {
+                            for f in field.iter().skip(1) {
+                                sym(f, out);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     fn check_import(&mut self, spec: &Syn) -> R<()> {

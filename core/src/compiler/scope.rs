@@ -124,6 +124,9 @@ pub struct Macro {
 pub enum Binding {
     Var(VarId),
     Macro(Rc<Macro>),
+    /// A name that stands for a global of another name: a library's
+    /// definitions live under hidden (or exported) global names.
+    Global(Sym),
 }
 
 /// One level of lexical scope.
@@ -178,6 +181,7 @@ pub fn resolve(id: &Ident, scope: &Option<Rc<Scope>>) -> Meaning {
                     return match b {
                         Binding::Var(v) => Meaning::Var(*v),
                         Binding::Macro(m) => Meaning::Macro(m.clone()),
+                        Binding::Global(s) => Meaning::Global(*s),
                     };
                 }
             }
