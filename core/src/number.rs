@@ -30,7 +30,7 @@ impl Num {
             Value::Float(f) => Some(Num::Float(f)),
             Value::Obj(r) => match heap.get(r) {
                 Object::Big(b) => Some(Num::Big(b.clone())),
-                Object::Rat(q) => Some(Num::Rat(q.clone())),
+                Object::Rat(q) => Some(Num::Rat((**q).clone())),
                 _ => None,
             },
             _ => None,
@@ -42,7 +42,7 @@ impl Num {
             Num::Int(i) => Value::Int(i),
             Num::Float(f) => Value::Float(f),
             Num::Big(b) => heap.alloc(Object::Big(b)),
-            Num::Rat(q) => heap.alloc(Object::Rat(q)),
+            Num::Rat(q) => heap.alloc(Object::Rat(Box::new(q))),
         }
     }
 

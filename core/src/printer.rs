@@ -224,7 +224,7 @@ fn atom(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut String)
                 }
             }
             Object::Big(b) => out.push_str(&b.to_string()),
-            Object::Rat(q) => out.push_str(&number::to_string(&Num::Rat(q.clone()), 10)),
+            Object::Rat(q) => out.push_str(&number::to_string(&Num::Rat((**q).clone()), 10)),
             Object::Bytevector(b) => {
                 out.push_str("#u8(");
                 for (i, x) in b.iter().enumerate() {

@@ -120,17 +120,17 @@ pub enum Object {
     Vector(Vec<Value>),
     Bytevector(Vec<u8>),
     Big(BigInt),
-    Rat(BigRational),
+    Rat(Box<BigRational>),
     Closure(Closure),
     /// `case-lambda`: closures tried in order by arity.
     CaseLambda(Vec<Value>),
     /// A mutable cell shared by closures that capture an assigned variable.
     Box(Value),
-    Continuation(Continuation),
+    Continuation(Box<Continuation>),
     /// More or fewer than one value, as returned by `values`.
     Values(Vec<Value>),
-    Record(Value, Vec<Value>),
-    RecordType(RecordType),
+    Record(Value, Box<[Value]>),
+    RecordType(Box<RecordType>),
     /// A promise: `done` with its value, or not yet with a thunk to force.
     Promise {
         done: bool,
@@ -140,8 +140,8 @@ pub enum Object {
         value: Value,
         converter: Value,
     },
-    Error(ErrorObject),
-    Port(Port),
+    Error(Box<ErrorObject>),
+    Port(Box<Port>),
     /// An environment specifier as returned by `environment`.
     Environment,
 }
@@ -158,10 +158,25 @@ impl Object {
             Object::Rat(r) => (r.numer().bits() + r.denom().bits()) as usize / 8,
             Object::Closure(c) => c.free.len() * 16,
             Object::Continuation(k) => k.stack.capacity() * 16 + k.frames.capacity() * 32,
-            Object::Record(_, f) => f.capacity() * 16,
+            Object::Record(_, f) => f.len() * 16,
             Object::RecordType(t) => t.fields.capacity() * 4,
             Object::Port(p) => p.chars.capacity() * 4 + p.bytes.capacity(),
             _ => 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// Every cons cell costs one `Object`: large variants are boxed so the
+    /// common ones (pairs, closures, vectors) stay small.
+    #[test]
+    fn objects_stay_small() {
+        assert_eq!(std::mem::size_of::<super::Value>(), 16);
+        assert!(
+            std::mem::size_of::<super::Object>() <= 40,
+            "Object is {} bytes",
+            std::mem::size_of::<super::Object>()
+        );
     }
 }

@@ -342,11 +342,11 @@ impl Vm {
     fn make_error_object(&mut self, message: String, irritants: Vec<Value>) -> Value {
         let m = self.heap.string(&message);
         let irr = self.heap.list(&irritants);
-        self.heap.alloc(Object::Error(ErrorObject {
+        self.heap.alloc(Object::Error(Box::new(ErrorObject {
             kind: ErrorObjectKind::Error,
             message: m,
             irritants: irr,
-        }))
+        })))
     }
 
     /// Turns a fault into a Scheme `raise`: calls the prelude's `raise` when a
@@ -357,11 +357,11 @@ impl Vm {
             Fault::Raise(v) => v,
             Fault::ReadError(message) => {
                 let m = self.heap.string(&message);
-                self.heap.alloc(Object::Error(ErrorObject {
+                self.heap.alloc(Object::Error(Box::new(ErrorObject {
                     kind: ErrorObjectKind::Read,
                     message: m,
                     irritants: Value::Null,
-                }))
+                })))
             }
             Fault::OutOfMemory => {
                 let cap = self.heap.cap;
@@ -661,12 +661,12 @@ impl Vm {
             (self.stack[..callee_idx].to_vec(), frames)
         };
         frames.shrink_to_fit();
-        self.heap.alloc(Object::Continuation(Continuation {
+        self.heap.alloc(Object::Continuation(Box::new(Continuation {
             stack,
             frames,
             winders: self.winders,
             handlers: self.handlers,
-        }))
+        })))
     }
 
     /// Control primitives. `Some(n)` asks the caller to perform a call of the

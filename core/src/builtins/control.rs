@@ -39,11 +39,11 @@ pub fn register(t: &mut PrimTable) {
     });
     t.add("error", 1, None, |c, a| {
         let irritants = c.heap.list(&a[1..]);
-        let obj = c.heap.alloc(Object::Error(ErrorObject {
+        let obj = c.heap.alloc(Object::Error(Box::new(ErrorObject {
             kind: ErrorObjectKind::Error,
             message: a[0],
             irritants,
-        }));
+        })));
         Err(Fault::Raise(obj))
     });
     t.add("%raise-primitive", 1, Some(1), |_, a| {
@@ -97,10 +97,10 @@ pub fn register(t: &mut PrimTable) {
             }
         }
         Ok(c.heap
-            .alloc(Object::RecordType(RecordType { name, fields })))
+            .alloc(Object::RecordType(Box::new(RecordType { name, fields }))))
     });
     t.add("%record", 1, None, |c, a| {
-        Ok(c.heap.alloc(Object::Record(a[0], a[1..].to_vec())))
+        Ok(c.heap.alloc(Object::Record(a[0], a[1..].into())))
     });
     t.add("%record?", 2, Some(2), |c, a| {
         Ok(boolean(

@@ -214,7 +214,7 @@ pub fn register(t: &mut PrimTable) {
 }
 
 fn new_port(c: &mut Ctx, input: bool, textual: bool, chars: Vec<char>, bytes: Vec<u8>) -> Value {
-    c.heap.alloc(Object::Port(Port {
+    c.heap.alloc(Object::Port(Box::new(Port {
         input,
         textual,
         chars,
@@ -222,11 +222,11 @@ fn new_port(c: &mut Ctx, input: bool, textual: bool, chars: Vec<char>, bytes: Ve
         pos: 0,
         open: true,
         console: false,
-    }))
+    })))
 }
 
 fn console_port(c: &mut Ctx) -> Value {
-    c.heap.alloc(Object::Port(Port {
+    c.heap.alloc(Object::Port(Box::new(Port {
         input: false,
         textual: true,
         chars: vec![],
@@ -234,7 +234,7 @@ fn console_port(c: &mut Ctx) -> Value {
         pos: 0,
         open: true,
         console: true,
-    }))
+    })))
 }
 
 fn port<'h>(c: &'h Ctx, v: Value) -> Option<&'h Port> {
