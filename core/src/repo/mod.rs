@@ -5,10 +5,14 @@
 //!   deltas, reflog) and its persistence as content-addressed blobs.
 //! - `index`: the indexes of the current version (symbol names,
 //!   dependencies, meaning), updated incrementally.
+//! - `builtins`: the `arb:` procedures as nodes of the reserved id range.
+//! - `knowledge`: the forest and its indexes kept in step.
 //!
 //! Pure like the rest of the core: time comes in as an argument, snapshots
 //! go out and come in as bytes.
 
+pub mod builtins;
 pub mod forest;
 pub mod index;
+pub mod knowledge;
 pub mod node;
