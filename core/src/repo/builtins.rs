@@ -2,7 +2,7 @@
 //! range (`id % 65536 < 256`) with code `#f` and type "builtin-function", so
 //! that `(arb:search-by-symbol "arb:")` finds them like any other knowledge.
 
-use super::node::{is_reserved, Node, NodeId};
+use super::node::{Node, NodeId};
 
 /// (id, name, tier, description). Ids are stable: stored versions refer to
 /// them. Tiers: 0 system, 1 read-write, 2 read-only.
@@ -147,6 +147,7 @@ pub fn tier_of(name: &str) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repo::node::is_reserved;
 
     #[test]
     fn builtins_are_reserved_unique_and_named_arb() {
