@@ -909,9 +909,8 @@ impl Vm {
                         if matches!(v, Value::Undefined) {
                             self.pc = pc;
                             self.acc = acc;
-                            let name = self.globals.names[g as usize];
-                            let msg = format!("unbound variable: {}", self.syms.name(name));
-                            self.raise_fault(Fault::Error(msg, vec![]))?;
+                            let fault = self.unbound(g, "");
+                            self.raise_fault(fault)?;
                             break;
                         }
                         acc = v;
@@ -920,9 +919,8 @@ impl Vm {
                         if matches!(self.globals.values[g as usize], Value::Undefined) {
                             self.pc = pc;
                             self.acc = acc;
-                            let name = self.globals.names[g as usize];
-                            let msg = format!("set!: unbound variable: {}", self.syms.name(name));
-                            self.raise_fault(Fault::Error(msg, vec![]))?;
+                            let fault = self.unbound(g, "set!: ");
+                            self.raise_fault(fault)?;
                             break;
                         }
                         self.save_global(g);
@@ -1087,9 +1085,8 @@ impl Vm {
                         if matches!(v, Value::Undefined) {
                             self.pc = pc;
                             self.acc = acc;
-                            let name = self.globals.names[g as usize];
-                            let msg = format!("unbound variable: {}", self.syms.name(name));
-                            self.raise_fault(Fault::Error(msg, vec![]))?;
+                            let fault = self.unbound(g, "");
+                            self.raise_fault(fault)?;
                             break;
                         }
                         self.stack.push(v);
@@ -1207,6 +1204,15 @@ impl Vm {
             self.poll()?;
         }
         Ok(())
+    }
+
+    /// The error for reading (or `set!`ing) a global that has no value.
+    fn unbound(&self, g: u32, who: &str) -> Fault {
+        let name = self.globals.names[g as usize];
+        Fault::Error(
+            format!("{who}unbound variable: {}", self.syms.name(name)),
+            vec![],
+        )
     }
 
     fn used_before_defined(&mut self, k: u32) -> Fault {

@@ -21,12 +21,9 @@ pub fn register(t: &mut PrimTable) {
         Ok(boolean(matches!(a[0], Value::Bool(_))))
     });
     t.add("boolean=?", 2, None, |c, a| {
-        for &v in a {
-            if !matches!(v, Value::Bool(_)) {
-                return Err(type_error(c, "boolean=?", "a boolean", v));
-            }
-        }
-        Ok(boolean(a.windows(2).all(|w| w[0].eq(w[1]))))
+        all_eq(c, a, "boolean=?", "a boolean", |v| {
+            matches!(v, Value::Bool(_))
+        })
     });
     t.add("cons", 2, Some(2), |c, a| Ok(c.heap.cons(a[0], a[1])));
     t.add("car", 1, Some(1), |c, a| pair(c, "car", a[0]).map(|p| p.0));
@@ -143,12 +140,7 @@ pub fn register(t: &mut PrimTable) {
         Ok(boolean(matches!(a[0], Value::Sym(_))))
     });
     t.add("symbol=?", 2, None, |c, a| {
-        for &v in a {
-            if !matches!(v, Value::Sym(_)) {
-                return Err(type_error(c, "symbol=?", "a symbol", v));
-            }
-        }
-        Ok(boolean(a.windows(2).all(|w| w[0].eq(w[1]))))
+        all_eq(c, a, "symbol=?", "a symbol", |v| matches!(v, Value::Sym(_)))
     });
     t.add("symbol->string", 1, Some(1), |c, a| {
         let name = super::symbol_name(c, "symbol->string", a[0])?;
@@ -158,6 +150,20 @@ pub fn register(t: &mut PrimTable) {
         let s: String = super::string(c, "string->symbol", a[0])?.iter().collect();
         Ok(Value::Sym(c.syms.intern(&s)))
     });
+}
+
+/// `boolean=?` and `symbol=?`: every argument of the kind, all `eq?`.
+fn all_eq(
+    c: &Ctx,
+    a: &[Value],
+    who: &str,
+    expected: &str,
+    kind: fn(Value) -> bool,
+) -> Result<Value, Fault> {
+    if let Some(&bad) = a.iter().find(|v| !kind(**v)) {
+        return Err(type_error(c, who, expected, bad));
+    }
+    Ok(boolean(a.windows(2).all(|w| w[0].eq(w[1]))))
 }
 
 fn pair(c: &Ctx, who: &str, v: Value) -> Result<(Value, Value), Fault> {
