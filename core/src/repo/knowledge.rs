@@ -1,22 +1,74 @@
-//! `Knowledge`: the version forest and the indexes of its current version,
-//! kept in step. Every change of the current version (a commit or a switch)
-//! goes through here, so the indexes always describe the current version.
+//! `Knowledge`: the version forest and the indexes of its working state,
+//! kept in step.
+//!
+//! The working state is the current version, or, while a transaction is
+//! open, the current version plus the transaction's changes. Every change
+//! (a single operation, a transaction's operation, a commit, an abort, a
+//! switch, an import) goes through here, so the indexes always describe the
+//! working state: a search inside a transaction finds what the transaction
+//! created, and an abort puts the indexes back exactly as they were.
+//!
+//! A single operation outside a transaction is committed at once as a
+//! version of its own. Transactions nest: an inner one is a savepoint of the
+//! outer one, and only the outermost commit makes a version.
 
 use super::builtins::builtin_nodes;
-use super::forest::{Committed, ForestError, Op, Timestamp, VersionForest};
-use super::index::Indexes;
-use super::node::VersionId;
+use super::forest::{
+    Committed, ForestError, NodeChanges, Nodes, Op, Pending, Timestamp, VersionForest,
+};
+use super::index::{Embedder, Indexes, SemanticConfig};
+use super::node::{Node, NodeId, VersionId};
+
+/// A change of a node, as the indexes take it: (old, new).
+type IndexChange = (Option<Node>, Option<Node>);
+
+struct OpenTransaction {
+    pending: Pending,
+    /// Index changes applied since the outermost transaction began, oldest
+    /// first: what an abort undoes.
+    applied: Vec<IndexChange>,
+    /// One per open inner transaction: the state to go back to if it fails.
+    savepoints: Vec<(Pending, usize)>,
+}
 
 pub struct Knowledge {
     pub forest: VersionForest,
     pub indexes: Indexes,
+    tx: Option<OpenTransaction>,
+    /// Counts changes of the working state; equal generations, equal state.
+    generation: u64,
+    /// Ids whose node changed since the last `take_changed`.
+    changed: Vec<NodeId>,
+}
+
+impl std::fmt::Debug for Knowledge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Knowledge")
+            .field("forest", &self.forest)
+            .field("transaction_depth", &self.depth())
+            .field("generation", &self.generation)
+            .finish()
+    }
+}
+
+/// What a single operation did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Done {
+    /// The node created, changed or deleted.
+    pub id: NodeId,
+    /// The version the operation made; `None` inside a transaction, where
+    /// the version is made when the outermost transaction commits.
+    pub version: Option<VersionId>,
 }
 
 impl Knowledge {
     /// A new knowledge base whose root version holds the builtin nodes.
-    pub fn new(timestamp: Timestamp) -> Result<Knowledge, ForestError> {
-        let forest = VersionForest::new(builtin_nodes(), "initial version", timestamp)?;
-        Ok(Knowledge::with_forest(forest))
+    pub fn new(timestamp: Timestamp) -> Knowledge {
+        // The builtins are static data with distinct reserved ids (a unit
+        // test checks it), so the root version cannot be refused.
+        let forest = VersionForest::new(builtin_nodes(), "initial version", timestamp)
+            .unwrap_or_else(|e| unreachable!("the builtin nodes are invalid: {e}"));
+        Knowledge::with_forest(forest)
     }
 
     /// Wraps a forest (for example one just imported), indexing its current version.
@@ -25,98 +77,315 @@ impl Knowledge {
         if let Ok(nodes) = forest.nodes(forest.current()) {
             indexes.rebuild(nodes);
         }
-        Knowledge { forest, indexes }
+        Knowledge {
+            forest,
+            indexes,
+            tx: None,
+            generation: 0,
+            changed: Vec::new(),
+        }
     }
 
-    /// Commits `ops` as one new version and updates the indexes.
-    pub fn commit(
+    /// Replaces the semantic index's embedder (a host's model) and
+    /// re-indexes the working state with it.
+    pub fn set_embedder(&mut self, embedder: Box<dyn Embedder>, config: SemanticConfig) {
+        let mut indexes = Indexes::with_embedder(embedder, config);
+        indexes.rebuild(self.working_nodes());
+        self.indexes = indexes;
+    }
+
+    // ---- reading ------------------------------------------------------------
+
+    /// Changes with every change of the working state.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The ids whose node changed since the last call (possibly repeated).
+    pub fn take_changed(&mut self) -> Vec<NodeId> {
+        std::mem::take(&mut self.changed)
+    }
+
+    /// How many transactions are open (0: none).
+    pub fn depth(&self) -> usize {
+        self.tx.as_ref().map_or(0, |t| t.savepoints.len() + 1)
+    }
+
+    /// The committed current version (a transaction's changes are not in it
+    /// until it commits).
+    pub fn current(&self) -> VersionId {
+        self.forest.current()
+    }
+
+    /// A node of the working state.
+    pub fn get(&self, id: NodeId) -> Option<&Node> {
+        match &self.tx {
+            Some(t) => t.pending.get(id),
+            None => self.forest.get(self.forest.current(), id).ok().flatten(),
+        }
+    }
+
+    /// A node as it is in `version`, or in the working state for `None`.
+    pub fn get_at(
+        &self,
+        version: Option<VersionId>,
+        id: NodeId,
+    ) -> Result<Option<&Node>, ForestError> {
+        match version {
+            None => Ok(self.get(id)),
+            Some(v) => self.forest.get(v, id),
+        }
+    }
+
+    /// Every node of the working state.
+    pub fn working_nodes(&self) -> Nodes<'_> {
+        match &self.tx {
+            Some(t) => t.pending.nodes(),
+            None => self
+                .forest
+                .nodes(self.forest.current())
+                .unwrap_or_else(|_| unreachable!("the current version exists")),
+        }
+    }
+
+    /// Every node of `version`, or of the working state for `None`.
+    pub fn nodes_at(&self, version: Option<VersionId>) -> Result<Nodes<'_>, ForestError> {
+        match version {
+            None => Ok(self.working_nodes()),
+            Some(v) => self.forest.nodes(v),
+        }
+    }
+
+    pub fn node_count(&self) -> u64 {
+        match &self.tx {
+            Some(t) => t.pending.node_count(),
+            None => self.forest.node_count(self.forest.current()).unwrap_or(0),
+        }
+    }
+
+    // ---- changing -------------------------------------------------------------
+
+    fn bump(&mut self, ids: impl IntoIterator<Item = NodeId>) {
+        self.generation += 1;
+        self.changed.extend(ids);
+    }
+
+    /// Runs one operation: inside the open transaction, or as a version of
+    /// its own described by `description`.
+    fn operate(
         &mut self,
-        ops: Vec<Op>,
-        description: &str,
+        op: Op,
+        description: &dyn Fn(NodeId) -> String,
         timestamp: Timestamp,
-    ) -> Result<Committed, ForestError> {
-        let committed = self.forest.commit(ops, description, timestamp)?;
+    ) -> Result<Done, ForestError> {
+        if let Some(t) = &mut self.tx {
+            let (id, change) = apply_op(&mut t.pending, op)?;
+            self.indexes
+                .apply_deferred(change.0.as_ref(), change.1.as_ref());
+            t.applied.push(change);
+            self.bump([id]);
+            return Ok(Done { id, version: None });
+        }
+        let mut pending = self.forest.begin();
+        let (id, _) = apply_op(&mut pending, op)?;
+        let committed = self
+            .forest
+            .commit_pending(pending, &description(id), timestamp)?;
+        self.apply_committed(&committed);
+        Ok(Done {
+            id,
+            version: Some(committed.version),
+        })
+    }
+
+    fn apply_committed(&mut self, committed: &Committed) {
         self.indexes.apply_all(
             committed
                 .changes
                 .iter()
                 .map(|c| (c.old.as_ref(), c.new.as_ref())),
         );
+        self.bump(committed.changes.iter().map(|c| c.id));
+    }
+
+    /// Creates a node (its `id` is ignored).
+    pub fn create(
+        &mut self,
+        node: Node,
+        description: &dyn Fn(NodeId) -> String,
+        timestamp: Timestamp,
+    ) -> Result<Done, ForestError> {
+        self.operate(Op::Create(node), description, timestamp)
+    }
+
+    pub fn update(
+        &mut self,
+        id: NodeId,
+        changes: NodeChanges,
+        description: &dyn Fn(NodeId) -> String,
+        timestamp: Timestamp,
+    ) -> Result<Done, ForestError> {
+        self.operate(Op::Update { id, changes }, description, timestamp)
+    }
+
+    pub fn delete(
+        &mut self,
+        id: NodeId,
+        description: &dyn Fn(NodeId) -> String,
+        timestamp: Timestamp,
+    ) -> Result<Done, ForestError> {
+        self.operate(Op::Delete(id), description, timestamp)
+    }
+
+    /// Commits `ops` as one version (for hosts and tests; Scheme goes through
+    /// transactions). If one fails, nothing changes.
+    pub fn commit(
+        &mut self,
+        ops: Vec<Op>,
+        description: &str,
+        timestamp: Timestamp,
+    ) -> Result<Committed, ForestError> {
+        if self.tx.is_some() {
+            return Err(ForestError::TransactionOpen);
+        }
+        let committed = self.forest.commit(ops, description, timestamp)?;
+        self.apply_committed(&committed);
         Ok(committed)
     }
 
+    /// Opens a transaction (nested in the open one, if any) and returns the
+    /// new depth.
+    pub fn begin(&mut self) -> usize {
+        match &mut self.tx {
+            Some(t) => {
+                t.savepoints.push((t.pending.clone(), t.applied.len()));
+            }
+            None => {
+                self.tx = Some(OpenTransaction {
+                    pending: self.forest.begin(),
+                    applied: Vec::new(),
+                    savepoints: Vec::new(),
+                });
+            }
+        }
+        self.depth()
+    }
+
+    /// The operations of the open transactions so far.
+    pub fn pending_ops(&self) -> &[Op] {
+        self.tx.as_ref().map_or(&[], |t| t.pending.ops())
+    }
+
+    /// Commits the innermost open transaction. The outermost one becomes
+    /// exactly one version (also when it changed nothing) and returns it;
+    /// an inner one merges into its parent and returns `None`.
+    pub fn commit_transaction(
+        &mut self,
+        description: &str,
+        timestamp: Timestamp,
+    ) -> Result<Option<VersionId>, ForestError> {
+        let Some(t) = &mut self.tx else {
+            return Err(ForestError::NoTransaction);
+        };
+        if t.savepoints.pop().is_some() {
+            return Ok(None);
+        }
+        let Some(t) = self.tx.take() else {
+            return Err(ForestError::NoTransaction);
+        };
+        let applied = t.applied;
+        match self.forest.commit_pending(t.pending, description, timestamp) {
+            Ok(committed) => {
+                // The indexes followed every operation already.
+                self.indexes.semantic.maintain();
+                self.generation += 1;
+                Ok(Some(committed.version))
+            }
+            Err(e) => {
+                // Only a stale base or exhausted ids can get here; the
+                // changes are lost, so the indexes go back with them.
+                self.undo_index_changes(applied);
+                Err(e)
+            }
+        }
+    }
+
+    /// Abandons the innermost open transaction: the working state and the
+    /// indexes are what they were when it began. Returns whether one was open.
+    pub fn abort_transaction(&mut self) -> bool {
+        let Some(t) = &mut self.tx else {
+            return false;
+        };
+        let undo = match t.savepoints.pop() {
+            Some((pending, mark)) => {
+                t.pending = pending;
+                t.applied.split_off(mark)
+            }
+            None => {
+                let t = self.tx.take().map(|t| t.applied).unwrap_or_default();
+                t
+            }
+        };
+        self.undo_index_changes(undo);
+        true
+    }
+
+    /// Abandons every open transaction.
+    pub fn abort_all(&mut self) {
+        while self.abort_transaction() {}
+    }
+
+    fn undo_index_changes(&mut self, changes: Vec<IndexChange>) {
+        let ids: Vec<NodeId> = changes
+            .iter()
+            .filter_map(|(o, n)| o.as_ref().or(n.as_ref()).map(|x| x.id))
+            .collect();
+        for (old, new) in changes.iter().rev() {
+            self.indexes.apply_deferred(new.as_ref(), old.as_ref());
+        }
+        self.indexes.semantic.maintain();
+        self.bump(ids);
+    }
+
     /// Makes `target` current, applying the difference to the indexes.
+    /// Refused while a transaction is open.
     pub fn switch(
         &mut self,
         target: VersionId,
         description: &str,
         timestamp: Timestamp,
     ) -> Result<(), ForestError> {
+        if self.tx.is_some() {
+            return Err(ForestError::TransactionOpen);
+        }
         let changes = self.forest.switch(target, description, timestamp)?;
         self.indexes
             .apply_all(changes.iter().map(|c| (c.old.as_ref(), c.new.as_ref())));
+        self.bump(changes.iter().map(|c| c.id));
         Ok(())
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::repo::index::SymbolMode;
-    use crate::repo::node::Node;
-
-    fn node(name: &str, description: &str) -> Node {
-        Node {
-            id: 0,
-            code: Some(format!("(define ({name} x) x)")),
-            description: Some(description.to_string()),
-            symbol_names: vec![name.to_string()],
-            kind: Some("function".to_string()),
-            dependencies: vec![],
+/// Applies one operation to a transaction; returns the node's id and the
+/// change as the indexes take it.
+fn apply_op(p: &mut Pending, op: Op) -> Result<(NodeId, IndexChange), ForestError> {
+    match op {
+        Op::Create(node) => {
+            let id = p.create(node)?;
+            let new = p.get(id).cloned();
+            Ok((id, (None, new)))
+        }
+        Op::Update { id, changes } => {
+            let old = p.get(id).cloned();
+            p.update(id, changes)?;
+            Ok((id, (old, p.get(id).cloned())))
+        }
+        Op::Delete(id) => {
+            let old = p.delete(id)?;
+            Ok((id, (Some(old), None)))
         }
     }
-
-    #[test]
-    fn builtins_are_searchable_and_switch_keeps_indexes_in_step() {
-        let mut k = Knowledge::new(Timestamp(0)).expect("knowledge");
-        let hits = k
-            .indexes
-            .symbols
-            .search("arb:", SymbolMode::Prefix, 100)
-            .expect("search");
-        assert_eq!(hits.len(), super::super::builtins::ARB_PROCEDURES.len());
-        let root = k.forest.current();
-        let c = k
-            .commit(
-                vec![Op::Create(node("quicksort", "快速排序实现"))],
-                "add quicksort",
-                Timestamp(1),
-            )
-            .expect("commit");
-        let id = c.created[0];
-        let found = k
-            .indexes
-            .symbols
-            .search("quick*", SymbolMode::Wildcard, 10)
-            .expect("search");
-        assert_eq!(found.iter().map(|h| h.id).collect::<Vec<_>>(), vec![id]);
-        k.switch(root, "back to the root", Timestamp(2))
-            .expect("switch");
-        assert!(k
-            .indexes
-            .symbols
-            .search("quicksort", SymbolMode::Exact, 10)
-            .expect("search")
-            .is_empty());
-        k.switch(c.version, "forward again", Timestamp(3))
-            .expect("switch");
-        assert_eq!(
-            k.indexes
-                .symbols
-                .search("quicksort", SymbolMode::Exact, 10)
-                .expect("search")
-                .len(),
-            1
-        );
-    }
 }
+
+#[cfg(test)]
+mod tests;

@@ -185,6 +185,11 @@ pub enum ForestError {
     },
     /// No node or version id is left (the 64-bit counters ran out).
     IdsExhausted,
+    /// Switching versions (or committing outside it) while a transaction
+    /// is open.
+    TransactionOpen,
+    /// Committing when no transaction is open.
+    NoTransaction,
 }
 
 impl ForestError {
@@ -199,6 +204,8 @@ impl ForestError {
             ForestError::DependencyNotFound { .. } => "dependency-not-found",
             ForestError::StaleTransaction { .. } => "stale-transaction",
             ForestError::IdsExhausted => "ids-exhausted",
+            ForestError::TransactionOpen => "transaction-open",
+            ForestError::NoTransaction => "no-transaction",
         }
     }
 }
@@ -228,6 +235,11 @@ impl fmt::Display for ForestError {
                 "the transaction started at version {base}, but the current version is now {current}"
             ),
             ForestError::IdsExhausted => write!(f, "no ids are left"),
+            ForestError::TransactionOpen => write!(
+                f,
+                "a transaction is open: it must end before the current version can move"
+            ),
+            ForestError::NoTransaction => write!(f, "no transaction is open"),
         }
     }
 }
@@ -249,7 +261,9 @@ const FIRST_NODE_ID: NodeId = 256;
 /// A transaction: changes to the current version that become one version
 /// when committed with [`VersionForest::commit_pending`], and nothing when
 /// dropped. It sees its own changes. A failed operation changes nothing in
-/// it, so the caller may go on or drop it.
+/// it, so the caller may go on or drop it. A clone is a savepoint: the two
+/// share every subtree until one of them changes it.
+#[derive(Clone)]
 pub struct Pending {
     base: VersionId,
     root: Arc<Tree>,

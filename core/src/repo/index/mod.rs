@@ -103,6 +103,14 @@ impl Indexes {
         self.semantic.apply(old, new);
     }
 
+    /// One change whose semantic reorganisation waits for `maintain`
+    /// (changes inside a transaction: many may follow).
+    pub fn apply_deferred(&mut self, old: Option<&Node>, new: Option<&Node>) {
+        self.symbols.apply(old, new);
+        self.dependencies.apply(old, new);
+        self.semantic.apply_deferred(old, new);
+    }
+
     /// A whole change set (one commit or one version switch). The semantic
     /// index reorganises once at the end rather than after every change.
     pub fn apply_all<'a, I>(&mut self, changes: I)
