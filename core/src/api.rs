@@ -1,6 +1,10 @@
 //! The engine's public face: create an engine, set limits, evaluate text.
 
+pub use crate::arb::Tier;
 use crate::builtins::PrimTable;
+use crate::repo::forest::{Hash, ImportError, Snapshot, VersionForest};
+use crate::repo::index::{Embedder, SemanticConfig};
+use crate::repo::knowledge::Knowledge;
 use crate::compiler::code::Inline;
 use crate::compiler::scope::{Scope, Special};
 use crate::compiler::CompileError;
@@ -194,6 +198,8 @@ impl Engine {
         self.vm.raise_global = self.vm.globals.lookup(raise);
         let invoke = self.vm.syms.intern("%invoke-continuation");
         self.vm.invoke_k_global = self.vm.globals.lookup(invoke);
+        let run = self.vm.syms.intern("%arb:run-thunks");
+        self.vm.run_thunks_global = self.vm.globals.lookup(run);
         self.vm.collect_garbage();
     }
 
@@ -217,8 +223,82 @@ impl Engine {
         self.vm.now = seconds_since_epoch;
     }
 
+    /// The tier evaluations start in (what they may do with the knowledge
+    /// base). The default is [`Tier::ReadWrite`]: an operator's own REPL or
+    /// command line sets [`Tier::System`].
+    pub fn set_tier(&mut self, tier: Tier) {
+        self.vm.session_tier = tier;
+    }
+
+    pub fn tier(&self) -> Tier {
+        self.vm.session_tier
+    }
+
+    /// The knowledge base (created, holding only the builtins, on first use).
+    pub fn knowledge(&mut self) -> &mut Knowledge {
+        self.vm.knowledge()
+    }
+
+    /// Replaces the semantic index's embedder with a host's model.
+    pub fn set_embedder(&mut self, embedder: Box<dyn Embedder>, config: SemanticConfig) {
+        self.vm.knowledge().set_embedder(embedder, config);
+        self.vm.forget_loaded();
+    }
+
+    /// The whole state of the knowledge base as blobs and a refs record.
+    /// Later `export_new` calls start from here.
+    pub fn export_full(&mut self) -> Snapshot {
+        self.vm.knowledge().forest.export_full()
+    }
+
+    /// What is new since the last export or import: the blobs of the
+    /// versions committed since, and the refs record. A host stores the
+    /// blobs, then the refs.
+    pub fn export_new(&mut self) -> Snapshot {
+        self.vm.knowledge().forest.export_new()
+    }
+
+    /// Whether anything was committed or switched since the last export or
+    /// import (whether `export_new` has something to store).
+    pub fn has_unsaved_changes(&self) -> bool {
+        match &self.vm.knowledge {
+            Some(k) => k.forest.has_unsaved(),
+            None => false,
+        }
+    }
+
+    /// Replaces the knowledge base with the one stored under `refs`, whose
+    /// blobs `lookup` fetches by name. Everything is checked; on error
+    /// nothing changes.
+    pub fn import<F, B>(&mut self, refs: &[u8], lookup: F) -> Result<(), ImportError>
+    where
+        F: FnMut(&Hash) -> Option<B>,
+        B: AsRef<[u8]>,
+    {
+        let forest = VersionForest::import(refs, lookup)?;
+        self.install(forest);
+        Ok(())
+    }
+
+    /// Replaces the knowledge base with the one in `snapshots` (a full
+    /// export, then any later incremental ones). On error nothing changes.
+    pub fn import_snapshots<'a, I>(&mut self, snapshots: I) -> Result<(), ImportError>
+    where
+        I: IntoIterator<Item = &'a Snapshot>,
+    {
+        let forest = VersionForest::import_snapshots(snapshots)?;
+        self.install(forest);
+        Ok(())
+    }
+
+    fn install(&mut self, forest: VersionForest) {
+        self.vm.knowledge = Some(Knowledge::with_forest(forest));
+        self.vm.forget_loaded();
+    }
+
     /// Reads and evaluates every form of `source` in order.
     pub fn eval(&mut self, source: &str) -> Evaluation {
+        self.vm.reset_loading();
         self.vm.out.clear();
         self.vm.steps_left = self.limits.max_steps;
         self.vm.heap.cap = self.limits.max_memory;
@@ -293,9 +373,18 @@ impl Engine {
                 ErrorKind::StepLimit | ErrorKind::MemoryLimit | ErrorKind::Interrupted
             )
         });
+        // A transaction still open was left by an error or a limit: it
+        // changes nothing.
+        if let Some(k) = &mut self.vm.knowledge {
+            if k.depth() > 0 {
+                k.abort_all();
+                self.vm.sync_knowledge();
+            }
+        }
         if hit_limit {
             self.vm.rollback_evaluation();
             self.vm.globals.syntax = syntax_before;
+            self.vm.forget_loaded();
             self.vm.collect_garbage();
         } else {
             self.vm.commit_evaluation();

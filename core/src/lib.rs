@@ -7,6 +7,7 @@
 //! wasmtime and in the browser with identical behaviour.
 
 mod api;
+pub mod arb;
 mod builtins;
 mod compiler;
 mod globals;
@@ -20,4 +21,5 @@ mod syntax;
 mod value;
 mod vm;
 
-pub use api::{Engine, ErrorKind, EvalError, Evaluation, InterruptCheck, Limits, Position};
+pub use api::{Engine, ErrorKind, EvalError, Evaluation, InterruptCheck, Limits, Position, Tier};
+pub use repo::forest::{Hash, ImportError, Snapshot};

@@ -46,6 +46,22 @@ impl Num {
         }
     }
 
+    /// An exact integer in `0..=u64::MAX` (ids of stored nodes and versions).
+    pub fn to_u64(&self) -> Option<u64> {
+        match self {
+            Num::Int(i) => u64::try_from(*i).ok(),
+            Num::Big(b) => b.to_u64(),
+            _ => None,
+        }
+    }
+
+    pub fn from_u64(n: u64) -> Num {
+        match i64::try_from(n) {
+            Ok(i) => Num::Int(i),
+            Err(_) => Num::Big(BigInt::from(n)),
+        }
+    }
+
     pub fn normalize(self) -> Num {
         match self {
             Num::Big(b) => match b.to_i64() {

@@ -340,3 +340,69 @@
 
 (define (exit . args) (error "exit: there is no process to exit; the evaluation ends here" (if (pair? args) (car args) 0)))
 (define (emergency-exit . args) (apply exit args))
+
+;; ---- the knowledge base (the primitives are in core/src/arb) ---------------
+
+(define (arb:error? x) (%arb:error-alist? x))
+
+;; Runs the thunks that load a stored node (see arb/loader.rs).
+(define (%arb:run-thunks thunks)
+  (if (pair? (cdr thunks))
+      (begin ((car thunks)) (%arb:run-thunks (cdr thunks)))
+      ((car thunks))))
+
+;; A raised condition as an error alist.
+(define (%arb:failure e)
+  (cond ((arb:error? e) e)
+        ((read-error? e)
+         (list (cons "error" "syntax-error") (cons "message" (%condition-text e))))
+        ((error-object? e)
+         (list (cons "error" "runtime-error") (cons "message" (%condition-text e))))
+        (else
+         (list (cons "error" "raise")
+               (cons "message" (call-with-output-string
+                                (lambda (p) (display "raised " p) (write e p))))))))
+
+;; Each body form runs in turn; the first that raises or returns an error
+;; alist ends the transaction, which then changes nothing. Leaving it by a
+;; continuation abandons it too.
+(define (%arb:transaction thunks)
+  (let ((token (%arb:tx-begin)))
+    (if (arb:error? token)
+        token
+        (let ((open #t))
+          (dynamic-wind
+           (lambda () #f)
+           (lambda ()
+             (let loop ((ts thunks) (i 0) (last (if #f #f)))
+               (if (null? ts)
+                   (begin (set! open #f) (%arb:tx-commit token last))
+                   (let* ((failed #f)
+                          (r (guard (e (#t (set! failed #t) (%arb:failure e)))
+                               ((car ts)))))
+                     (if (or failed (arb:error? r))
+                         (begin (set! open #f) (%arb:tx-abort token i r))
+                         (loop (cdr ts) (+ i 1) r))))))
+           (lambda ()
+             (if open
+                 (begin (set! open #f) (%arb:tx-abort token #f #f)))))))))
+
+(define-syntax arb:transaction
+  (syntax-rules ()
+    ((_ body ...) (%arb:transaction (list (lambda () body) ...)))))
+
+(define (arb:eval expr)
+  (let ((allowed (%arb:check-tier 1 "arb:eval")))
+    (if (arb:error? allowed)
+        allowed
+        (let ((before (arb:current-version)))
+          (guard (e (#t (%arb:failure e)))
+            (let ((r (%arb:eval-at-tier 1 expr)))
+              (list (cons "result" r)
+                    (cons "new-version-id"
+                          (let ((now (arb:current-version)))
+                            (if (eqv? now before) #f now))))))))))
+
+(define (arb:eval-readonly expr)
+  (guard (e (#t (%arb:failure e)))
+    (%arb:eval-at-tier 2 expr)))

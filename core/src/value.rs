@@ -73,6 +73,8 @@ pub struct Continuation {
     pub winders: Value,
     /// The exception handler stack at capture time (a Scheme list).
     pub handlers: Value,
+    /// The tier of the code that captured it (see `arb::Tier`).
+    pub tier: crate::arb::Tier,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

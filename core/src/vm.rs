@@ -22,6 +22,9 @@ use crate::printer;
 use crate::symbol::SymbolTable;
 use crate::syntax::Pos;
 use crate::syntax::Syn;
+use crate::arb::loader::{Links, Resolution};
+use crate::arb::{KCtx, Tier};
+use crate::repo::knowledge::Knowledge;
 use crate::value::{Closure, Continuation, ErrorObject, ErrorObjectKind, Object, Value};
 
 /// A suspended caller: where to continue when the callee returns.
@@ -74,7 +77,18 @@ pub struct Vm {
     /// Globals holding prelude procedures the VM calls itself.
     pub raise_global: Option<u32>,
     pub invoke_k_global: Option<u32>,
+    /// The prelude's `%arb:run-thunks`, which runs a node's load.
+    pub run_thunks_global: Option<u32>,
+    /// The knowledge base; created on first use (see `Vm::knowledge`).
+    pub knowledge: Option<Knowledge>,
+    /// The tier of the running code, and the tier each evaluation starts in.
+    pub tier: Tier,
+    pub session_tier: Tier,
+    /// Stored nodes this session has loaded.
+    pub links: Links,
     halt: Rc<Template>,
+    /// The frame below code run by `%arb:eval-at-tier`: puts the tier back.
+    restore_tier: Rc<Template>,
     // registers
     pc: usize,
     fp: usize,
@@ -116,6 +130,19 @@ impl Vm {
             internal: true,
             gc_stamp: std::cell::Cell::new(0),
         });
+        let restore_tier = Rc::new(Template {
+            code: vec![Op::RestoreTier, Op::Return],
+            consts: vec![],
+            children: vec![],
+            nparams: 0,
+            rest: false,
+            nfree: 0,
+            name: None,
+            pos: Pos::NONE,
+            positions: vec![],
+            internal: true,
+            gc_stamp: std::cell::Cell::new(0),
+        });
         Vm {
             heap,
             syms,
@@ -138,7 +165,13 @@ impl Vm {
             eval_stamp: 0,
             raise_global: None,
             invoke_k_global: None,
+            run_thunks_global: None,
+            knowledge: None,
+            tier: Tier::default(),
+            session_tier: Tier::default(),
+            links: Links::default(),
             halt: halt.clone(),
+            restore_tier,
             pc: 0,
             fp: 0,
             tmpl: halt,
@@ -149,6 +182,7 @@ impl Vm {
 
     /// Runs a top-level template to completion.
     pub fn run(&mut self, t: Rc<Template>) -> Result<Value, VmError> {
+        self.tier = self.session_tier;
         self.stack.clear();
         self.frames.clear();
         self.stack.push(Value::Unspecified); // the callee slot below the frame
@@ -398,26 +432,7 @@ impl Vm {
     /// The text of an uncaught raise: an error object's message and irritants,
     /// or the raised object itself.
     pub fn error_message(&self, obj: Value) -> String {
-        if let Some(Object::Error(e)) = self.heap.obj(obj) {
-            let mut s = printer::display_string(&self.heap, &self.syms, e.message);
-            let mut irr = e.irritants;
-            let mut first = true;
-            while let Some((a, d)) = self.heap.pair(irr) {
-                s.push_str(if first && !s.ends_with(':') {
-                    ": "
-                } else {
-                    " "
-                });
-                first = false;
-                s.push_str(&printer::write_string(&self.heap, &self.syms, a));
-                irr = d;
-            }
-            return s;
-        }
-        format!(
-            "uncaught exception: {}",
-            printer::write_string(&self.heap, &self.syms, obj)
-        )
+        condition_text(&self.heap, &self.syms, obj)
     }
 
     fn not_procedure(&mut self, f: Value) -> Fault {
@@ -478,6 +493,33 @@ impl Vm {
                                     return self.raise_fault(e);
                                 }
                             }
+                        }
+                        PrimKind::Knowledge(func) => {
+                            let now = self.now;
+                            let tier = self.tier;
+                            let knowledge = self
+                                .knowledge
+                                .get_or_insert_with(|| Knowledge::new(crate::arb::timestamp(now)));
+                            let r = {
+                                let mut ctx = KCtx {
+                                    heap: &mut self.heap,
+                                    syms: &mut self.syms,
+                                    k: knowledge,
+                                    tier,
+                                    now,
+                                };
+                                func(&mut ctx, &self.stack[callee_idx + 1..])
+                            };
+                            self.sync_knowledge();
+                            self.stack.truncate(callee_idx);
+                            self.acc = match r {
+                                Ok(v) => v,
+                                Err(e) => e.to_value(&mut self.heap),
+                            };
+                            if tail {
+                                self.do_return();
+                            }
+                            return Ok(());
                         }
                         PrimKind::Control(c) => match self.control(c, callee_idx, n, tail)? {
                             Some(m) => {
@@ -636,6 +678,7 @@ impl Vm {
             self.frames.extend(c.frames.iter().cloned());
             self.winders = c.winders;
             self.handlers = c.handlers;
+            self.tier = c.tier;
         }
         self.acc = v;
         // The continuation's top frame is where the value is delivered.
@@ -666,6 +709,7 @@ impl Vm {
             frames,
             winders: self.winders,
             handlers: self.handlers,
+            tier: self.tier,
         })))
     }
 
@@ -803,6 +847,80 @@ impl Vm {
                     }
                 }
             }
+            Control::EvalAtTier => {
+                let level = arg(self, 0);
+                let expr = arg(self, 1);
+                let requested = match level {
+                    Value::Int(i) => u8::try_from(i).ok().and_then(Tier::from_level),
+                    _ => None,
+                };
+                let Some(requested) = requested else {
+                    self.stack.truncate(callee_idx);
+                    self.raise_fault(Fault::Error(
+                        "%arb:eval-at-tier: the tier must be 0, 1 or 2".into(),
+                        vec![],
+                    ))?;
+                    return Ok(None);
+                };
+                let t = match self.compile_eval_expr(expr) {
+                    Ok(t) => t,
+                    Err(f) => {
+                        self.stack.truncate(callee_idx);
+                        self.raise_fault(f)?;
+                        return Ok(None);
+                    }
+                };
+                // The tier can only go down: code cannot give itself more
+                // rights than the code that runs it.
+                let old = self.tier;
+                let new = old.max(requested);
+                let mut base = callee_idx;
+                if tail {
+                    // Slide this call over the current frame, as `enter` does.
+                    let fp_base = self.fp - 1;
+                    self.stack.drain(fp_base..callee_idx);
+                    base = fp_base;
+                } else {
+                    self.frames.push(Frame {
+                        template: self.tmpl.clone(),
+                        pc: self.pc as u32,
+                        fp: self.fp as u32,
+                        closure: self.closure,
+                    });
+                }
+                // Below the evaluated code: a frame that puts the tier back
+                // when it returns, then returns to the caller.
+                self.stack.truncate(base + 1);
+                self.frames.push(Frame {
+                    template: self.restore_tier.clone(),
+                    pc: 0,
+                    fp: (base + 1) as u32,
+                    closure: Value::Int(old as i64),
+                });
+                let c = self.heap.alloc(Object::Closure(Closure {
+                    template: t.clone(),
+                    free: Box::new([]),
+                }));
+                self.stack.push(c);
+                self.tier = new;
+                self.tmpl = t;
+                self.fp = base + 2;
+                self.closure = c;
+                self.pc = 0;
+                Ok(None)
+            }
+            Control::Loaded => {
+                let ids: Vec<u64> = (0..n)
+                    .filter_map(|i| crate::arb::values::as_id(&self.heap, arg(self, i)))
+                    .collect();
+                self.stack.truncate(callee_idx);
+                self.finish_loading(&ids);
+                self.acc = Value::Unspecified;
+                if tail {
+                    self.do_return();
+                }
+                Ok(None)
+            }
             Control::ContinuationWinders => {
                 let k = arg(self, 0);
                 self.stack.truncate(callee_idx);
@@ -909,9 +1027,11 @@ impl Vm {
                         if matches!(v, Value::Undefined) {
                             self.pc = pc;
                             self.acc = acc;
-                            let fault = self.unbound(g, "");
-                            self.raise_fault(fault)?;
-                            break;
+                            match self.unbound_global(g, pc)? {
+                                Some(v) => acc = v,
+                                None => break,
+                            }
+                            continue;
                         }
                         acc = v;
                     }
@@ -1085,13 +1205,22 @@ impl Vm {
                         if matches!(v, Value::Undefined) {
                             self.pc = pc;
                             self.acc = acc;
-                            let fault = self.unbound(g, "");
-                            self.raise_fault(fault)?;
-                            break;
+                            match self.unbound_global(g, pc)? {
+                                Some(v) => self.stack.push(v),
+                                None => break,
+                            }
+                            continue;
                         }
                         self.stack.push(v);
                     }
                     Op::Halt => return Ok(acc),
+                    Op::RestoreTier => {
+                        if let Value::Int(i) = self.closure {
+                            if let Some(t) = u8::try_from(i).ok().and_then(Tier::from_level) {
+                                self.tier = t;
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -1204,6 +1333,59 @@ impl Vm {
             self.poll()?;
         }
         Ok(())
+    }
+
+    /// A global read found no value: the knowledge base may have it.
+    /// `Some(v)`: use `v` and go on. `None`: control moved (a load was
+    /// started, after which the instruction at `pc - 1` runs again, or an
+    /// error was raised); the caller leaves its instruction loop.
+    fn unbound_global(&mut self, g: u32, pc: usize) -> Result<Option<Value>, VmError> {
+        match self.resolve_unbound(g) {
+            Resolution::Value(v) => Ok(Some(v)),
+            Resolution::Load(thunks) => {
+                let Some(run) = self
+                    .run_thunks_global
+                    .map(|i| self.globals.values[i as usize])
+                else {
+                    let fault = self.unbound(g, "");
+                    self.raise_fault(fault)?;
+                    return Ok(None);
+                };
+                self.pc = pc - 1;
+                self.stack.push(run);
+                self.stack.push(thunks);
+                self.call(1, false)?;
+                Ok(None)
+            }
+            Resolution::Unbound => {
+                let fault = self.unbound(g, "");
+                self.raise_fault(fault)?;
+                Ok(None)
+            }
+            Resolution::Fault(f) => {
+                self.raise_fault(f)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// `arb:eval`'s argument as a template: a datum, or source text (all
+    /// its forms, in order).
+    fn compile_eval_expr(&mut self, expr: Value) -> Result<Rc<Template>, Fault> {
+        let syn = if let Some(Object::Str(chars)) = self.heap.obj(expr) {
+            let text: String = chars.iter().collect();
+            let forms = crate::reader::read_all(&text, &mut self.syms).map_err(|e| {
+                Fault::ReadError(format!("{}:{}: {}", e.pos.line, e.pos.col, e.message))
+            })?;
+            let begin = Syn::Sym(crate::syntax::Ident::plain(self.syms.intern("begin")), Pos::NONE);
+            let mut items = vec![begin];
+            items.extend(forms);
+            Syn::list(items, Pos::NONE)
+        } else {
+            value_to_syn(&self.heap, &mut self.syms, expr).map_err(Fault::ReadError)?
+        };
+        self.compile_form(&syn, &None, false)
+            .map_err(|e| Fault::ReadError(e.message))
     }
 
     /// The error for reading (or `set!`ing) a global that has no value.
@@ -1389,6 +1571,24 @@ impl Vm {
             _ => Value::Unspecified,
         })
     }
+}
+
+/// The text of a raised object: an error object's message and irritants,
+/// or the object itself.
+pub fn condition_text(heap: &Heap, syms: &SymbolTable, obj: Value) -> String {
+    if let Some(Object::Error(e)) = heap.obj(obj) {
+        let mut s = printer::display_string(heap, syms, e.message);
+        let mut irr = e.irritants;
+        let mut first = true;
+        while let Some((a, d)) = heap.pair(irr) {
+            s.push_str(if first && !s.ends_with(':') { ": " } else { " " });
+            first = false;
+            s.push_str(&printer::write_string(heap, syms, a));
+            irr = d;
+        }
+        return s;
+    }
+    format!("uncaught exception: {}", printer::write_string(heap, syms, obj))
 }
 
 pub fn type_fault(who: &str, expected: &str, got: Value, heap: &Heap, syms: &SymbolTable) -> Fault {

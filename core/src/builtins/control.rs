@@ -30,6 +30,8 @@ pub fn register(t: &mut PrimTable) {
         Control::ContinuationWinders,
     );
     t.control("eval", 1, Some(2), Control::Eval);
+    t.control("%arb:eval-at-tier", 2, Some(2), Control::EvalAtTier);
+    t.control("%arb:loaded", 0, None, Control::Loaded);
     t.add("values", 0, None, |c, a| {
         Ok(if a.len() == 1 {
             a[0]

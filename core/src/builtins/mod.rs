@@ -64,12 +64,19 @@ pub enum Control {
     SetHandlers,
     ContinuationWinders,
     Eval,
+    /// `(%arb:eval-at-tier LEVEL EXPR)`: evaluates EXPR (a datum or source
+    /// text) with the tier lowered to LEVEL for its dynamic extent.
+    EvalAtTier,
+    /// `(%arb:loaded ID ...)`: the loads of these stored nodes finished.
+    Loaded,
 }
 
 #[derive(Clone, Copy)]
 pub enum PrimKind {
     Simple(PrimFn),
     Control(Control),
+    /// An `arb:` procedure: sees the knowledge base and the running tier.
+    Knowledge(crate::arb::KnowledgeFn),
 }
 
 pub struct Prim {
@@ -104,6 +111,17 @@ impl PrimTable {
         });
     }
 
+    /// An `arb:` procedure. It checks its own arity, so that a wrong call
+    /// is an error alist like every other failure of the knowledge API.
+    pub fn knowledge(&mut self, name: &'static str, f: crate::arb::KnowledgeFn) {
+        self.push(Prim {
+            name,
+            min: 0,
+            max: None,
+            kind: PrimKind::Knowledge(f),
+        });
+    }
+
     fn push(&mut self, p: Prim) {
         let id = self.prims.len() as u32;
         self.by_name.insert(p.name, id);
@@ -124,6 +142,7 @@ impl PrimTable {
         vectors::register(&mut t);
         io::register(&mut t);
         control::register(&mut t);
+        crate::arb::register(&mut t);
         t
     }
 }

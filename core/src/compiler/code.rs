@@ -146,8 +146,12 @@ pub enum Op {
     },
     /// push a global (fused Global + Push)
     PushGlobal(u32),
-    /// Collect arguments past the fixed ones into a list in slot n (entry of a variadic lambda).
+    /// End of the evaluation: the accumulator is its value.
     Halt,
+    /// Sets the running tier to the one this frame's closure slot holds (the
+    /// frame `%arb:eval-at-tier` leaves below the code it runs); the
+    /// accumulator is untouched.
+    RestoreTier,
 }
 
 /// One compiled lambda (or top-level form).

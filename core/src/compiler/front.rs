@@ -177,6 +177,12 @@ impl<'a> Front<'a> {
                 Some(Special::DefineLibrary) if env.is_none() => {
                     self.define_library(&items[1..], *pos).map(Some)
                 }
+                // At top level the body's definitions are top-level
+                // definitions, made in a scope that also binds the names.
+                Some(Special::ArbRef) => {
+                    let (body, scope) = self.arb_ref_scope(&items[1..], env, *pos)?;
+                    Ok(Some((body, Some(scope))))
+                }
                 _ => Ok(None),
             };
         }
@@ -628,6 +634,10 @@ impl<'a> Front<'a> {
                 Ok(Expr::Const(Value::Unspecified))
             }
             Special::DefineLibrary => err("define-library is only allowed at the top level", pos),
+            Special::ArbRef => {
+                let (body, scope) = self.arb_ref_scope(args, env, pos)?;
+                self.body(&body, &Some(scope), pos)
+            }
             Special::SyntaxError => {
                 let msg = match args.first() {
                     Some(Syn::Atom(Atom::Str(s), _)) => s.to_string(),
@@ -1515,6 +1525,40 @@ impl<'a> Front<'a> {
         })
     }
 
+    /// `(arb:ref ((name id) ...) body ...)`: a scope in which each name
+    /// stands for the stored node `id` (the global `@#ID`, which the VM
+    /// loads from the knowledge base on first use), and the body.
+    fn arb_ref_scope(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<(Vec<Syn>, Rc<Scope>)> {
+        let Some((bindings, body)) = args.split_first() else {
+            return err("arb:ref needs bindings ((name id) ...) and a body", pos);
+        };
+        if body.is_empty() {
+            return err("arb:ref needs a body after its bindings", pos);
+        }
+        let Some(bs) = bindings.as_list() else {
+            return err("arb:ref: bindings must be a list of (name id)", bindings.pos());
+        };
+        let scope = Scope::new(env.clone());
+        for b in bs {
+            let pair = b.as_list().filter(|p| p.len() == 2);
+            let (id, node) = match pair {
+                Some([Syn::Sym(id, _), Syn::Atom(Atom::Num(n), _)]) => match n.to_u64() {
+                    Some(node) => (id.clone(), node),
+                    None => {
+                        return err(
+                            "arb:ref: an id must be a non-negative exact integer",
+                            b.pos(),
+                        )
+                    }
+                },
+                _ => return err("arb:ref: each binding must be (name id)", b.pos()),
+            };
+            let target = self.syms.intern(&crate::arb::node_global_name(node));
+            scope.bind(id, Binding::Global(target));
+        }
+        Ok((body.to_vec(), scope))
+    }
+
     /// `(define-library name decl ...)`: the library's imports are checked,
     /// its name registered for later `import`s, and its body (the `begin`
     /// declarations) returned to run at top level in the library's own scope.
@@ -1622,60 +1666,7 @@ impl<'a> Front<'a> {
     /// (`define`, `define-values`, `define-record-type`, `define-syntax`,
     /// and those inside `begin`).
     fn defined_names(&self, form: &Syn, out: &mut Vec<Sym>) {
-        let Some(items) = form.as_list() else { return };
-        let Some(Syn::Sym(head, _)) = items.first() else {
-            return;
-        };
-        let sym = |s: &Syn, out: &mut Vec<Sym>| {
-            if let Syn::Sym(id, _) = s {
-                out.push(id.sym);
-            }
-        };
-        match self.name(head.sym).as_str() {
-            "begin" => {
-                for f in &items[1..] {
-                    self.defined_names(f, out);
-                }
-            }
-            "define" | "define-syntax" => {
-                let mut target = items.get(1);
-                // (define ((f a) b) ...) names f
-                while let Some(Syn::List(inner, _, _)) = target {
-                    target = inner.first();
-                }
-                if let Some(t) = target {
-                    sym(t, out);
-                }
-            }
-            "define-values" => {
-                if let Some(Syn::List(formals, tail, _)) = items.get(1) {
-                    for f in formals.iter().chain(tail.as_deref()) {
-                        sym(f, out);
-                    }
-                } else if let Some(s) = items.get(1) {
-                    sym(s, out);
-                }
-            }
-            "define-record-type" => {
-                for (i, part) in items.iter().enumerate().skip(1) {
-                    match (i, part) {
-                        (1 | 2, Syn::List(inner, _, _)) => {
-                            if let Some(f) = inner.first() {
-                                sym(f, out);
-                            }
-                        }
-                        (1..=3, s) => sym(s, out),
-                        (_, Syn::List(field, _, _)) => {
-                            for f in field.iter().skip(1) {
-                                sym(f, out);
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            _ => {}
-        }
+        defined_names(form, self.syms, out)
     }
 
     fn check_import(&mut self, spec: &Syn) -> R<()> {
@@ -1954,4 +1945,64 @@ fn value_to_syn_at(
             ))
         }
     })
+}
+
+/// Names a top-level form defines, found without expanding macros
+/// (`define`, `define-values`, `define-record-type`, `define-syntax`, and
+/// those inside `begin`).
+pub fn defined_names(form: &Syn, syms: &SymbolTable, out: &mut Vec<Sym>) {
+    let Some(items) = form.as_list() else { return };
+    let Some(Syn::Sym(head, _)) = items.first() else {
+        return;
+    };
+    let sym = |s: &Syn, out: &mut Vec<Sym>| {
+        if let Syn::Sym(id, _) = s {
+            out.push(id.sym);
+        }
+    };
+    match syms.name(head.sym) {
+        "begin" => {
+            for f in &items[1..] {
+                defined_names(f, syms, out);
+            }
+        }
+        "define" | "define-syntax" => {
+            let mut target = items.get(1);
+            // (define ((f a) b) ...) names f
+            while let Some(Syn::List(inner, _, _)) = target {
+                target = inner.first();
+            }
+            if let Some(t) = target {
+                sym(t, out);
+            }
+        }
+        "define-values" => {
+            if let Some(Syn::List(formals, tail, _)) = items.get(1) {
+                for f in formals.iter().chain(tail.as_deref()) {
+                    sym(f, out);
+                }
+            } else if let Some(s) = items.get(1) {
+                sym(s, out);
+            }
+        }
+        "define-record-type" => {
+            for (i, part) in items.iter().enumerate().skip(1) {
+                match (i, part) {
+                    (1 | 2, Syn::List(inner, _, _)) => {
+                        if let Some(f) = inner.first() {
+                            sym(f, out);
+                        }
+                    }
+                    (1..=3, s) => sym(s, out),
+                    (_, Syn::List(field, _, _)) => {
+                        for f in field.iter().skip(1) {
+                            sym(f, out);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
 }

@@ -64,6 +64,7 @@ pub enum Special {
     Import,
     DefineLibrary,
     SyntaxError,
+    ArbRef,
 }
 
 impl Special {
@@ -108,6 +109,7 @@ impl Special {
         ("import", Special::Import),
         ("define-library", Special::DefineLibrary),
         ("syntax-error", Special::SyntaxError),
+        ("arb:ref", Special::ArbRef),
     ];
 }
 

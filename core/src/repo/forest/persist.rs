@@ -160,6 +160,11 @@ impl VersionForest {
         }
     }
 
+    /// Whether there are commits or moves since the last export or import.
+    pub fn has_unsaved(&self) -> bool {
+        self.saved_reflog < self.reflog.len()
+    }
+
     /// Every blob of the state, and the refs record. Afterwards
     /// `export_new` starts from here.
     pub fn export_full(&mut self) -> Snapshot {

@@ -1,0 +1,837 @@
+//! The `arb:` procedures (docs/API.md is their reference) and the `%arb:`
+//! primitives the prelude builds `arb:transaction`, `arb:eval` and
+//! `arb:eval-readonly` on.
+//!
+//! Every failure is an error alist; every procedure checks the tier of the
+//! running code before it does anything.
+
+use crate::builtins::PrimTable;
+use crate::heap::Heap;
+use crate::reader;
+use crate::repo::builtins::tier_of;
+use crate::repo::forest::{ForestError, NodeChanges, Op};
+use crate::repo::index::{SemanticQuery, SymbolIndex, SymbolMode};
+use crate::repo::node::{is_reserved, Node, NodeId, VersionId};
+use crate::symbol::SymbolTable;
+use crate::value::Value;
+
+use super::closure;
+use super::deltas::{self, op_summary, transaction_summary};
+use super::values::{
+    alist, alist_get, as_id, as_name, as_string, id, ids, is_error_alist, list_items, opt_string,
+    shown, string, strings, ArbError, Args, Extra,
+};
+use super::{KCtx, Tier};
+
+/// Most hits a search returns unless told otherwise.
+const DEFAULT_SYMBOL_LIMIT: usize = 100;
+const DEFAULT_TOP_K: usize = 10;
+const DEFAULT_REFLOG_LIMIT: usize = 50;
+const DEFAULT_CHAIN_LIMIT: usize = 100;
+
+pub fn register(t: &mut PrimTable) {
+    t.knowledge("arb:current-version", current_version);
+    t.knowledge("arb:reflog", reflog);
+    t.knowledge("arb:version-info", version_info);
+    t.knowledge("arb:version-chain", version_chain);
+    t.knowledge("arb:version-successors", version_successors);
+    t.knowledge("arb:switch-version", switch_version);
+    t.knowledge("arb:semantic-search", semantic_search);
+    t.knowledge("arb:search-by-symbol", search_by_symbol);
+    t.knowledge("arb:get-metadata", get_metadata);
+    t.knowledge("arb:get-dependencies", get_dependencies);
+    t.knowledge("arb:get-dependents", get_dependents);
+    t.knowledge("arb:closure", closure_text);
+    t.knowledge("arb:create", create);
+    t.knowledge("arb:update", update);
+    t.knowledge("arb:delete", delete);
+    t.knowledge("%arb:check-tier", check_tier);
+    t.knowledge("%arb:tx-begin", tx_begin);
+    t.knowledge("%arb:tx-commit", tx_commit);
+    t.knowledge("%arb:tx-abort", tx_abort);
+    t.add("%arb:error-alist?", 1, Some(1), |ctx, args| {
+        Ok(Value::Bool(is_error_alist(ctx.heap, args[0])))
+    });
+    t.add("%condition-text", 1, Some(1), |ctx, args| {
+        let text = crate::vm::condition_text(ctx.heap, ctx.syms, args[0]);
+        Ok(ctx.heap.string(&text))
+    });
+}
+
+// ---- helpers ----------------------------------------------------------------
+
+/// Refuses a call the running code's tier does not allow.
+fn need(ctx: &KCtx, who: &str) -> Result<(), ArbError> {
+    let required = tier_of(who).and_then(Tier::from_level).unwrap_or(Tier::System);
+    need_tier(ctx, who, required)
+}
+
+fn need_tier(ctx: &KCtx, who: &str, required: Tier) -> Result<(), ArbError> {
+    if ctx.tier <= required {
+        return Ok(());
+    }
+    Err(ArbError::new(
+        "permission-denied",
+        format!(
+            "{who} needs the {} tier; this code runs in the {} tier",
+            required.as_str(),
+            ctx.tier.as_str()
+        ),
+    )
+    .with("procedure", Extra::Str(who.to_string())))
+}
+
+fn forest_error(e: ForestError) -> ArbError {
+    let mut err = ArbError::new(e.kind(), e.to_string());
+    match e {
+        ForestError::VersionNotFound(v) => err = err.with("version-id", Extra::Id(v)),
+        ForestError::NodeNotFound(id) | ForestError::ReservedId(id) => {
+            err = err.with("s-expression-id", Extra::Id(id))
+        }
+        ForestError::DependencyNotFound { node, dependency } => {
+            if let Some(n) = node {
+                err = err.with("s-expression-id", Extra::Id(n));
+            }
+            err = err.with("dependency", Extra::Id(dependency));
+        }
+        _ => {}
+    }
+    err
+}
+
+fn node_not_found(id: NodeId) -> ArbError {
+    forest_error(ForestError::NodeNotFound(id))
+}
+
+/// The optional version argument at `i`: `None` for the working state
+/// (the current version, with the changes of an open transaction).
+fn version_arg(ctx: &KCtx, a: &Args, i: usize) -> Result<Option<VersionId>, ArbError> {
+    let v = a.opt_id(ctx.heap, ctx.syms, i)?;
+    if let Some(v) = v {
+        if !ctx.k.forest.contains_version(v) {
+            return Err(forest_error(ForestError::VersionNotFound(v)));
+        }
+    }
+    Ok(v)
+}
+
+/// Whether a read at `version` can use the indexes (which describe the
+/// working state).
+fn indexed(ctx: &KCtx, version: Option<VersionId>) -> bool {
+    match version {
+        None => true,
+        Some(v) => v == ctx.k.current() && ctx.k.depth() == 0,
+    }
+}
+
+fn node_at<'k>(ctx: &'k KCtx, version: Option<VersionId>, id: NodeId) -> Result<&'k Node, ArbError> {
+    ctx.k
+        .get_at(version, id)
+        .map_err(forest_error)?
+        .ok_or_else(|| node_not_found(id))
+}
+
+fn timestamp_text(t: crate::repo::forest::Timestamp) -> String {
+    t.to_iso8601()
+}
+
+// ---- versions -------------------------------------------------------------------
+
+fn current_version(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:current-version", args);
+    a.arity(0, 0)?;
+    need(ctx, a.who)?;
+    Ok(id(ctx.heap, ctx.k.current()))
+}
+
+fn reflog(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:reflog", args);
+    a.arity(0, 2)?;
+    need(ctx, a.who)?;
+    let skip = a.count(ctx.heap, ctx.syms, 0, 0)?;
+    let limit = a.count(ctx.heap, ctx.syms, 1, DEFAULT_REFLOG_LIMIT)?;
+    let entries: Vec<_> = ctx
+        .k
+        .forest
+        .reflog(skip, limit)
+        .map(|e| (e.version, timestamp_text(e.timestamp), e.description.clone()))
+        .collect();
+    let mut out = Vec::with_capacity(entries.len());
+    for (v, t, d) in entries {
+        let v = id(ctx.heap, v);
+        let t = string(ctx.heap, &t);
+        let d = string(ctx.heap, &d);
+        out.push(alist(
+            ctx.heap,
+            &[("version-id", v), ("timestamp", t), ("description", d)],
+        ));
+    }
+    Ok(ctx.heap.list(&out))
+}
+
+fn version_info(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:version-info", args);
+    a.arity(1, 1)?;
+    need(ctx, a.who)?;
+    let v = a.id(ctx.heap, ctx.syms, 0)?;
+    let record = ctx.k.forest.version_info(v).map_err(forest_error)?.clone();
+    let (parent, forward, reverse) = match record.parent {
+        None => (Value::Bool(false), Value::Bool(false), Value::Bool(false)),
+        Some(p) => (
+            id(ctx.heap, p),
+            deltas::ops_value(ctx.heap, ctx.syms, &record.forward),
+            deltas::ops_value(ctx.heap, ctx.syms, &record.reverse),
+        ),
+    };
+    Ok(alist(
+        ctx.heap,
+        &[
+            ("parent-version", parent),
+            ("forward-delta", forward),
+            ("reverse-delta", reverse),
+        ],
+    ))
+}
+
+fn version_chain(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:version-chain", args);
+    a.arity(1, 2)?;
+    need(ctx, a.who)?;
+    let v = a.id(ctx.heap, ctx.syms, 0)?;
+    let limit = a.count(ctx.heap, ctx.syms, 1, DEFAULT_CHAIN_LIMIT)?;
+    let chain = ctx.k.forest.chain(v, limit).map_err(forest_error)?;
+    Ok(ids(ctx.heap, chain))
+}
+
+fn version_successors(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:version-successors", args);
+    a.arity(1, 1)?;
+    need(ctx, a.who)?;
+    let v = a.id(ctx.heap, ctx.syms, 0)?;
+    let succ = ctx.k.forest.successors(v).map_err(forest_error)?.to_vec();
+    Ok(ids(ctx.heap, succ))
+}
+
+fn switch_version(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:switch-version", args);
+    a.arity(1, 1)?;
+    need(ctx, a.who)?;
+    let v = a.id(ctx.heap, ctx.syms, 0)?;
+    if !ctx.k.forest.contains_version(v) {
+        return Err(ArbError::new(
+            "version-not-found",
+            format!("arb:switch-version: version {v} does not exist"),
+        )
+        .with("version-id", Extra::Id(v)));
+    }
+    let from = ctx.k.current();
+    let ts = ctx.timestamp();
+    ctx.k
+        .switch(v, &format!("switch from version {from} to {v}"), ts)
+        .map_err(forest_error)?;
+    Ok(id(ctx.heap, v))
+}
+
+// ---- searches ----------------------------------------------------------------------
+
+fn semantic_search(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:semantic-search", args);
+    a.arity(1, 5)?;
+    need(ctx, a.who)?;
+    let query = a.string(ctx.heap, ctx.syms, 0)?;
+    let top_k = a.count(ctx.heap, ctx.syms, 1, DEFAULT_TOP_K)?;
+    let threshold = match a.opt(2) {
+        None => 0.0,
+        Some(v) => match crate::number::Num::from_value(ctx.heap, v) {
+            Some(n) if n.to_f64().is_finite() && (0.0..=1.0).contains(&n.to_f64()) => {
+                n.to_f64() as f32
+            }
+            _ => {
+                return Err(ArbError::argument(
+                    a.who,
+                    format!(
+                        "the threshold must be a number from 0 to 1, got {}",
+                        shown(ctx.heap, ctx.syms, v)
+                    ),
+                ))
+            }
+        },
+    };
+    let kind = a.opt_string(ctx.heap, ctx.syms, 3)?;
+    let version = version_arg(ctx, &a, 4)?;
+    let hits: Vec<(NodeId, f32)> = if indexed(ctx, version) {
+        let q = SemanticQuery {
+            top_k,
+            threshold,
+            kind: kind.as_deref(),
+        };
+        ctx.k
+            .indexes
+            .semantic
+            .search(&query, &q)
+            .map_err(|e| ArbError::new(e.kind(), format!("{}: {}", a.who, e.message())))?
+            .into_iter()
+            .map(|h| (h.id, h.score))
+            .collect()
+    } else {
+        scan_semantic(ctx, &query, top_k, threshold, kind.as_deref(), version)?
+    };
+    let mut out = Vec::with_capacity(hits.len());
+    for (node, score) in hits {
+        let desc = node_at(ctx, version, node)
+            .ok()
+            .and_then(|n| n.description.clone());
+        let idv = id(ctx.heap, node);
+        // Four decimals: the embedding is f32, more digits would be noise.
+        let score = Value::Float((f64::from(score) * 10_000.0).round() / 10_000.0);
+        let d = opt_string(ctx.heap, desc.as_deref());
+        out.push(alist(
+            ctx.heap,
+            &[("id", idv), ("score", score), ("description", d)],
+        ));
+    }
+    Ok(ctx.heap.list(&out))
+}
+
+/// Semantic search of a version other than the working state: every
+/// description of that version, embedded and compared exactly.
+fn scan_semantic(
+    ctx: &KCtx,
+    query: &str,
+    top_k: usize,
+    threshold: f32,
+    kind: Option<&str>,
+    version: Option<VersionId>,
+) -> Result<Vec<(NodeId, f32)>, ArbError> {
+    let sem = &ctx.k.indexes.semantic;
+    let err = |e: crate::repo::index::IndexError| {
+        ArbError::new(e.kind(), format!("arb:semantic-search: {}", e.message()))
+    };
+    let Some(q) = sem.embed_query(query).map_err(err)? else {
+        return Ok(Vec::new());
+    };
+    let mut hits = Vec::new();
+    for node in ctx.k.nodes_at(version).map_err(forest_error)? {
+        if kind.is_some() && node.kind.as_deref() != kind {
+            continue;
+        }
+        let Some(d) = node.description.as_deref() else {
+            continue;
+        };
+        let Some(v) = sem.embed_query(d).map_err(err)? else {
+            continue;
+        };
+        let score: f32 = q.iter().zip(v.iter()).map(|(a, b)| a * b).sum::<f32>().clamp(0.0, 1.0);
+        if score > 0.0 && score >= threshold {
+            hits.push((node.id, score));
+        }
+    }
+    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    hits.truncate(top_k);
+    Ok(hits)
+}
+
+fn search_by_symbol(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:search-by-symbol", args);
+    a.arity(1, 4)?;
+    need(ctx, a.who)?;
+    let pattern = a.string(ctx.heap, ctx.syms, 0)?;
+    let mode = match a.opt(1) {
+        None => SymbolMode::Prefix,
+        Some(v) => match as_name(ctx.heap, ctx.syms, v).as_deref().and_then(SymbolMode::parse) {
+            Some(m) => m,
+            None => {
+                return Err(ArbError::argument(
+                    a.who,
+                    format!(
+                        "the mode must be \"exact\", \"prefix\", \"wildcard\", \"regex\" or \"fuzzy\", got {}",
+                        shown(ctx.heap, ctx.syms, v)
+                    ),
+                ))
+            }
+        },
+    };
+    let limit = a.count(ctx.heap, ctx.syms, 2, DEFAULT_SYMBOL_LIMIT)?;
+    let version = version_arg(ctx, &a, 3)?;
+    let search = |ix: &SymbolIndex| {
+        ix.search(&pattern, mode, limit)
+            .map_err(|e| ArbError::new(e.kind(), format!("{}: {}", a.who, e.message())))
+    };
+    let hits = if indexed(ctx, version) {
+        search(&ctx.k.indexes.symbols)?
+    } else {
+        let mut ix = SymbolIndex::new();
+        for n in ctx.k.nodes_at(version).map_err(forest_error)? {
+            ix.insert(n);
+        }
+        search(&ix)?
+    };
+    let mut rows = Vec::with_capacity(hits.len());
+    for h in hits {
+        let n = node_at(ctx, version, h.id)?;
+        rows.push((h.id, n.symbol_names.clone(), n.description.clone()));
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for (node, names, desc) in rows {
+        let idv = id(ctx.heap, node);
+        let names = strings(ctx.heap, &names);
+        let d = opt_string(ctx.heap, desc.as_deref());
+        out.push(alist(
+            ctx.heap,
+            &[("id", idv), ("symbol-names", names), ("description", d)],
+        ));
+    }
+    Ok(ctx.heap.list(&out))
+}
+
+// ---- nodes -------------------------------------------------------------------------
+
+fn get_metadata(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:get-metadata", args);
+    a.arity(1, 2)?;
+    need(ctx, a.who)?;
+    let node_id = a.id(ctx.heap, ctx.syms, 0)?;
+    let version = version_arg(ctx, &a, 1)?;
+    let n = node_at(ctx, version, node_id)?.clone();
+    let idv = id(ctx.heap, n.id);
+    let desc = opt_string(ctx.heap, n.description.as_deref());
+    let kind = opt_string(ctx.heap, n.kind.as_deref());
+    let names = strings(ctx.heap, &n.symbol_names);
+    let deps = ids(ctx.heap, n.dependencies.iter().map(|(d, _)| *d));
+    let code = opt_string(ctx.heap, n.code.as_deref());
+    Ok(alist(
+        ctx.heap,
+        &[
+            ("id", idv),
+            ("description", desc),
+            ("type", kind),
+            ("symbol-names", names),
+            ("dependencies", deps),
+            ("code", code),
+        ],
+    ))
+}
+
+fn get_dependencies(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:get-dependencies", args);
+    a.arity(1, 2)?;
+    need(ctx, a.who)?;
+    let node_id = a.id(ctx.heap, ctx.syms, 0)?;
+    let version = version_arg(ctx, &a, 1)?;
+    let deps: Vec<NodeId> = node_at(ctx, version, node_id)?
+        .dependencies
+        .iter()
+        .map(|(d, _)| *d)
+        .collect();
+    Ok(ids(ctx.heap, deps))
+}
+
+fn get_dependents(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:get-dependents", args);
+    a.arity(1, 2)?;
+    need(ctx, a.who)?;
+    let node_id = a.id(ctx.heap, ctx.syms, 0)?;
+    let version = version_arg(ctx, &a, 1)?;
+    node_at(ctx, version, node_id)?;
+    let mut found: Vec<NodeId> = if indexed(ctx, version) {
+        ctx.k.indexes.dependencies.dependents(node_id).collect()
+    } else {
+        ctx.k
+            .nodes_at(version)
+            .map_err(forest_error)?
+            .filter(|n| n.dependencies.iter().any(|(d, _)| *d == node_id))
+            .map(|n| n.id)
+            .collect()
+    };
+    found.sort_unstable();
+    found.dedup();
+    Ok(ids(ctx.heap, found))
+}
+
+fn closure_text(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:closure", args);
+    a.arity(1, 2)?;
+    need(ctx, a.who)?;
+    let v = a.get(0);
+    let roots: Vec<NodeId> = match as_id(ctx.heap, v) {
+        Some(single) => vec![single],
+        None => list_items(ctx.heap, v)
+            .and_then(|items| items.iter().map(|x| as_id(ctx.heap, *x)).collect())
+            .ok_or_else(|| {
+                ArbError::argument(
+                    a.who,
+                    format!(
+                        "expected a list of ids, got {}",
+                        shown(ctx.heap, ctx.syms, v)
+                    ),
+                )
+            })?,
+    };
+    let version = version_arg(ctx, &a, 1)?;
+    let text = closure::standalone(ctx.k, ctx.syms, &roots, version)?;
+    Ok(string(ctx.heap, &text))
+}
+
+// ---- changes -------------------------------------------------------------------------
+
+/// Code given to `arb:create` or `arb:update`: it must read.
+fn checked_code(
+    heap: &Heap,
+    syms: &mut SymbolTable,
+    who: &str,
+    v: Value,
+) -> Result<String, ArbError> {
+    let Some(code) = as_string(heap, v) else {
+        return Err(ArbError::argument(
+            who,
+            format!("the code must be a string, got {}", shown(heap, syms, v)),
+        ));
+    };
+    match reader::read_all(&code, syms) {
+        Ok(forms) if forms.is_empty() => Err(ArbError::new(
+            "syntax-error",
+            format!("{who}: the code is empty: it must hold at least one form"),
+        )),
+        Ok(_) => Ok(code),
+        Err(e) => Err(ArbError::new(
+            "syntax-error",
+            format!(
+                "{who}: the code does not read: {}:{}: {}",
+                e.pos.line, e.pos.col, e.message
+            ),
+        )),
+    }
+}
+
+/// Dependencies: a list of `(ID . local-name)` pairs or bare ids (a bare
+/// id is bound by the dependency's first symbol name, if it has one).
+fn dependencies_arg(
+    ctx: &KCtx,
+    who: &str,
+    v: Value,
+) -> Result<Vec<(NodeId, String)>, ArbError> {
+    let bad = |what: &str, x: Value| {
+        ArbError::argument(
+            who,
+            format!(
+                "dependencies must be a list of (id . \"local-name\") or ids; {what}: {}",
+                shown(ctx.heap, ctx.syms, x)
+            ),
+        )
+    };
+    if matches!(v, Value::Bool(false)) {
+        return Ok(Vec::new());
+    }
+    let items = list_items(ctx.heap, v).ok_or_else(|| bad("not a list", v))?;
+    let mut out: Vec<(NodeId, String)> = Vec::with_capacity(items.len());
+    for item in items {
+        let (dep, local) = match as_id(ctx.heap, item) {
+            Some(dep) => {
+                let name = ctx
+                    .k
+                    .get(dep)
+                    .and_then(|n| n.symbol_names.first().cloned())
+                    .unwrap_or_default();
+                (dep, name)
+            }
+            None => match ctx.heap.pair(item) {
+                Some((d, n)) => {
+                    let dep = as_id(ctx.heap, d).ok_or_else(|| bad("not an id", d))?;
+                    let name = match n {
+                        Value::Bool(false) => String::new(),
+                        _ => as_name(ctx.heap, ctx.syms, n)
+                            .ok_or_else(|| bad("a local name must be a string", n))?,
+                    };
+                    (dep, name)
+                }
+                None => return Err(bad("bad entry", item)),
+            },
+        };
+        if let Some((_, existing)) = out.iter().find(|(d, _)| *d == dep) {
+            if *existing != local {
+                return Err(ArbError::argument(
+                    who,
+                    format!("dependency {dep} is given twice with different local names"),
+                ));
+            }
+            continue;
+        }
+        out.push((dep, local));
+    }
+    Ok(out)
+}
+
+fn names_arg(ctx: &KCtx, who: &str, v: Value) -> Result<Vec<String>, ArbError> {
+    if matches!(v, Value::Bool(false)) {
+        return Ok(Vec::new());
+    }
+    let bad = || {
+        ArbError::argument(
+            who,
+            format!(
+                "symbol names must be a list of strings, got {}",
+                shown(ctx.heap, ctx.syms, v)
+            ),
+        )
+    };
+    let items = list_items(ctx.heap, v).ok_or_else(bad)?;
+    let mut out = Vec::with_capacity(items.len());
+    for i in items {
+        out.push(as_name(ctx.heap, ctx.syms, i).ok_or_else(bad)?);
+    }
+    Ok(out)
+}
+
+/// The result of a change: `(("s-expression-id" . ID) ("new-version-id" . V))`,
+/// with `#f` as the version inside a transaction.
+fn change_result(ctx: &mut KCtx, node: NodeId, version: Option<VersionId>) -> Value {
+    let n = id(ctx.heap, node);
+    let v = match version {
+        Some(v) => id(ctx.heap, v),
+        None => Value::Bool(false),
+    };
+    alist(ctx.heap, &[("s-expression-id", n), ("new-version-id", v)])
+}
+
+fn create(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:create", args);
+    a.arity(1, 5)?;
+    need(ctx, a.who)?;
+    let code = checked_code(ctx.heap, ctx.syms, a.who, a.get(0))?;
+    let dependencies = dependencies_arg(ctx, a.who, a.get(1))?;
+    let description = a.opt_string(ctx.heap, ctx.syms, 2)?;
+    let kind = a.opt_string(ctx.heap, ctx.syms, 3)?;
+    let symbol_names = names_arg(ctx, a.who, a.get(4))?;
+    let node = Node {
+        id: 0,
+        code: Some(code),
+        description,
+        symbol_names,
+        kind,
+        dependencies,
+    };
+    let summary_node = node.clone();
+    let ts = ctx.timestamp();
+    let done = ctx
+        .k
+        .create(
+            node,
+            &|id| {
+                let mut n = summary_node.clone();
+                n.id = id;
+                op_summary(&Op::Create(n))
+            },
+            ts,
+        )
+        .map_err(forest_error)?;
+    Ok(change_result(ctx, done.id, done.version))
+}
+
+fn update(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:update", args);
+    a.arity(2, 2)?;
+    need(ctx, a.who)?;
+    let node_id = a.id(ctx.heap, ctx.syms, 0)?;
+    if is_reserved(node_id) {
+        return Err(forest_error(ForestError::ReservedId(node_id)));
+    }
+    if ctx.k.get(node_id).is_none() {
+        return Err(node_not_found(node_id));
+    }
+    let fields = a.get(1);
+    let entries = list_items(ctx.heap, fields).ok_or_else(|| {
+        ArbError::argument(
+            a.who,
+            format!(
+                "expected an alist of changes ((\"field\" . value) ...), got {}",
+                shown(ctx.heap, ctx.syms, fields)
+            ),
+        )
+    })?;
+    let mut changes = NodeChanges::default();
+    for e in entries {
+        let Some((k, v)) = ctx.heap.pair(e) else {
+            return Err(ArbError::argument(
+                a.who,
+                format!("a change must be (\"field\" . value), got {}", shown(ctx.heap, ctx.syms, e)),
+            ));
+        };
+        let key = as_name(ctx.heap, ctx.syms, k).unwrap_or_default();
+        let opt_text = |ctx: &KCtx, what: &str| -> Result<Option<String>, ArbError> {
+            match v {
+                Value::Bool(false) => Ok(None),
+                _ => as_string(ctx.heap, v).map(Some).ok_or_else(|| {
+                    ArbError::argument(
+                        a.who,
+                        format!("{what} must be a string or #f, got {}", shown(ctx.heap, ctx.syms, v)),
+                    )
+                }),
+            }
+        };
+        match key.as_str() {
+            "code" => {
+                changes.code = Some(Some(checked_code(ctx.heap, ctx.syms, a.who, v)?));
+            }
+            "description" => changes.description = Some(opt_text(ctx, "the description")?),
+            "type" => changes.kind = Some(opt_text(ctx, "the type")?),
+            "symbol-names" => changes.symbol_names = Some(names_arg(ctx, a.who, v)?),
+            "dependencies" => changes.dependencies = Some(dependencies_arg(ctx, a.who, v)?),
+            _ => {
+                return Err(ArbError::argument(
+                    a.who,
+                    format!(
+                        "unknown field {}: the fields are \"code\", \"description\", \"type\", \"symbol-names\" and \"dependencies\"",
+                        shown(ctx.heap, ctx.syms, k)
+                    ),
+                ))
+            }
+        }
+    }
+    if changes.is_empty() {
+        return Err(ArbError::argument(a.who, "no field to change was given"));
+    }
+    let summary = op_summary(&Op::Update {
+        id: node_id,
+        changes: changes.clone(),
+    });
+    let ts = ctx.timestamp();
+    let done = ctx
+        .k
+        .update(node_id, changes, &|_| summary.clone(), ts)
+        .map_err(forest_error)?;
+    Ok(change_result(ctx, done.id, done.version))
+}
+
+fn delete(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:delete", args);
+    a.arity(1, 1)?;
+    need(ctx, a.who)?;
+    let node_id = a.id(ctx.heap, ctx.syms, 0)?;
+    if is_reserved(node_id) {
+        return Err(forest_error(ForestError::ReservedId(node_id)));
+    }
+    if ctx.k.get(node_id).is_none() {
+        return Err(ArbError::new(
+            "s-expression-not-found",
+            format!("arb:delete: no s-expression with id {node_id}"),
+        )
+        .with("s-expression-id", Extra::Id(node_id)));
+    }
+    // Deleting what others use would leave them broken: they go first.
+    let mut users: Vec<NodeId> = ctx
+        .k
+        .indexes
+        .dependencies
+        .dependents(node_id)
+        .filter(|d| *d != node_id)
+        .collect();
+    users.sort_unstable();
+    users.dedup();
+    if !users.is_empty() {
+        return Err(ArbError::new(
+            "has-dependents",
+            format!(
+                "arb:delete: s-expression {node_id} is used by {}; delete or update them first",
+                users.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+            ),
+        )
+        .with("s-expression-id", Extra::Id(node_id))
+        .with("dependents", Extra::Ids(users)));
+    }
+    let ts = ctx.timestamp();
+    let summary = op_summary(&Op::Delete(node_id));
+    let done = ctx
+        .k
+        .delete(node_id, &|_| summary.clone(), ts)
+        .map_err(forest_error)?;
+    Ok(change_result(ctx, done.id, done.version))
+}
+
+// ---- for the prelude ---------------------------------------------------------
+
+/// `(%arb:check-tier LEVEL NAME)`: `#t`, or the permission error alist.
+fn check_tier(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("%arb:check-tier", args);
+    a.arity(2, 2)?;
+    let level = a.count(ctx.heap, ctx.syms, 0, 0)?;
+    let tier = u8::try_from(level)
+        .ok()
+        .and_then(Tier::from_level)
+        .ok_or_else(|| ArbError::argument(a.who, "the tier must be 0, 1 or 2"))?;
+    let who = a.string(ctx.heap, ctx.syms, 1)?;
+    need_tier(ctx, &who, tier)?;
+    Ok(Value::Bool(true))
+}
+
+/// `(%arb:tx-begin)`: opens a transaction; its token is the new depth.
+fn tx_begin(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:transaction", args);
+    a.arity(0, 0)?;
+    need(ctx, a.who)?;
+    let depth = ctx.k.begin();
+    Ok(Value::Int(depth as i64))
+}
+
+fn token_arg(ctx: &KCtx, a: &Args) -> Result<usize, ArbError> {
+    let token = a.count(ctx.heap, ctx.syms, 0, 0)?;
+    let depth = ctx.k.depth();
+    if depth == 0 || token != depth {
+        return Err(ArbError::new(
+            "no-transaction",
+            format!("{}: transaction {token} is not the innermost open one", a.who),
+        ));
+    }
+    Ok(token)
+}
+
+/// `(%arb:tx-commit TOKEN LAST)`: commits the innermost transaction.
+fn tx_commit(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:transaction", args);
+    a.arity(2, 2)?;
+    need(ctx, a.who)?;
+    token_arg(ctx, &a)?;
+    let description = transaction_summary(ctx.k.pending_ops());
+    let ts = ctx.timestamp();
+    let version = ctx
+        .k
+        .commit_transaction(&description, ts)
+        .map_err(forest_error)?;
+    let v = match version {
+        Some(v) => id(ctx.heap, v),
+        None => Value::Bool(false),
+    };
+    Ok(alist(ctx.heap, &[("result", a.get(1)), ("new-version-id", v)]))
+}
+
+/// `(%arb:tx-abort TOKEN INDEX ERROR)`: abandons the innermost transaction
+/// and reports why: the error alist's kind and message, the index of the
+/// failed body form and the version it rolled back to.
+fn tx_abort(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:transaction", args);
+    a.arity(3, 3)?;
+    token_arg(ctx, &a)?;
+    ctx.k.abort_transaction();
+    let error = a.get(2);
+    let kind = alist_get(ctx.heap, error, "error")
+        .unwrap_or_else(|| Value::Bool(false));
+    let kind = if matches!(kind, Value::Bool(false)) {
+        string(ctx.heap, "transaction-aborted")
+    } else {
+        kind
+    };
+    let message = match alist_get(ctx.heap, error, "message") {
+        Some(m) => m,
+        None => string(ctx.heap, "the transaction was left before it finished"),
+    };
+    let failed_at = a.get(1);
+    let current = id(ctx.heap, ctx.k.current());
+    Ok(alist(
+        ctx.heap,
+        &[
+            ("error", kind),
+            ("message", message),
+            ("failed-at", failed_at),
+            ("rollback-version", current),
+        ],
+    ))
+}
