@@ -345,11 +345,17 @@
 
 (define (arb:error? x) (%arb:error-alist? x))
 
-;; Runs the thunks that load a stored node (see arb/loader.rs).
-(define (%arb:run-thunks thunks)
-  (if (pair? (cdr thunks))
-      (begin ((car thunks)) (%arb:run-thunks (cdr thunks)))
-      ((car thunks))))
+;; Runs the thunks that load stored nodes (see arb/loader.rs); a load left
+;; by an error is forgotten, so the next use tries again.
+(define (%arb:run-thunks thunks ids)
+  (let ((done #f))
+    (dynamic-wind
+     (lambda () #f)
+     (lambda ()
+       (let loop ((ts thunks))
+         (if (pair? ts) (begin ((car ts)) (loop (cdr ts)))))
+       (set! done #t))
+     (lambda () (apply %arb:load-ended done ids)))))
 
 ;; A raised condition as an error alist.
 (define (%arb:failure e)

@@ -909,12 +909,13 @@ impl Vm {
                 self.pc = 0;
                 Ok(None)
             }
-            Control::Loaded => {
-                let ids: Vec<u64> = (0..n)
+            Control::LoadEnded => {
+                let done = !matches!(arg(self, 0), Value::Bool(false));
+                let ids: Vec<u64> = (1..n)
                     .filter_map(|i| crate::arb::values::as_id(&self.heap, arg(self, i)))
                     .collect();
                 self.stack.truncate(callee_idx);
-                self.finish_loading(&ids);
+                self.end_loading(done, &ids);
                 self.acc = Value::Unspecified;
                 if tail {
                     self.do_return();
@@ -1342,7 +1343,7 @@ impl Vm {
     fn unbound_global(&mut self, g: u32, pc: usize) -> Result<Option<Value>, VmError> {
         match self.resolve_unbound(g) {
             Resolution::Value(v) => Ok(Some(v)),
-            Resolution::Load(thunks) => {
+            Resolution::Load(thunks, ids) => {
                 let Some(run) = self
                     .run_thunks_global
                     .map(|i| self.globals.values[i as usize])
@@ -1354,7 +1355,8 @@ impl Vm {
                 self.pc = pc - 1;
                 self.stack.push(run);
                 self.stack.push(thunks);
-                self.call(1, false)?;
+                self.stack.push(ids);
+                self.call(2, false)?;
                 Ok(None)
             }
             Resolution::Unbound => {

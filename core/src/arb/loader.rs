@@ -50,8 +50,9 @@ pub struct Links {
 pub enum Resolution {
     /// Its value, from a loaded node.
     Value(Value),
-    /// Run these thunks (a Scheme list), then read the global again.
-    Load(Value),
+    /// Run these thunks (a Scheme list) as the load of these nodes (a list
+    /// of ids), then read the global again.
+    Load(Value, Value),
     /// Not knowledge either: report the unbound variable.
     Unbound,
     Fault(Fault),
@@ -101,10 +102,11 @@ impl Vm {
         self.links.loading.clear();
     }
 
-    /// `(%arb:loaded ID ...)`: these loads finished.
-    pub fn finish_loading(&mut self, ids: &[NodeId]) {
+    /// `(%arb:load-ended DONE ID ...)`: the load of these nodes finished
+    /// (`done`), or was left by an error (they will be loaded again).
+    pub fn end_loading(&mut self, done: bool, ids: &[NodeId]) {
         for &id in ids {
-            if self.links.loading.remove(&id) {
+            if self.links.loading.remove(&id) && done {
                 let name = node_global_name(id);
                 let g = self.globals.index(self.syms.intern(&name));
                 self.links.loaded.insert(id, g);
@@ -172,7 +174,7 @@ impl Vm {
     }
 
     /// The thunks that load `root` and whatever of its dependencies is not
-    /// loaded, dependencies first, ending with `(%arb:loaded ...)`.
+    /// loaded, dependencies first.
     fn plan_load(&mut self, root: NodeId) -> Resolution {
         let order = match self.load_order(root) {
             Ok(o) => o,
@@ -194,21 +196,14 @@ impl Vm {
             }
             ids.push(node.id);
         }
-        // The marker: a call of %arb:loaded with the ids.
-        let pos = Pos::NONE;
-        let mut call = vec![Syn::Sym(Ident::plain(self.syms.intern("%arb:loaded")), pos)];
-        call.extend(ids.iter().map(|id| {
-            Syn::Atom(Atom::Num(crate::number::Num::from_u64(*id)), pos)
-        }));
-        match self.compile_form(&Syn::list(call, pos), &None, true) {
-            Ok(t) => thunks.push(self.heap.alloc(Object::Closure(Closure {
-                template: t,
-                free: Box::new([]),
-            }))),
-            Err(e) => return Resolution::Fault(Fault::Error(e.message, vec![])),
-        }
-        self.links.loading.extend(ids);
-        Resolution::Load(self.heap.list(&thunks))
+        self.links.loading.extend(ids.iter().copied());
+        let thunks = self.heap.list(&thunks);
+        let ids: Vec<Value> = ids
+            .iter()
+            .map(|id| crate::number::Num::from_u64(*id).into_value(&mut self.heap))
+            .collect();
+        let ids = self.heap.list(&ids);
+        Resolution::Load(thunks, ids)
     }
 
     /// `root` and its dependencies that are not loaded, dependencies first.

@@ -81,8 +81,8 @@ fn need_tier(ctx: &KCtx, who: &str, required: Tier) -> Result<(), ArbError> {
     .with("procedure", Extra::Str(who.to_string())))
 }
 
-fn forest_error(e: ForestError) -> ArbError {
-    let mut err = ArbError::new(e.kind(), e.to_string());
+fn forest_error(who: &str, e: ForestError) -> ArbError {
+    let mut err = ArbError::new(e.kind(), format!("{who}: {e}"));
     match e {
         ForestError::VersionNotFound(v) => err = err.with("version-id", Extra::Id(v)),
         ForestError::NodeNotFound(id) | ForestError::ReservedId(id) => {
@@ -99,8 +99,8 @@ fn forest_error(e: ForestError) -> ArbError {
     err
 }
 
-fn node_not_found(id: NodeId) -> ArbError {
-    forest_error(ForestError::NodeNotFound(id))
+fn node_not_found(who: &str, id: NodeId) -> ArbError {
+    forest_error(who, ForestError::NodeNotFound(id))
 }
 
 /// The optional version argument at `i`: `None` for the working state
@@ -109,7 +109,7 @@ fn version_arg(ctx: &KCtx, a: &Args, i: usize) -> Result<Option<VersionId>, ArbE
     let v = a.opt_id(ctx.heap, ctx.syms, i)?;
     if let Some(v) = v {
         if !ctx.k.forest.contains_version(v) {
-            return Err(forest_error(ForestError::VersionNotFound(v)));
+            return Err(forest_error(a.who, ForestError::VersionNotFound(v)));
         }
     }
     Ok(v)
@@ -124,11 +124,16 @@ fn indexed(ctx: &KCtx, version: Option<VersionId>) -> bool {
     }
 }
 
-fn node_at<'k>(ctx: &'k KCtx, version: Option<VersionId>, id: NodeId) -> Result<&'k Node, ArbError> {
+fn node_at<'k>(
+    ctx: &'k KCtx,
+    who: &str,
+    version: Option<VersionId>,
+    id: NodeId,
+) -> Result<&'k Node, ArbError> {
     ctx.k
         .get_at(version, id)
-        .map_err(forest_error)?
-        .ok_or_else(|| node_not_found(id))
+        .map_err(|e| forest_error(who, e))?
+        .ok_or_else(|| node_not_found(who, id))
 }
 
 fn timestamp_text(t: crate::repo::forest::Timestamp) -> String {
@@ -174,7 +179,7 @@ fn version_info(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     a.arity(1, 1)?;
     need(ctx, a.who)?;
     let v = a.id(ctx.heap, ctx.syms, 0)?;
-    let record = ctx.k.forest.version_info(v).map_err(forest_error)?.clone();
+    let record = ctx.k.forest.version_info(v).map_err(|e| forest_error(a.who, e))?.clone();
     let (parent, forward, reverse) = match record.parent {
         None => (Value::Bool(false), Value::Bool(false), Value::Bool(false)),
         Some(p) => (
@@ -199,7 +204,7 @@ fn version_chain(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     need(ctx, a.who)?;
     let v = a.id(ctx.heap, ctx.syms, 0)?;
     let limit = a.count(ctx.heap, ctx.syms, 1, DEFAULT_CHAIN_LIMIT)?;
-    let chain = ctx.k.forest.chain(v, limit).map_err(forest_error)?;
+    let chain = ctx.k.forest.chain(v, limit).map_err(|e| forest_error(a.who, e))?;
     Ok(ids(ctx.heap, chain))
 }
 
@@ -208,7 +213,7 @@ fn version_successors(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError>
     a.arity(1, 1)?;
     need(ctx, a.who)?;
     let v = a.id(ctx.heap, ctx.syms, 0)?;
-    let succ = ctx.k.forest.successors(v).map_err(forest_error)?.to_vec();
+    let succ = ctx.k.forest.successors(v).map_err(|e| forest_error(a.who, e))?.to_vec();
     Ok(ids(ctx.heap, succ))
 }
 
@@ -228,7 +233,7 @@ fn switch_version(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     let ts = ctx.timestamp();
     ctx.k
         .switch(v, &format!("switch from version {from} to {v}"), ts)
-        .map_err(forest_error)?;
+        .map_err(|e| forest_error(a.who, e))?;
     Ok(id(ctx.heap, v))
 }
 
@@ -278,7 +283,7 @@ fn semantic_search(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     };
     let mut out = Vec::with_capacity(hits.len());
     for (node, score) in hits {
-        let desc = node_at(ctx, version, node)
+        let desc = node_at(ctx, a.who, version, node)
             .ok()
             .and_then(|n| n.description.clone());
         let idv = id(ctx.heap, node);
@@ -311,7 +316,7 @@ fn scan_semantic(
         return Ok(Vec::new());
     };
     let mut hits = Vec::new();
-    for node in ctx.k.nodes_at(version).map_err(forest_error)? {
+    for node in ctx.k.nodes_at(version).map_err(|e| forest_error("arb:semantic-search", e))? {
         if kind.is_some() && node.kind.as_deref() != kind {
             continue;
         }
@@ -361,14 +366,14 @@ fn search_by_symbol(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
         search(&ctx.k.indexes.symbols)?
     } else {
         let mut ix = SymbolIndex::new();
-        for n in ctx.k.nodes_at(version).map_err(forest_error)? {
+        for n in ctx.k.nodes_at(version).map_err(|e| forest_error(a.who, e))? {
             ix.insert(n);
         }
         search(&ix)?
     };
     let mut rows = Vec::with_capacity(hits.len());
     for h in hits {
-        let n = node_at(ctx, version, h.id)?;
+        let n = node_at(ctx, a.who, version, h.id)?;
         rows.push((h.id, n.symbol_names.clone(), n.description.clone()));
     }
     let mut out = Vec::with_capacity(rows.len());
@@ -392,7 +397,7 @@ fn get_metadata(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     need(ctx, a.who)?;
     let node_id = a.id(ctx.heap, ctx.syms, 0)?;
     let version = version_arg(ctx, &a, 1)?;
-    let n = node_at(ctx, version, node_id)?.clone();
+    let n = node_at(ctx, a.who, version, node_id)?.clone();
     let idv = id(ctx.heap, n.id);
     let desc = opt_string(ctx.heap, n.description.as_deref());
     let kind = opt_string(ctx.heap, n.kind.as_deref());
@@ -418,7 +423,7 @@ fn get_dependencies(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     need(ctx, a.who)?;
     let node_id = a.id(ctx.heap, ctx.syms, 0)?;
     let version = version_arg(ctx, &a, 1)?;
-    let deps: Vec<NodeId> = node_at(ctx, version, node_id)?
+    let deps: Vec<NodeId> = node_at(ctx, a.who, version, node_id)?
         .dependencies
         .iter()
         .map(|(d, _)| *d)
@@ -432,13 +437,13 @@ fn get_dependents(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     need(ctx, a.who)?;
     let node_id = a.id(ctx.heap, ctx.syms, 0)?;
     let version = version_arg(ctx, &a, 1)?;
-    node_at(ctx, version, node_id)?;
+    node_at(ctx, a.who, version, node_id)?;
     let mut found: Vec<NodeId> = if indexed(ctx, version) {
         ctx.k.indexes.dependencies.dependents(node_id).collect()
     } else {
         ctx.k
             .nodes_at(version)
-            .map_err(forest_error)?
+            .map_err(|e| forest_error(a.who, e))?
             .filter(|n| n.dependencies.iter().any(|(d, _)| *d == node_id))
             .map(|n| n.id)
             .collect()
@@ -623,7 +628,7 @@ fn create(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
             },
             ts,
         )
-        .map_err(forest_error)?;
+        .map_err(|e| forest_error(a.who, e))?;
     Ok(change_result(ctx, done.id, done.version))
 }
 
@@ -633,10 +638,10 @@ fn update(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     need(ctx, a.who)?;
     let node_id = a.id(ctx.heap, ctx.syms, 0)?;
     if is_reserved(node_id) {
-        return Err(forest_error(ForestError::ReservedId(node_id)));
+        return Err(forest_error(a.who, ForestError::ReservedId(node_id)));
     }
     if ctx.k.get(node_id).is_none() {
-        return Err(node_not_found(node_id));
+        return Err(node_not_found(a.who, node_id));
     }
     let fields = a.get(1);
     let entries = list_items(ctx.heap, fields).ok_or_else(|| {
@@ -698,7 +703,7 @@ fn update(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     let done = ctx
         .k
         .update(node_id, changes, &|_| summary.clone(), ts)
-        .map_err(forest_error)?;
+        .map_err(|e| forest_error(a.who, e))?;
     Ok(change_result(ctx, done.id, done.version))
 }
 
@@ -708,7 +713,7 @@ fn delete(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     need(ctx, a.who)?;
     let node_id = a.id(ctx.heap, ctx.syms, 0)?;
     if is_reserved(node_id) {
-        return Err(forest_error(ForestError::ReservedId(node_id)));
+        return Err(forest_error(a.who, ForestError::ReservedId(node_id)));
     }
     if ctx.k.get(node_id).is_none() {
         return Err(ArbError::new(
@@ -743,7 +748,7 @@ fn delete(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     let done = ctx
         .k
         .delete(node_id, &|_| summary.clone(), ts)
-        .map_err(forest_error)?;
+        .map_err(|e| forest_error(a.who, e))?;
     Ok(change_result(ctx, done.id, done.version))
 }
 
@@ -795,7 +800,7 @@ fn tx_commit(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     let version = ctx
         .k
         .commit_transaction(&description, ts)
-        .map_err(forest_error)?;
+        .map_err(|e| forest_error(a.who, e))?;
     let v = match version {
         Some(v) => id(ctx.heap, v),
         None => Value::Bool(false),

@@ -31,7 +31,7 @@ pub fn register(t: &mut PrimTable) {
     );
     t.control("eval", 1, Some(2), Control::Eval);
     t.control("%arb:eval-at-tier", 2, Some(2), Control::EvalAtTier);
-    t.control("%arb:loaded", 0, None, Control::Loaded);
+    t.control("%arb:load-ended", 1, None, Control::LoadEnded);
     t.add("values", 0, None, |c, a| {
         Ok(if a.len() == 1 {
             a[0]

@@ -67,8 +67,9 @@ pub enum Control {
     /// `(%arb:eval-at-tier LEVEL EXPR)`: evaluates EXPR (a datum or source
     /// text) with the tier lowered to LEVEL for its dynamic extent.
     EvalAtTier,
-    /// `(%arb:loaded ID ...)`: the loads of these stored nodes finished.
-    Loaded,
+    /// `(%arb:load-ended DONE ID ...)`: the load of these stored nodes
+    /// finished (DONE true) or was left by an error.
+    LoadEnded,
 }
 
 #[derive(Clone, Copy)]

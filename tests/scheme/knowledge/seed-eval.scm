@@ -1,0 +1,20 @@
+; arb:eval and arb:eval-readonly, with knowledge used by name.
+(define (show x) (write x) (newline))
+(show (arb:eval-readonly '(+ 1 2 3)))
+(arb:create "(define (quicksort lst)
+  (if (null? lst) '()
+      (let ((p (car lst)))
+        (append (quicksort (filter (lambda (x) (< x p)) (cdr lst)))
+                (list p)
+                (quicksort (filter (lambda (x) (>= x p)) (cdr lst)))))))"
+            '() "快速排序实现" "function" '("quicksort"))
+(show (arb:eval-readonly '(let ((nums '(3 1 4 1 5)))
+                            (quicksort nums))))
+(show (arb:eval '(begin
+                   (arb:create "(define pi 3.14159)" '() "圆周率常量" "constant" '("pi"))
+                   (* pi 2))))
+(show (arb:eval '(* 2 3)))
+(show (arb:eval "(define z 10) (* z z)"))
+(show (arb:eval-readonly '(car '())))
+(show (arb:eval-readonly "(+ 1"))
+(show (arb:eval '(raise 'oops)))
