@@ -224,3 +224,125 @@ fn hostile_programs_end_cleanly() {
         );
     }
 }
+
+/// Random calls of every `arb:` procedure with random arguments, in random
+/// transactions and evaluations: each ends in a value or an error, never a
+/// panic, and afterwards the knowledge base still works.
+#[test]
+fn random_knowledge_calls_never_panic() {
+    const PROCS: &[&str] = &[
+        "arb:current-version",
+        "arb:reflog",
+        "arb:version-info",
+        "arb:version-chain",
+        "arb:version-successors",
+        "arb:switch-version",
+        "arb:semantic-search",
+        "arb:search-by-symbol",
+        "arb:get-metadata",
+        "arb:get-dependencies",
+        "arb:get-dependents",
+        "arb:closure",
+        "arb:create",
+        "arb:update",
+        "arb:delete",
+        "arb:eval-readonly",
+        "arb:eval",
+        "arb:error?",
+        "%arb:tx-begin",
+        "%arb:tx-commit",
+        "%arb:tx-abort",
+        "%arb:eval-at-tier",
+        "%arb:load-ended",
+        "%arb:check-tier",
+    ];
+    const ARGS: &[&str] = &[
+        "0",
+        "1",
+        "2",
+        "256",
+        "257",
+        "258",
+        "-1",
+        "18446744073709551615",
+        "18446744073709551616",
+        "1.5",
+        "#f",
+        "#t",
+        "'()",
+        "'(256)",
+        "'((256 . \"f\"))",
+        "'((256 . 7))",
+        "'(\"f\" \"g\")",
+        "\"(define (f x) x)\"",
+        "\"(define (g y) (f y))\"",
+        "\"(lambda (x) x)\"",
+        "\"(\"",
+        "\"\"",
+        "\"f\"",
+        "\"*\"",
+        "\"(((\"",
+        "\"exact\"",
+        "\"regex\"",
+        "\"fuzzy\"",
+        "\"排序\"",
+        "'sym",
+        "'(\"description\" . \"d\")",
+        "'((\"code\" . \"(define (f x) (* x 2))\"))",
+        "'((\"dependencies\" . (256)))",
+        "'(+ 1 2)",
+        "'(f 3)",
+        "'(arb:create \"(define h 1)\" '() \"h\" \"c\" '(\"h\"))",
+        "(make-vector 3 0)",
+        "(lambda (x) x)",
+        "f",
+        "g",
+        "h",
+        "@#256",
+    ];
+    let mut r = Rng(0x0123_4567_89ab_cdef);
+    let mut e = Engine::new();
+    e.set_tier(arbores_core::Tier::System);
+    e.set_limits(Limits {
+        max_steps: 200_000,
+        max_memory: 64 << 20,
+    });
+    for round in 0..400 {
+        let mut src = String::new();
+        let wrap = r.next() % 4;
+        if wrap == 1 {
+            src.push_str("(arb:transaction ");
+        }
+        for _ in 0..1 + r.next() % 4 {
+            let p = r.pick(PROCS);
+            src.push('(');
+            src.push_str(p);
+            for _ in 0..r.next() % 6 {
+                src.push(' ');
+                src.push_str(r.pick(ARGS));
+            }
+            src.push_str(") ");
+        }
+        if wrap == 1 {
+            src.push(')');
+        }
+        let src = if wrap == 2 {
+            format!("(guard (e (#t 'caught)) {src})")
+        } else {
+            src
+        };
+        let _ = e.eval(&src);
+        if round % 50 == 0 {
+            let v = e.eval("(+ 1 2)");
+            assert_eq!(v.value.as_deref(), Some("3"), "after {src}");
+        }
+    }
+    // Still a working knowledge base.
+    let v = e.eval(
+        "(arb:create \"(define (still-works x) (+ x 1))\" '() \"ok\" \"function\" '(\"still-works\"))
+         (still-works 41)",
+    );
+    assert_eq!(v.value.as_deref(), Some("42"), "{:?}", v.error);
+    let v = e.eval("(arb:error? (arb:get-metadata 1))");
+    assert_eq!(v.value.as_deref(), Some("#f"));
+}

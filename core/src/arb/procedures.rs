@@ -29,6 +29,22 @@ const DEFAULT_TOP_K: usize = 10;
 const DEFAULT_REFLOG_LIMIT: usize = 50;
 const DEFAULT_CHAIN_LIMIT: usize = 100;
 
+/// What one node may hold. The knowledge base lives outside the Scheme
+/// heap and its memory cap, so each node is bounded instead: a runaway
+/// program cannot store a gigabyte of code in one call.
+const MAX_CODE_BYTES: usize = 1 << 20;
+const MAX_TEXT_BYTES: usize = 64 << 10;
+const MAX_NAMES: usize = 64;
+const MAX_NAME_BYTES: usize = 256;
+const MAX_DEPENDENCIES: usize = 4096;
+
+fn too_big(who: &str, what: &str, size: usize, max: usize, unit: &str) -> ArbError {
+    ArbError::argument(
+        who,
+        format!("{what} has {size} {unit}; a node holds at most {max}"),
+    )
+}
+
 pub fn register(t: &mut PrimTable) {
     t.knowledge("arb:current-version", current_version);
     t.knowledge("arb:reflog", reflog);
@@ -492,6 +508,9 @@ fn checked_code(
             format!("the code must be a string, got {}", shown(heap, syms, v)),
         ));
     };
+    if code.len() > MAX_CODE_BYTES {
+        return Err(too_big(who, "the code", code.len(), MAX_CODE_BYTES, "bytes"));
+    }
     match reader::read_all(&code, syms) {
         Ok(forms) if forms.is_empty() => Err(ArbError::new(
             "syntax-error",
@@ -561,7 +580,13 @@ fn dependencies_arg(
             }
             continue;
         }
+        if local.len() > MAX_NAME_BYTES {
+            return Err(too_big(who, "a local name", local.len(), MAX_NAME_BYTES, "bytes"));
+        }
         out.push((dep, local));
+        if out.len() > MAX_DEPENDENCIES {
+            return Err(too_big(who, "the dependency list", out.len(), MAX_DEPENDENCIES, "entries"));
+        }
     }
     Ok(out)
 }
@@ -580,11 +605,27 @@ fn names_arg(ctx: &KCtx, who: &str, v: Value) -> Result<Vec<String>, ArbError> {
         )
     };
     let items = list_items(ctx.heap, v).ok_or_else(bad)?;
+    if items.len() > MAX_NAMES {
+        return Err(too_big(who, "the list of symbol names", items.len(), MAX_NAMES, "names"));
+    }
     let mut out = Vec::with_capacity(items.len());
     for i in items {
-        out.push(as_name(ctx.heap, ctx.syms, i).ok_or_else(bad)?);
+        let name = as_name(ctx.heap, ctx.syms, i).ok_or_else(bad)?;
+        if name.len() > MAX_NAME_BYTES {
+            return Err(too_big(who, "a symbol name", name.len(), MAX_NAME_BYTES, "bytes"));
+        }
+        out.push(name);
     }
     Ok(out)
+}
+
+fn bounded_text(who: &str, what: &str, t: Option<String>) -> Result<Option<String>, ArbError> {
+    match &t {
+        Some(s) if s.len() > MAX_TEXT_BYTES => {
+            Err(too_big(who, what, s.len(), MAX_TEXT_BYTES, "bytes"))
+        }
+        _ => Ok(t),
+    }
 }
 
 /// The result of a change: `(("s-expression-id" . ID) ("new-version-id" . V))`,
@@ -604,8 +645,8 @@ fn create(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     need(ctx, a.who)?;
     let code = checked_code(ctx.heap, ctx.syms, a.who, a.get(0))?;
     let dependencies = dependencies_arg(ctx, a.who, a.get(1))?;
-    let description = a.opt_string(ctx.heap, ctx.syms, 2)?;
-    let kind = a.opt_string(ctx.heap, ctx.syms, 3)?;
+    let description = bounded_text(a.who, "the description", a.opt_string(ctx.heap, ctx.syms, 2)?)?;
+    let kind = bounded_text(a.who, "the type", a.opt_string(ctx.heap, ctx.syms, 3)?)?;
     let symbol_names = names_arg(ctx, a.who, a.get(4))?;
     let node = Node {
         id: 0,
@@ -677,8 +718,16 @@ fn update(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
             "code" => {
                 changes.code = Some(Some(checked_code(ctx.heap, ctx.syms, a.who, v)?));
             }
-            "description" => changes.description = Some(opt_text(ctx, "the description")?),
-            "type" => changes.kind = Some(opt_text(ctx, "the type")?),
+            "description" => {
+                changes.description = Some(bounded_text(
+                    a.who,
+                    "the description",
+                    opt_text(ctx, "the description")?,
+                )?)
+            }
+            "type" => {
+                changes.kind = Some(bounded_text(a.who, "the type", opt_text(ctx, "the type")?)?)
+            }
             "symbol-names" => changes.symbol_names = Some(names_arg(ctx, a.who, v)?),
             "dependencies" => changes.dependencies = Some(dependencies_arg(ctx, a.who, v)?),
             _ => {

@@ -30,3 +30,8 @@
 (arb:create "(define (g x) (f x))" '((256 . "f")) "g" "function" '("g"))
 (show (arb:delete 256))
 (show (arb:version-chain (arb:current-version)))
+; a node is bounded: code, texts and names
+(show (arb:create (make-string 1100000 #\a)))
+(show (arb:create "(define x 1)" '() (make-string 70000 #\d)))
+(show (arb:create "(define x 1)" '() "d" "t" (list (make-string 300 #\n))))
+(show (arb:version-chain (arb:current-version)))
