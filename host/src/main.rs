@@ -6,6 +6,7 @@ mod playground;
 mod repl;
 mod report;
 mod session;
+mod store;
 mod wasm;
 
 use std::io::Read;
@@ -13,17 +14,22 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use arbores_core::Limits;
-use clap::{Parser, Subcommand};
+use arbores_core::{Limits, Tier};
+use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::report::Style;
 use crate::session::{EngineKind, Session, Settings, Stopper};
+use crate::store::Store;
 
 /// Arbores: an R7RS-small Scheme that keeps a versioned database of Scheme code.
 ///
 /// By default the engine runs inside wasmtime as a sandboxed WebAssembly
 /// component, with a step budget, a memory cap and a wall-clock timeout on
 /// every evaluation, so untrusted code cannot take the machine with it.
+///
+/// The knowledge base the `arb:` procedures work on lives in a store
+/// directory (--store): each command loads it when it starts and saves what
+/// each evaluation commits, so the next command sees it.
 #[derive(Parser)]
 #[command(name = "arbores", version, propagate_version = true, after_help = EXAMPLES)]
 struct Cli {
@@ -50,10 +56,38 @@ struct Cli {
     #[arg(long, global = true, value_name = "SECS", default_value = "60", value_parser = parse_timeout)]
     timeout: Duration,
 
-    /// Directory of the knowledge store [default: the per-user data
+    /// Directory of the knowledge store: loaded when arbores starts; what
+    /// an evaluation commits is saved there right after it (the directory
+    /// is created by the first commit) [default: the per-user data
     /// directory, e.g. ~/.local/share/arbores/store]
     #[arg(long, global = true, value_name = "DIR", env = "ARBORES_STORE")]
     store: Option<PathBuf>,
+
+    /// What evaluations may do with the knowledge base [default: system
+    /// for repl and eval (the operator's own commands), read-write for run]
+    #[arg(long, global = true, value_name = "TIER", value_enum)]
+    tier: Option<TierArg>,
+}
+
+/// The tiers of `--tier`.
+#[derive(Clone, Copy, ValueEnum)]
+enum TierArg {
+    /// Everything, including moving the current version (arb:switch-version)
+    System,
+    /// Read and commit changes, but not move the current version
+    ReadWrite,
+    /// Only read; nothing is ever written to the store
+    ReadOnly,
+}
+
+impl From<TierArg> for Tier {
+    fn from(t: TierArg) -> Tier {
+        match t {
+            TierArg::System => Tier::System,
+            TierArg::ReadWrite => Tier::ReadWrite,
+            TierArg::ReadOnly => Tier::ReadOnly,
+        }
+    }
 }
 
 const EXAMPLES: &str = "\
@@ -62,12 +96,24 @@ Examples:
   arbores run program.scm
   echo '(display \"hi\")' | arbores run -
   arbores --timeout 5 --memory 64M repl
+  arbores --store ./kb eval '(arb:create \"(define (sq x) (* x x))\" (list) \"squares\" \"function\" (list \"sq\"))'
+  arbores --store ./kb eval '(sq 12)'
+  arbores --tier read-only run agent.scm
   arbores playground --port 8080
 
 Without a command, arbores starts the REPL.
 
+The knowledge store is a directory: DIR/format names the format,
+DIR/blobs/ holds the content-addressed blobs of the versions (never
+changed once written) and DIR/refs the small record naming the current
+state, written last. A store that cannot be read is an error and is left
+untouched.
+
 Environment:
   ARBORES_STORE      the knowledge store's directory (as --store)
+  ARBORES_CLOCK      a fixed clock, for reproducible output: seconds since the
+                     Unix epoch or a UTC time such as 2025-07-29T10:30:00Z; what
+                     (current-second) reports and what dates new versions
   ARBORES_CACHE_DIR  where the compiled wasm guest is cached [default: ~/.cache/arbores]
   ARBORES_WEB_DIR    the built playground (as playground --dir)";
 
@@ -137,6 +183,13 @@ fn run(cli: Cli) -> ExitCode {
 
 /// Ok(false): an evaluation failed and was reported.
 fn dispatch(cli: Cli) -> Result<bool, String> {
+    let command = cli.command.unwrap_or(Command::Repl);
+    // The operator's own commands run in the system tier; a program file
+    // is a script, read-write unless the operator says otherwise.
+    let default_tier = match command {
+        Command::Run { .. } => Tier::ReadWrite,
+        _ => Tier::System,
+    };
     let settings = Settings {
         engine: cli.engine,
         limits: Limits {
@@ -144,6 +197,8 @@ fn dispatch(cli: Cli) -> Result<bool, String> {
             max_memory: usize::try_from(cli.memory).unwrap_or(usize::MAX),
         },
         timeout: (!cli.timeout.is_zero()).then_some(cli.timeout),
+        tier: cli.tier.map(Tier::from).unwrap_or(default_tier),
+        clock: clock_from_env()?,
     };
     if settings.engine == EngineKind::Wasm && cli.memory > wasm::MAX_CORE_MEMORY {
         return Err(format!(
@@ -152,15 +207,16 @@ fn dispatch(cli: Cli) -> Result<bool, String> {
             report::size(wasm::MAX_CORE_MEMORY)
         ));
     }
-    // Accepted now so scripts can pass it; the knowledge store that will
-    // live there comes later.
-    let store = cli.store.unwrap_or_else(paths::default_store);
+    let store_dir = cli
+        .store
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or_else(paths::default_store);
     let stopper = Stopper::default();
 
-    match cli.command.unwrap_or(Command::Repl) {
+    match command {
         Command::Eval { expr } => {
             let source = if expr == "-" { read_stdin()? } else { expr };
-            let mut session = Session::new(&settings, &stopper)?;
+            let mut session = Session::new(&settings, &stopper, Store::new(store_dir))?;
             stopper.install_ctrl_c();
             let outcome = session.eval(&stopper, settings.timeout, &source);
             Ok(report::print(&outcome, &settings, None, Style::Interactive))
@@ -174,7 +230,7 @@ fn dispatch(cli: Cli) -> Result<bool, String> {
                     .map_err(|_| format!("{}: not UTF-8 text", file.display()))?;
                 (text, file.display().to_string())
             };
-            let mut session = Session::new(&settings, &stopper)?;
+            let mut session = Session::new(&settings, &stopper, Store::new(store_dir))?;
             stopper.install_ctrl_c();
             let outcome = session.eval(&stopper, settings.timeout, &source);
             Ok(report::print(
@@ -185,22 +241,103 @@ fn dispatch(cli: Cli) -> Result<bool, String> {
             ))
         }
         Command::Repl => {
-            let session = Session::new(&settings, &stopper)?;
+            let session = Session::new(&settings, &stopper, Store::new(store_dir))?;
             stopper.install_ctrl_c();
             repl::Repl {
                 session,
                 settings: &settings,
                 stopper: &stopper,
-                store: &store,
             }
-            .run()?;
-            Ok(true)
+            .run()
         }
         Command::Playground { port, dir } => {
             playground::serve(port, dir)?;
             Ok(true)
         }
     }
+}
+
+/// ARBORES_CLOCK: a fixed clock, so that runs that print timestamps are
+/// reproducible.
+fn clock_from_env() -> Result<Option<f64>, String> {
+    match std::env::var("ARBORES_CLOCK") {
+        Ok(text) if !text.trim().is_empty() => parse_clock(&text)
+            .map(Some)
+            .map_err(|e| format!("ARBORES_CLOCK: {e}")),
+        Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => Err("ARBORES_CLOCK is not UTF-8 text".into()),
+    }
+}
+
+/// `1753785000`, `1753785000.5` or `2025-07-29T10:30:00Z` (UTC only).
+fn parse_clock(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    if let Ok(secs) = t.parse::<f64>() {
+        if secs.is_finite() && secs.abs() < 1e12 {
+            return Ok(secs);
+        }
+        return Err(format!("`{text}` is not a usable number of seconds"));
+    }
+    let bad = || {
+        format!(
+            "`{text}` is neither seconds since the Unix epoch nor a UTC time such as \
+             2025-07-29T10:30:00Z"
+        )
+    };
+    let b = t.as_bytes();
+    let shape_ok = b.len() == 20
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && (b[10] == b'T' || b[10] == b't')
+        && b[13] == b':'
+        && b[16] == b':'
+        && (b[19] == b'Z' || b[19] == b'z');
+    if !shape_ok {
+        return Err(bad());
+    }
+    let num = |range: std::ops::Range<usize>| -> Result<i64, String> {
+        let part = &t[range];
+        if part.bytes().all(|c| c.is_ascii_digit()) {
+            part.parse().map_err(|_| bad())
+        } else {
+            Err(bad())
+        }
+    };
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let month_days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1..=12).contains(&month)
+        || day < 1
+        || day > month_days[(month - 1) as usize]
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return Err(bad());
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Ok((days * 86_400 + hour * 3600 + minute * 60 + second) as f64)
 }
 
 fn read_stdin() -> Result<String, String> {
@@ -282,6 +419,18 @@ mod tests {
         assert_eq!(parse_timeout("0"), Ok(Duration::ZERO));
         assert!(parse_timeout("-1").is_err());
         assert!(parse_timeout("soon").is_err());
+    }
+
+    #[test]
+    fn clocks() {
+        assert_eq!(parse_clock("1753785000"), Ok(1_753_785_000.0));
+        assert_eq!(parse_clock("2025-07-29T10:30:00Z"), Ok(1_753_785_000.0));
+        assert_eq!(parse_clock("1970-01-01T00:00:00Z"), Ok(0.0));
+        assert_eq!(parse_clock("2000-03-01T00:00:00Z"), Ok(951_868_800.0));
+        assert!(parse_clock("2025-02-29T00:00:00Z").is_err());
+        assert!(parse_clock("2025-07-29 10:30").is_err());
+        assert!(parse_clock("yesterday").is_err());
+        assert!(parse_clock("inf").is_err());
     }
 
     #[test]

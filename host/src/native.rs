@@ -1,32 +1,62 @@
 //! `--engine native`: arbores-core linked directly. No sandbox: the step and
 //! memory limits are the core's own, and nothing backs them up.
 
-use arbores_core::{Engine, Evaluation};
+use arbores_core::{Engine, Evaluation, Snapshot};
 
-use crate::session::{Settings, Stopper};
+use crate::session::{Backend, Settings, Stopper};
+use crate::store::{BlobReader, LoadError};
 
 pub struct NativeSession {
     engine: Engine,
+    settings: Settings,
 }
 
 impl NativeSession {
     pub fn new(settings: &Settings, stopper: Stopper) -> NativeSession {
         let mut engine = Engine::new();
         engine.set_limits(settings.limits);
+        engine.set_tier(settings.tier);
         engine.set_interrupt_check(Some(Box::new(move || stopper.should_stop())));
-        NativeSession { engine }
-    }
-
-    pub fn eval(&mut self, source: &str) -> Evaluation {
-        self.engine.set_clock(now());
-        self.engine.eval(source)
+        NativeSession {
+            engine,
+            settings: settings.clone(),
+        }
     }
 }
 
-/// Seconds since the Unix epoch, for `(scheme time)` in both engines.
-pub fn now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
+impl Backend for NativeSession {
+    fn eval(&mut self, source: &str) -> (Evaluation, bool) {
+        self.engine.set_clock(self.settings.now());
+        (self.engine.eval(source), false)
+    }
+
+    fn has_unsaved_changes(&mut self) -> Result<bool, String> {
+        Ok(self.engine.has_unsaved_changes())
+    }
+
+    fn history_length(&mut self) -> Result<u64, String> {
+        Ok(self.engine.knowledge().forest.reflog_len() as u64)
+    }
+
+    fn export(&mut self, full: bool) -> Result<Snapshot, String> {
+        Ok(if full {
+            self.engine.export_full()
+        } else {
+            self.engine.export_new()
+        })
+    }
+
+    fn load(
+        &mut self,
+        refs: &[u8],
+        blobs: &mut BlobReader,
+    ) -> Result<(), Result<LoadError, String>> {
+        self.engine
+            .import(refs, |name| blobs.get(name))
+            .map_err(|e| Ok(e.into()))
+    }
+
+    fn take_replaced(&mut self) -> bool {
+        false
+    }
 }

@@ -12,7 +12,7 @@ use crate::session::{Session, Settings, Stopper};
 const HELP: &str = "\
 Type Scheme forms; input continues on the next line while parentheses are open.
   ,help       this text
-  ,settings   the engine, limits and store in use
+  ,settings   the engine, limits, tier and store in use
   ,quit       leave (Ctrl-D works too)
 Ctrl-C stops a running evaluation; at the prompt it discards the input typed so far.";
 
@@ -20,16 +20,24 @@ pub struct Repl<'a> {
     pub session: Session,
     pub settings: &'a Settings,
     pub stopper: &'a Stopper,
-    pub store: &'a std::path::Path,
 }
 
 impl Repl<'_> {
-    pub fn run(mut self) -> Result<(), String> {
+    /// Ok(false): the knowledge base could not be saved at the end.
+    pub fn run(mut self) -> Result<bool, String> {
         if std::io::stdin().is_terminal() {
-            self.interactive()
+            self.interactive()?;
         } else {
-            self.piped()
+            self.piped()?;
         }
+        // A save that failed is tried once more before leaving.
+        if self.session.store().needs_full() {
+            if let Err(e) = self.session.save() {
+                eprintln!("error: {e}");
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     fn interactive(&mut self) -> Result<(), String> {
@@ -121,6 +129,29 @@ impl Repl<'_> {
         report::print(&outcome, self.settings, None, Style::Interactive);
     }
 
+    /// The store line of `,settings`: where, and what the last load and
+    /// save cost.
+    fn store_summary(&self) -> String {
+        let mut text = self.session.store().dir().display().to_string();
+        let stats = &self.session.stats;
+        if let Some((blobs, bytes, took)) = stats.loaded {
+            text.push_str(&format!(
+                "\n         loaded {blobs} blobs ({bytes} bytes) in {:.1} ms",
+                took.as_secs_f64() * 1e3
+            ));
+        }
+        if let Some(save) = &stats.last_save {
+            text.push_str(&format!(
+                "\n         last save wrote {} blobs ({} bytes, {} already stored) in {:.1} ms",
+                save.written,
+                save.bytes,
+                save.skipped,
+                save.took.as_secs_f64() * 1e3
+            ));
+        }
+        text
+    }
+
     /// Runs a `,command`; returns false to leave the REPL.
     fn meta(&self, command: &str) -> bool {
         match command {
@@ -130,12 +161,13 @@ impl Repl<'_> {
                 let s = self.settings;
                 say(&format!(
                     "engine:  {}\nfuel:    {} steps per evaluation\nmemory:  {} per evaluation\n\
-                     timeout: {}\nstore:   {}",
+                     timeout: {}\ntier:    {}\nstore:   {}",
                     engine_name(s),
                     s.limits.max_steps,
                     report::size(s.limits.max_memory as u64),
                     report::duration(s.timeout),
-                    self.store.display()
+                    s.tier.as_str(),
+                    self.store_summary()
                 ));
             }
             _ => eprintln!("error: unknown command {command}; ,help lists the commands"),

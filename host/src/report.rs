@@ -17,8 +17,23 @@ pub enum Style {
     Interactive,
 }
 
-/// Prints the outcome; returns whether the evaluation succeeded.
+/// Prints the outcome; returns whether the evaluation succeeded and its
+/// knowledge was saved.
 pub fn print(outcome: &Outcome, settings: &Settings, origin: Option<&str>, style: Style) -> bool {
+    let evaluated = print_evaluation(outcome, settings, origin, style);
+    if let Some(e) = &outcome.store_error {
+        eprintln!("error: {e}");
+        return false;
+    }
+    evaluated
+}
+
+fn print_evaluation(
+    outcome: &Outcome,
+    settings: &Settings,
+    origin: Option<&str>,
+    style: Style,
+) -> bool {
     let ev = &outcome.evaluation;
     let mut out = std::io::stdout().lock();
     // Write errors (a closed pipe) are not worth failing over here.
@@ -85,7 +100,8 @@ pub fn print(outcome: &Outcome, settings: &Settings, origin: Option<&str>, style
     if outcome.session_lost {
         let _ = writeln!(
             err,
-            "note: the engine was restarted; the session's earlier definitions are lost"
+            "note: the engine was restarted; the session's earlier definitions are lost \
+             (its knowledge base comes back from the store)"
         );
     }
     false

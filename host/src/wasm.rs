@@ -5,18 +5,25 @@
 //! keeps its state. Wasmtime adds backstops for a guest that misbehaves: a
 //! cap on linear memory somewhat above the core's and an epoch deadline a
 //! grace period after the timeout. Either one traps; the host then discards
-//! the instance, starts a fresh one and says the session state was lost.
+//! the instance, starts a fresh one and says the session state was lost (the
+//! session then loads the knowledge store into the fresh instance).
+//!
+//! The knowledge store crosses the boundary as blobs: `export-new` returns
+//! what a commit made, and `load` asks the host for each blob it needs
+//! through `get-blob`, which reads it from its file. Only the blobs the state
+//! needs are read, each once, and none is held by the host.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 use std::time::Duration;
 
-use arbores_core::{ErrorKind, EvalError, Evaluation, Limits, Position};
+use arbores_core::{ErrorKind, EvalError, Evaluation, Position, Snapshot, Tier};
 use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Config, Engine, ResourceLimiter, Store, Trap};
 
-use crate::session::{Settings, Stopper};
+use crate::session::{Backend, Settings, Stopper};
+use crate::store::{BlobReader, LoadError};
 
 mod bindings {
     wasmtime::component::bindgen!({
@@ -62,8 +69,11 @@ pub const MAX_CORE_MEMORY: u64 = 896 << 20;
 
 struct HostState {
     stopper: Stopper,
+    settings: Settings,
     panic: Option<String>,
     limiter: MemoryLimiter,
+    /// The store's blobs while `load` runs.
+    blobs: Option<BlobReader>,
 }
 
 impl bindings::arbores::engine::host::Host for HostState {
@@ -76,7 +86,11 @@ impl bindings::arbores::engine::host::Host for HostState {
     }
 
     fn now(&mut self) -> f64 {
-        crate::native::now()
+        self.settings.now()
+    }
+
+    fn get_blob(&mut self, name: Vec<u8>) -> Option<Vec<u8>> {
+        self.blobs.as_mut()?.get(&name)
     }
 }
 
@@ -124,9 +138,10 @@ pub struct WasmSession {
     pre: ArboresPre<HostState>,
     store: Store<HostState>,
     instance: Arbores,
-    limits: Limits,
-    timeout: Option<Duration>,
+    settings: Settings,
     stopper: Stopper,
+    /// The instance trapped and was replaced since `take_replaced`.
+    replaced: bool,
 }
 
 impl WasmSession {
@@ -158,16 +173,57 @@ impl WasmSession {
         if settings.timeout.is_some() {
             start_epoch_ticker(&engine);
         }
-        let (store, instance) = instantiate(&engine, &pre, settings.limits, &stopper)?;
+        let (store, instance) = instantiate(&engine, &pre, settings, &stopper)?;
         Ok(WasmSession {
             engine,
             pre,
             store,
             instance,
-            limits: settings.limits,
-            timeout: settings.timeout,
+            settings: settings.clone(),
             stopper,
+            replaced: false,
         })
+    }
+
+    /// Replaces a trapped instance with a fresh one.
+    fn replace_instance(&mut self) {
+        match instantiate(&self.engine, &self.pre, &self.settings, &self.stopper) {
+            Ok((store, instance)) => {
+                self.store = store;
+                self.instance = instance;
+                self.replaced = true;
+            }
+            Err(message) => {
+                // Leaves the old, poisoned instance: every later call
+                // reports a trap, which is the truth.
+                eprintln!("error: {message}");
+            }
+        }
+    }
+
+    /// Runs one call other than `eval`: no deadline (these calls do not
+    /// poll should-stop); a trap replaces the instance and is an error.
+    fn call<T>(
+        &mut self,
+        what: &str,
+        f: impl FnOnce(&Arbores, &mut Store<HostState>) -> wasmtime::Result<T>,
+    ) -> Result<T, String> {
+        self.prepare_call();
+        let result = f(&self.instance, &mut self.store);
+        result.map_err(|err| self.trapped(&err, what))
+    }
+
+    fn prepare_call(&mut self) {
+        let state = self.store.data_mut();
+        state.panic = None;
+        state.limiter.hit = false;
+        self.store.set_epoch_deadline(1 << 48);
+    }
+
+    fn trapped(&mut self, err: &wasmtime::Error, what: &str) -> String {
+        let error = self.explain_trap(err);
+        self.replace_instance();
+        format!("the engine failed while {what}: {}", error.message)
     }
 
     /// Evaluates `source`; the flag says whether the instance trapped and
@@ -176,7 +232,7 @@ impl WasmSession {
         let state = self.store.data_mut();
         state.panic = None;
         state.limiter.hit = false;
-        let ticks = match self.timeout {
+        let ticks = match self.settings.timeout {
             Some(t) => ((t + GRACE).as_millis() / EPOCH_TICK.as_millis()) as u64 + 1,
             // Never, in practice, but far from overflowing the epoch counter.
             None => 1 << 48,
@@ -196,17 +252,7 @@ impl WasmSession {
                     output: String::new(),
                     error: Some(error),
                 };
-                match instantiate(&self.engine, &self.pre, self.limits, &self.stopper) {
-                    Ok((store, instance)) => {
-                        self.store = store;
-                        self.instance = instance;
-                    }
-                    Err(message) => {
-                        // Leaves the old, poisoned instance: every later
-                        // evaluation reports a trap, which is the truth.
-                        eprintln!("error: {message}");
-                    }
-                }
+                self.replace_instance();
                 (evaluation, true)
             }
         }
@@ -252,20 +298,99 @@ impl WasmSession {
     }
 }
 
+impl Backend for WasmSession {
+    fn eval(&mut self, source: &str) -> (Evaluation, bool) {
+        WasmSession::eval(self, source)
+    }
+
+    fn has_unsaved_changes(&mut self) -> Result<bool, String> {
+        self.call("checking for unsaved changes", |i, s| {
+            i.arbores_engine_engine().call_has_unsaved_changes(s)
+        })
+    }
+
+    fn history_length(&mut self) -> Result<u64, String> {
+        self.call("reading the history's length", |i, s| {
+            i.arbores_engine_engine().call_history_length(s)
+        })
+    }
+
+    fn export(&mut self, full: bool) -> Result<Snapshot, String> {
+        let snapshot = self.call("exporting the knowledge base", |i, s| {
+            let engine = i.arbores_engine_engine();
+            if full {
+                engine.call_export_full(s)
+            } else {
+                engine.call_export_new(s)
+            }
+        })?;
+        let blobs = snapshot
+            .blobs
+            .into_iter()
+            .map(|b| {
+                let name: arbores_core::Hash = b.name.as_slice().try_into().map_err(|_| {
+                    format!(
+                        "the engine exported a blob named by {} bytes instead of 32",
+                        b.name.len()
+                    )
+                })?;
+                Ok((name, b.bytes))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Snapshot {
+            blobs,
+            refs: snapshot.refs,
+        })
+    }
+
+    fn load(
+        &mut self,
+        refs: &[u8],
+        blobs: &mut BlobReader,
+    ) -> Result<(), Result<LoadError, String>> {
+        self.prepare_call();
+        self.store.data_mut().blobs = Some(std::mem::take(blobs));
+        let result = self
+            .instance
+            .arbores_engine_engine()
+            .call_load(&mut self.store, refs);
+        // Taken back before a trap replaces the store that holds it.
+        if let Some(reader) = self.store.data_mut().blobs.take() {
+            *blobs = reader;
+        }
+        match result {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(Ok(LoadError {
+                kind: e.kind,
+                message: e.message,
+                blob: e.blob.and_then(|b| b.as_slice().try_into().ok()),
+            })),
+            Err(err) => Err(Err(self.trapped(&err, "loading the knowledge store"))),
+        }
+    }
+
+    fn take_replaced(&mut self) -> bool {
+        std::mem::take(&mut self.replaced)
+    }
+}
+
 fn instantiate(
     engine: &Engine,
     pre: &ArboresPre<HostState>,
-    limits: Limits,
+    settings: &Settings,
     stopper: &Stopper,
 ) -> Result<(Store<HostState>, Arbores), String> {
+    let limits = settings.limits;
     let max_bytes = linear_memory_cap(limits.max_memory);
     let state = HostState {
         stopper: stopper.clone(),
+        settings: settings.clone(),
         panic: None,
         limiter: MemoryLimiter {
             max_bytes,
             hit: false,
         },
+        blobs: None,
     };
     let mut store = Store::new(engine, state);
     store.limiter(|state| &mut state.limiter);
@@ -284,6 +409,15 @@ fn instantiate(
         .arbores_engine_engine()
         .call_set_limits(&mut store, wit_limits)
         .map_err(|e| format!("cannot set the wasm guest's limits: {e}"))?;
+    let tier = match settings.tier {
+        Tier::System => wit::Tier::System,
+        Tier::ReadWrite => wit::Tier::ReadWrite,
+        Tier::ReadOnly => wit::Tier::ReadOnly,
+    };
+    instance
+        .arbores_engine_engine()
+        .call_set_tier(&mut store, tier)
+        .map_err(|e| format!("cannot set the wasm guest's tier: {e}"))?;
     Ok((store, instance))
 }
 

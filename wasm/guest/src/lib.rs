@@ -8,7 +8,7 @@
 
 use std::cell::RefCell;
 
-use arbores_core::{Engine, Limits};
+use arbores_core::{Engine, ImportError, Limits, Snapshot, Tier};
 
 wit_bindgen::generate!({
     world: "arbores",
@@ -17,7 +17,7 @@ wit_bindgen::generate!({
 
 use arbores::engine::host;
 use arbores::engine::types as wit;
-use exports::arbores::engine::engine::{Evaluation, Guest};
+use exports::arbores::engine::engine::{Evaluation, Guest, LoadError};
 
 thread_local! {
     // One session per instance. wasm32-unknown-unknown is single-threaded,
@@ -75,6 +75,63 @@ impl Guest for Component {
                 backtrace: e.backtrace,
             }),
         }
+    }
+
+    fn set_tier(tier: wit::Tier) {
+        let tier = match tier {
+            wit::Tier::System => Tier::System,
+            wit::Tier::ReadWrite => Tier::ReadWrite,
+            wit::Tier::ReadOnly => Tier::ReadOnly,
+        };
+        with_engine(|engine| engine.set_tier(tier))
+    }
+
+    fn has_unsaved_changes() -> bool {
+        with_engine(|engine| engine.has_unsaved_changes())
+    }
+
+    fn history_length() -> u64 {
+        with_engine(|engine| engine.knowledge().forest.reflog_len() as u64)
+    }
+
+    fn export_new() -> wit::Snapshot {
+        to_wit(with_engine(|engine| engine.export_new()))
+    }
+
+    fn export_full() -> wit::Snapshot {
+        to_wit(with_engine(|engine| engine.export_full()))
+    }
+
+    fn load(refs: Vec<u8>) -> Result<(), LoadError> {
+        with_engine(|engine| engine.import(&refs, |name| host::get_blob(name))).map_err(|e| {
+            let (kind, blob) = match &e {
+                ImportError::Refs(_) => ("refs", None),
+                ImportError::MissingBlob { hash, .. } => ("missing-blob", Some(hash.to_vec())),
+                ImportError::HashMismatch { hash } => ("hash-mismatch", Some(hash.to_vec())),
+                ImportError::CorruptBlob { hash, .. } => ("corrupt-blob", Some(hash.to_vec())),
+                // NoSnapshot comes only from `import_snapshots`.
+                ImportError::Inconsistent(_) | ImportError::NoSnapshot => ("inconsistent", None),
+            };
+            LoadError {
+                kind: kind.to_string(),
+                message: e.to_string(),
+                blob,
+            }
+        })
+    }
+}
+
+fn to_wit(snapshot: Snapshot) -> wit::Snapshot {
+    wit::Snapshot {
+        blobs: snapshot
+            .blobs
+            .into_iter()
+            .map(|(name, bytes)| wit::Blob {
+                name: name.to_vec(),
+                bytes,
+            })
+            .collect(),
+        refs: snapshot.refs,
     }
 }
 
