@@ -3,8 +3,9 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
@@ -15,11 +16,33 @@ fn cache_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("arbores-test-cache")
 }
 
+/// A fresh directory for a store, named after the test; not created.
+fn fresh_store(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("stores")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
+    dir
+}
+
+/// A store of its own for every command that does not name one, so that
+/// no test writes into the user's store or another test's.
+fn unique_store() -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    fresh_store(&format!(
+        "auto-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
 fn command(engine: &str, args: &[&str]) -> Command {
     let mut cmd = Command::new(BIN);
     cmd.arg("--engine").arg(engine).args(args);
     cmd.env("ARBORES_CACHE_DIR", cache_dir());
-    cmd.env_remove("ARBORES_STORE");
+    cmd.env("ARBORES_STORE", unique_store());
+    cmd.env_remove("ARBORES_CLOCK");
     cmd
 }
 
@@ -372,7 +395,14 @@ fn help_for_every_command() {
         let out = run(command("native", &args), None);
         assert!(out.status.success(), "{args:?}\n{}", describe(&out));
         let text = stdout(&out);
-        for option in ["--engine", "--fuel", "--memory", "--timeout", "--store"] {
+        for option in [
+            "--engine",
+            "--fuel",
+            "--memory",
+            "--timeout",
+            "--store",
+            "--tier",
+        ] {
             assert!(
                 text.contains(option),
                 "{args:?} help lacks {option}\n{text}"
@@ -540,3 +570,519 @@ fn scheme_suite(engine: &str) {
 }
 
 both_engines!(scheme_suite);
+
+// ---------------------------------------------------------------------------
+// The knowledge store
+
+/// `arbores --store DIR ARGS...`
+fn in_store(engine: &str, store: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut full = vec!["--store", store.to_str().unwrap()];
+    full.extend_from_slice(args);
+    arbores(engine, &full, stdin)
+}
+
+/// Every file under `dir` with its bytes, to show a store was not touched.
+fn files_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap();
+                out.push((p, bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn blob_files(store: &Path) -> Vec<PathBuf> {
+    files_of(&store.join("blobs"))
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect()
+}
+
+const CREATE_TRIPLE: &str = "(arb:create \"(define (triple x) (* 3 x))\" '() \"multiplies by three\" \"function\" '(\"triple\"))";
+
+fn ok(out: &Output) {
+    assert!(out.status.success(), "{}", describe(out));
+    assert_eq!(stderr(out), "", "{}", describe(out));
+}
+
+both_engines!(
+    knowledge_outlives_the_command,
+    create_search_switch_transaction,
+    run_is_read_write,
+    read_only_changes_nothing,
+    reads_create_no_store,
+    corrupt_refs_is_reported,
+    corrupt_blob_is_reported,
+    missing_blob_is_reported,
+    not_a_store_is_refused,
+    repl_saves_each_commit,
+    knowledge_suite,
+);
+
+/// A node created by one `arbores eval` is usable by name in the next.
+fn knowledge_outlives_the_command(engine: &str) {
+    let store = fresh_store(&format!("outlives-{engine}"));
+    let out = in_store(engine, &store, &["eval", CREATE_TRIPLE], None);
+    ok(&out);
+    assert_eq!(
+        stdout(&out),
+        "((\"s-expression-id\" . 256) (\"new-version-id\" . 2))\n"
+    );
+    for file in ["format", "refs", "blobs"] {
+        assert!(store.join(file).exists(), "{file} in {}", store.display());
+    }
+    let out = in_store(engine, &store, &["eval", "(triple 14)"], None);
+    ok(&out);
+    assert_eq!(stdout(&out), "42\n");
+}
+
+/// arb:create, arb:search-by-symbol, arb:transaction and arb:switch-version
+/// across separate commands: each sees what the one before stored.
+fn create_search_switch_transaction(engine: &str) {
+    let store = fresh_store(&format!("css-{engine}"));
+    let eval = |src: &str| {
+        let out = in_store(engine, &store, &["eval", src], None);
+        ok(&out);
+        stdout(&out)
+    };
+    eval(CREATE_TRIPLE);
+    assert_eq!(
+        eval("(map (lambda (h) (cdr (assoc \"id\" h))) (arb:search-by-symbol \"tri\" \"prefix\"))"),
+        "(256)\n"
+    );
+    assert_eq!(
+        eval(
+            "(arb:transaction \
+               (arb:create \"(define (add x y) (+ x y))\" '() \"adds\" \"function\" '(\"add\")) \
+               (arb:create \"(define (sub x y) (- x y))\" '() \"subtracts\" \"function\" '(\"sub\")))"
+        ),
+        "((\"result\" (\"s-expression-id\" . 258) (\"new-version-id\" . #f)) (\"new-version-id\" . 3))\n"
+    );
+    assert_eq!(
+        eval("(list (arb:current-version) (add 1 2) (sub 5 3))"),
+        "(3 3 2)\n"
+    );
+    // A transaction that fails leaves nothing, here or in the store.
+    eval("(arb:transaction (arb:create \"(define (mul x y) (* x y))\" '() \"multiplies\" \"function\" '(\"mul\")) (arb:create \"oops(\"))");
+    assert_eq!(
+        eval("(list (arb:current-version) (arb:search-by-symbol \"mul\" \"exact\"))"),
+        "(3 ())\n"
+    );
+    // Back to version 2: add and sub are gone, in this command and the next.
+    assert_eq!(eval("(arb:switch-version 2)"), "2\n");
+    assert_eq!(
+        eval("(list (arb:current-version) (arb:search-by-symbol \"add\" \"exact\") (triple 2))"),
+        "(2 () 6)\n"
+    );
+    assert_eq!(
+        eval("(map (lambda (e) (cdr (assoc \"version-id\" e))) (arb:reflog))"),
+        "(2 3 2 1)\n"
+    );
+}
+
+/// `run` is a script: read-write, so it may commit but not move the current
+/// version, unless the operator gives it the system tier.
+fn run_is_read_write(engine: &str) {
+    let store = fresh_store(&format!("run-tier-{engine}"));
+    let s = store.to_str().unwrap();
+    let program = program_file(
+        &format!("switch-{engine}.scm"),
+        &format!("{CREATE_TRIPLE}\n(write (arb:switch-version 1))\n"),
+    );
+    let file = program.to_str().unwrap();
+    let out = arbores(engine, &["--store", s, "run", file], None);
+    assert!(out.status.success(), "{}", describe(&out));
+    assert!(
+        stdout(&out).contains("(\"error\" . \"permission-denied\")"),
+        "{}",
+        describe(&out)
+    );
+    // The commit was kept; the switch was not.
+    let current = |store: &str| {
+        let out = arbores(
+            engine,
+            &["--store", store, "eval", "(arb:current-version)"],
+            None,
+        );
+        ok(&out);
+        stdout(&out)
+    };
+    assert_eq!(current(s), "2\n");
+
+    let out = arbores(
+        engine,
+        &["--store", s, "--tier", "system", "run", file],
+        None,
+    );
+    ok(&out);
+    assert_eq!(stdout(&out), "1");
+    assert_eq!(current(s), "1\n");
+    // eval is the operator's: system by default, read-write when asked.
+    let out = arbores(
+        engine,
+        &[
+            "--store",
+            s,
+            "--tier",
+            "read-write",
+            "eval",
+            "(arb:switch-version 3)",
+        ],
+        None,
+    );
+    assert!(
+        stdout(&out).contains("permission-denied"),
+        "{}",
+        describe(&out)
+    );
+    assert_eq!(current(s), "1\n");
+}
+
+/// `--tier read-only` refuses every change and never writes: no store is
+/// created, and an existing one stays exactly as it was.
+fn read_only_changes_nothing(engine: &str) {
+    let store = fresh_store(&format!("read-only-{engine}"));
+    for command in ["eval", "run", "repl"] {
+        let args: Vec<&str> = match command {
+            "eval" => vec!["--tier", "read-only", "eval", CREATE_TRIPLE],
+            "run" => vec!["--tier", "read-only", "run", "-"],
+            _ => vec!["--tier", "read-only", "repl"],
+        };
+        let stdin = (command != "eval").then_some(format!("(write {CREATE_TRIPLE})\n"));
+        let out = in_store(engine, &store, &args, stdin.as_deref());
+        assert!(out.status.success(), "{command}\n{}", describe(&out));
+        assert!(
+            stdout(&out).contains("permission-denied"),
+            "{command}\n{}",
+            describe(&out)
+        );
+        assert!(!store.exists(), "{command} created {}", store.display());
+    }
+    let out = in_store(engine, &store, &["eval", CREATE_TRIPLE], None);
+    ok(&out);
+    let before = files_of(&store);
+    let out = in_store(
+        engine,
+        &store,
+        &[
+            "--tier",
+            "read-only",
+            "eval",
+            &format!("(write {CREATE_TRIPLE}) (triple 5)"),
+        ],
+        None,
+    );
+    ok(&out);
+    assert!(
+        stdout(&out).contains("permission-denied"),
+        "{}",
+        describe(&out)
+    );
+    assert!(
+        stdout(&out).ends_with("15\n"),
+        "reads still work\n{}",
+        describe(&out)
+    );
+    assert_eq!(files_of(&store), before, "read-only wrote to the store");
+}
+
+/// Evaluations that only read (or meet an unbound variable, which looks
+/// for stored knowledge by that name) create no store.
+fn reads_create_no_store(engine: &str) {
+    let store = fresh_store(&format!("reads-{engine}"));
+    for src in [
+        "(+ 1 2)",
+        "(length (arb:search-by-symbol \"arb:\"))",
+        "(arb:current-version)",
+        "no-such-variable",
+    ] {
+        let _ = in_store(engine, &store, &["eval", src], None);
+        assert!(!store.exists(), "{src} created {}", store.display());
+    }
+}
+
+/// A corrupt refs record stops arbores with an error naming the file, and
+/// nothing in the store is changed (not even by a command that commits).
+fn corrupt_refs_is_reported(engine: &str) {
+    let store = fresh_store(&format!("corrupt-refs-{engine}"));
+    ok(&in_store(engine, &store, &["eval", CREATE_TRIPLE], None));
+    let refs = store.join("refs");
+    let mut bytes = std::fs::read(&refs).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x55;
+    std::fs::write(&refs, &bytes).unwrap();
+    let before = files_of(&store);
+    for src in ["(triple 2)", CREATE_TRIPLE] {
+        let out = in_store(engine, &store, &["eval", src], None);
+        assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+        assert_eq!(stdout(&out), "", "{}", describe(&out));
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("error: cannot open the knowledge store"),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("{}: refs record", refs.display())),
+            "{err}"
+        );
+        assert!(err.contains("--store"), "advice\n{err}");
+    }
+    assert_eq!(files_of(&store), before, "the store was changed");
+}
+
+/// A blob whose bytes do not match its name: the error names the file.
+fn corrupt_blob_is_reported(engine: &str) {
+    let store = fresh_store(&format!("corrupt-blob-{engine}"));
+    ok(&in_store(engine, &store, &["eval", CREATE_TRIPLE], None));
+    let blobs = blob_files(&store);
+    assert!(blobs.len() > 3, "{blobs:?}");
+    let victim = &blobs[blobs.len() / 2];
+    let mut bytes = std::fs::read(victim).unwrap();
+    bytes[0] ^= 1;
+    std::fs::write(victim, &bytes).unwrap();
+    let before = files_of(&store);
+    let out = in_store(engine, &store, &["eval", CREATE_TRIPLE], None);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("{}: blob ", victim.display())),
+        "{err}"
+    );
+    assert!(err.contains("do not hash to its name"), "{err}");
+    assert_eq!(files_of(&store), before, "the store was changed");
+}
+
+fn missing_blob_is_reported(engine: &str) {
+    let store = fresh_store(&format!("missing-blob-{engine}"));
+    ok(&in_store(engine, &store, &["eval", CREATE_TRIPLE], None));
+    let blobs = blob_files(&store);
+    let victim = &blobs[0];
+    std::fs::remove_file(victim).unwrap();
+    let before = files_of(&store);
+    let out = in_store(engine, &store, &["eval", "(+ 1 2)"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("{}: blob ", victim.display())),
+        "{err}"
+    );
+    assert!(err.contains("is missing"), "{err}");
+    assert_eq!(files_of(&store), before, "the store was changed");
+}
+
+/// A directory that is not a store is refused, not written into.
+fn not_a_store_is_refused(engine: &str) {
+    let store = fresh_store(&format!("not-a-store-{engine}"));
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::write(store.join("notes.txt"), "mine").unwrap();
+    let out = in_store(engine, &store, &["eval", CREATE_TRIPLE], None);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("not an arbores store"),
+        "{}",
+        describe(&out)
+    );
+    assert_eq!(files_of(&store).len(), 1);
+
+    // A store of a format this arbores does not know.
+    let store = fresh_store(&format!("future-store-{engine}"));
+    ok(&in_store(engine, &store, &["eval", CREATE_TRIPLE], None));
+    std::fs::write(store.join("format"), "arbores-store 99\n").unwrap();
+    let out = in_store(engine, &store, &["eval", "(+ 1 2)"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("arbores-store 99"),
+        "{}",
+        describe(&out)
+    );
+}
+
+/// The REPL saves after each evaluation that commits, not at exit: a
+/// second command started while the first is still open sees the change.
+fn repl_saves_each_commit(engine: &str) {
+    let store = fresh_store(&format!("repl-saves-{engine}"));
+    let s = store.to_str().unwrap();
+    if engine == "wasm" {
+        require_guest();
+    }
+    let mut child = command(engine, &["--store", s, "repl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    writeln!(input, "{CREATE_TRIPLE}").unwrap();
+    input.flush().unwrap();
+    // Wait for the refs record to appear, then ask another arbores.
+    let start = Instant::now();
+    while !store.join("refs").exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no save within 30s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = in_store(engine, &store, &["eval", "(triple 7)"], None);
+    drop(input);
+    let repl = child.wait_with_output().unwrap();
+    assert!(repl.status.success(), "{}", describe(&repl));
+    ok(&out);
+    assert_eq!(stdout(&out), "21\n");
+}
+
+/// A store written by either engine opens in the other.
+#[test]
+fn stores_are_shared_by_the_engines() {
+    let store = fresh_store("shared");
+    ok(&in_store("native", &store, &["eval", CREATE_TRIPLE], None));
+    let out = in_store("wasm", &store, &["eval", "(triple 3)"], None);
+    ok(&out);
+    assert_eq!(stdout(&out), "9\n");
+    ok(&in_store(
+        "wasm",
+        &store,
+        &[
+            "eval",
+            "(arb:create \"(define (halve x) (/ x 2))\" '() \"halves\" \"function\" '(\"halve\"))",
+        ],
+        None,
+    ));
+    let out = in_store(
+        "native",
+        &store,
+        &["eval", "(list (halve (triple 4)) (arb:current-version))"],
+        None,
+    );
+    ok(&out);
+    assert_eq!(stdout(&out), "(6 3)\n");
+}
+
+/// When the wasm instance traps and is replaced, the knowledge committed
+/// before comes back from the store.
+#[test]
+fn wasm_restart_reloads_the_store() {
+    let store = fresh_store("restart");
+    let s = store.to_str().unwrap();
+    let input = format!(
+        "{CREATE_TRIPLE}\n(string-length (number->string (expt 3 20000000)))\n(triple 5)\n"
+    );
+    let out = arbores(
+        "wasm",
+        &["--store", s, "--timeout", "1", "repl"],
+        Some(&input),
+    );
+    assert!(out.status.success(), "{}", describe(&out));
+    assert!(stderr(&out).contains("timed out"), "{}", describe(&out));
+    assert!(stdout(&out).ends_with("15\n"), "{}", describe(&out));
+    println!(
+        "wasm restart: the instance {} replaced",
+        if stderr(&out).contains("restarted") {
+            "was"
+        } else {
+            "was not"
+        }
+    );
+}
+
+/// tests/scheme/knowledge through `arbores --tier system run`, each program
+/// with a fresh store and the clock its expectations were written with.
+fn knowledge_suite(engine: &str) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/scheme/knowledge");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("tests/scheme/knowledge")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "scm"))
+        .collect();
+    files.sort();
+    let mut passed = 0;
+    let mut failures = Vec::new();
+    for f in files {
+        let expected = std::fs::read_to_string(f.with_extension("out")).expect("expectation file");
+        let path = f.to_string_lossy().into_owned();
+        let name = f.file_stem().unwrap().to_string_lossy().into_owned();
+        let store = fresh_store(&format!("suite-{engine}-{name}"));
+        if engine == "wasm" {
+            require_guest();
+        }
+        let mut cmd = command(
+            engine,
+            &[
+                "--store",
+                store.to_str().unwrap(),
+                "--tier",
+                "system",
+                "run",
+                &path,
+            ],
+        );
+        cmd.env("ARBORES_CLOCK", "2025-07-29T10:30:00Z");
+        let out = run(cmd, None);
+        let actual = format!(
+            "{}{}",
+            stdout(&out),
+            stderr(&out).replace(&format!("{path}:"), "")
+        );
+        if actual == expected {
+            passed += 1;
+        } else {
+            failures.push(format!(
+                "{path}\n--- expected\n{expected}--- actual\n{actual}"
+            ));
+        }
+    }
+    println!(
+        "knowledge suite ({engine}): {passed} passed, {} failed",
+        failures.len()
+    );
+    assert!(passed > 0, "no knowledge programs found");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn bad_tier_and_clock_are_reported() {
+    let out = run(command("native", &["--tier", "root", "eval", "1"]), None);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(stderr(&out).contains("read-only"), "{}", describe(&out));
+    let mut cmd = command("native", &["eval", "1"]);
+    cmd.env("ARBORES_CLOCK", "teatime");
+    let out = run(cmd, None);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        stderr(&out).starts_with("error: ARBORES_CLOCK: "),
+        "{}",
+        describe(&out)
+    );
+}
+
+/// ARBORES_CLOCK fixes what (scheme time) reports and dates new versions.
+#[test]
+fn fixed_clock() {
+    let store = fresh_store("clock");
+    let mut cmd = command(
+        "native",
+        &[
+            "--store",
+            store.to_str().unwrap(),
+            "eval",
+            &format!("{CREATE_TRIPLE} (list (current-second) (cdr (assoc \"timestamp\" (car (arb:reflog)))))"),
+        ],
+    );
+    cmd.env("ARBORES_CLOCK", "1753785000");
+    let out = run(cmd, None);
+    ok(&out);
+    assert!(
+        stdout(&out).ends_with("(1753785000.0 \"2025-07-29T10:30:00Z\")\n"),
+        "{}",
+        describe(&out)
+    );
+}
