@@ -259,10 +259,12 @@ impl Engine {
     }
 
     /// Whether anything was committed or switched since the last export or
-    /// import (whether `export_new` has something to store).
+    /// import (whether `export_new` has something to store). A knowledge
+    /// base that holds only its initial version (the builtins) has nothing
+    /// worth storing: a host need not create a store for it.
     pub fn has_unsaved_changes(&self) -> bool {
         match &self.vm.knowledge {
-            Some(k) => k.forest.has_unsaved(),
+            Some(k) => k.forest.has_unsaved() && k.forest.reflog_len() > 1,
             None => false,
         }
     }
