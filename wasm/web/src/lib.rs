@@ -8,15 +8,20 @@
 //! Layout, so later additions have an obvious home:
 //! - [`engine`]: the `Engine` class exported to JavaScript.
 //! - [`convert`]: plain serde shapes of what crosses the boundary.
+//! - [`snapshot`]: the knowledge base's stored form (blobs and refs record)
+//!   as JavaScript values.
 //! - [`panic`]: keeps the text of a Rust panic for the host to report.
 //!
-//! Persistence (IndexedDB) and the knowledge-store calls belong in modules of
-//! their own beside these, exported as async functions; the worker is their
-//! caller, as it is the one that owns the engine.
+//! Persistence is not here: the worker (`web/store.js`) keeps the exports in
+//! IndexedDB with the browser's own API. The engine stays synchronous and
+//! free of browser bindings; IndexedDB's events are handled where the
+//! worker's message loop already runs. The knowledge-store calls are the
+//! `arb:` procedures, reached through `eval` like any Scheme.
 
 mod convert;
 mod engine;
 mod panic;
+mod snapshot;
 
 pub use engine::Engine;
 pub use panic::panic_message;
