@@ -13,6 +13,14 @@ const els = {
   memory: $('limit-memory'),
   status: $('status'),
   statusLimits: $('status-limits'),
+  storeState: $('store-state'),
+  storeActions: $('store-actions'),
+  storeFresh: $('store-fresh'),
+  storeDiscard: $('store-discard'),
+  storeReload: $('store-reload'),
+  kbVersion: $('kb-version'),
+  kbReflog: $('kb-reflog'),
+  kbNote: $('kb-note'),
 };
 
 // What the page asks the worker for; the worker has its own fallbacks.
@@ -43,6 +51,7 @@ let running = null; // {id, entry, started} while an evaluation is under way
 let tick = null;
 let appliedLimits = null; // the {steps, memoryBytes} last sent to the worker
 let engineLimits = null; // what the worker reported as in force
+let storeState = null; // the worker's last report on the stored knowledge base
 
 const history = [];
 let historyPos = 0;
@@ -73,11 +82,19 @@ function onWorkerMessage(msg) {
     case 'ready':
       engineLimits = msg.limits;
       showLimits();
+      showStore(msg.store);
+      showKnowledge(msg.knowledge);
       if (running) setEngineState('running', 'Running…');
       else setEngineState('ready', 'Ready');
       break;
     case 'result':
-      if (running && running.id === msg.id) finishEntry(msg.result, msg.ms);
+      showStore(msg.store);
+      showKnowledge(msg.knowledge);
+      if (running && running.id === msg.id) finishEntry(msg.result, msg.ms, msg.store?.saved);
+      break;
+    case 'store':
+      showStore(msg.store);
+      showKnowledge(msg.knowledge);
       break;
     case 'limits':
       engineLimits = msg.limits;
@@ -94,7 +111,7 @@ function onWorkerMessage(msg) {
         renderError(entry, { kind: 'internal-error', message: msg.message, line: null, column: null, backtrace: [] }, '');
         scrollToEnd();
       }
-      addNotice('The engine failed and the session was restarted; earlier definitions are gone.', 'warning');
+      addNotice('The engine failed and the session was restarted: its definitions are gone; the knowledge base is reloaded from this browser’s storage.', 'warning');
       worker.terminate();
       startWorker();
       break;
@@ -158,11 +175,11 @@ function stop() {
   endRun('stopped');
   addMeta(entry, `stopped after ${seconds(elapsed)}`);
   scrollToEnd();
-  addNotice(`Evaluation stopped after ${seconds(elapsed)}. The session was restarted; earlier definitions are gone.`, 'stopped');
+  addNotice(`Evaluation stopped after ${seconds(elapsed)}. The session was restarted: its definitions are gone; the knowledge base is reloaded from this browser’s storage.`, 'stopped');
   startWorker();
 }
 
-function finishEntry(result, ms) {
+function finishEntry(result, ms, saved) {
   const entry = running.entry;
   const source = entry.dataset.source;
   endRun(result.error ? 'error' : 'done');
@@ -175,7 +192,13 @@ function finishEntry(result, ms) {
   if (result.error) {
     renderError(entry, result.error, source);
   }
-  addMeta(entry, `${formatMs(ms)}${!result.error && result.value == null && !result.output ? ' · no value' : ''}`);
+  const meta = addMeta(entry, `${formatMs(ms)}${!result.error && result.value == null && !result.output ? ' · no value' : ''}`);
+  if (saved) {
+    meta.append(' · ', el('span', {
+      class: 'saved',
+      title: `${saved.blobs} blob${saved.blobs === 1 ? '' : 's'}, ${formatBytes(saved.bytes)}, written in ${formatMs(saved.ms)}`,
+    }, 'knowledge saved'));
+  }
   setEngineState('ready', 'Ready');
   scrollToEnd();
 }
@@ -237,7 +260,9 @@ function sourceExcerpt(source, line, column) {
 }
 
 function addMeta(entry, text) {
-  entry.append(el('div', { class: 'meta' }, text));
+  const meta = el('div', { class: 'meta' }, text);
+  entry.append(meta);
+  return meta;
 }
 
 function addNotice(text, kind) {
@@ -252,6 +277,98 @@ function append(node) {
 // Keeps the newest output in view, as a terminal does.
 function scrollToEnd() {
   els.transcript.scrollTop = els.transcript.scrollHeight;
+}
+
+// -------------------------------------------------------------- knowledge ---
+
+const STORE_TEXT = {
+  saved: 'Saved in this browser',
+  error: 'Not saved',
+  damaged: 'Stored knowledge cannot be loaded',
+  conflict: 'Not saved: changed elsewhere',
+  unavailable: 'Kept in memory only',
+};
+
+const STORE_HINTS = {
+  error: 'Saving is tried again after the next evaluation.',
+  damaged: 'The stored data is left untouched and nothing is saved: changes to the knowledge base last only as long as this page. “Start fresh…” moves the damaged data aside.',
+  conflict: 'Nothing more is saved from this page; reload it to continue with the stored knowledge base.',
+  unavailable: 'Changes to the knowledge base last only as long as this page.',
+};
+
+// What the worker says about the stored knowledge base. A state that needs
+// the user's attention is also said once in the transcript.
+function showStore(store) {
+  if (!store) return;
+  const previous = storeState;
+  storeState = store;
+  document.body.dataset.store = store.state;
+  els.storeState.dataset.state = store.state;
+  const title = STORE_TEXT[store.state] ?? store.state;
+  const hint = STORE_HINTS[store.state];
+  els.storeState.replaceChildren(el('strong', {}, title));
+  if (store.message) els.storeState.append(el('div', { class: 'store-message' }, store.message));
+  if (hint) els.storeState.append(el('div', { class: 'store-hint' }, hint));
+  if (store.loaded) {
+    els.storeState.title = `loaded ${store.loaded.blobs} blobs (${formatBytes(store.loaded.bytes)}) in ${formatMs(store.loaded.ms)}`;
+  }
+  els.storeActions.hidden = !['damaged', 'conflict'].includes(store.state);
+  els.storeFresh.hidden = store.state !== 'damaged';
+  els.storeDiscard.hidden = !(store.state === 'damaged' && store.moveFailed);
+  els.storeReload.hidden = false;
+  const changed = !previous || previous.state !== store.state || previous.message !== store.message;
+  if (changed && store.state !== 'saved') {
+    addNotice(`${title}: ${store.message}${hint ? `\n${hint}` : ''}`, `store ${store.state}`);
+  } else if (changed && previous && previous.state !== 'saved' && store.message) {
+    addNotice(store.message, 'store saved');
+  }
+}
+
+// The current version and the newest reflog entries, from arb:current-version
+// and arb:reflog in the worker.
+function showKnowledge(knowledge) {
+  if (!knowledge) return;
+  if (knowledge.error) {
+    els.kbVersion.textContent = '?';
+    els.kbNote.textContent = `Cannot read the versions: ${knowledge.error}`;
+    els.kbNote.hidden = false;
+    return;
+  }
+  els.kbNote.hidden = true;
+  els.kbVersion.textContent = knowledge.version;
+  const items = knowledge.reflog.map((e) => {
+    const when = new Date(e.timestamp);
+    const time = el('time', { datetime: e.timestamp, title: e.timestamp },
+      Number.isNaN(when.getTime()) ? e.timestamp : when.toLocaleTimeString());
+    const button = el('button', {
+      type: 'button',
+      class: 'reflog-entry',
+      title: `Put (arb:switch-version ${e.version}) in the input`,
+    });
+    button.append(el('span', { class: 'reflog-version' }, e.version),
+      el('span', { class: 'reflog-description' }, e.description), time);
+    button.addEventListener('click', () => {
+      els.input.value = `(arb:switch-version ${e.version})`;
+      els.input.focus();
+    });
+    const li = el('li', { 'data-version': e.version });
+    if (e.version === knowledge.version) li.classList.add('current');
+    li.append(button);
+    return li;
+  });
+  els.kbReflog.replaceChildren(...items);
+}
+
+function startFresh(discard) {
+  if (running) {
+    flash('Wait for the evaluation to finish, or stop it.');
+    return;
+  }
+  const question = discard
+    ? 'Delete the stored knowledge base that cannot be loaded? This cannot be undone.'
+    : 'Start with this session’s knowledge base and keep saving it?\n\nThe stored data that cannot be loaded is moved, unchanged, to a separate IndexedDB database of this site (“arbores-damaged-…”); the playground does not read it again.';
+  if (!window.confirm(question)) return;
+  worker.postMessage({ type: 'start-fresh', discard });
 }
 
 // ----------------------------------------------------------------- limits ---
@@ -317,6 +434,12 @@ function formatMs(ms) {
   return ms < 1000 ? `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms` : seconds(ms);
 }
 
+function formatBytes(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / MIB).toFixed(1)} MiB`;
+}
+
 function compact(n) {
   return new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 }).format(n);
 }
@@ -344,6 +467,9 @@ els.steps.addEventListener('change', sendLimits);
 els.memory.addEventListener('change', sendLimits);
 
 els.run.addEventListener('click', run);
+els.storeFresh.addEventListener('click', () => startFresh(false));
+els.storeDiscard.addEventListener('click', () => startFresh(true));
+els.storeReload.addEventListener('click', () => window.location.reload());
 els.stop.addEventListener('click', stop);
 els.clear.addEventListener('click', () => {
   for (const node of [...els.transcript.children]) {
