@@ -10,6 +10,10 @@
 //   python3 -m http.server   only when the arbores binary does not exist
 // CHROMIUM overrides /usr/bin/chromium. A screenshot of the final page is
 // written to target/web-test/playground.png (PLAYGROUND_SCREENSHOT overrides).
+//
+// The browser runs with a persistent profile in a temporary directory, so the
+// knowledge base the page keeps in IndexedDB survives reloads and a restart
+// of the browser, as it does for a person using the playground.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,6 +38,7 @@ const CHROMIUM_ARGS = [
 
 const ENGINE_START_MS = 30_000;
 const EVAL_MS = 20_000;
+const LOOP_BUDGET = '1000000000000'; // steps: a loop runs until stopped
 
 let server; // {child, port, label, log}
 let context;
@@ -166,6 +171,7 @@ function readEntry(id) {
       input: text('.input'),
       value: text('.value'),
       output: text('.output'),
+      meta: text('.meta'),
       error: err && {
         kind: err.dataset.kind,
         where: text('.error-where'),
@@ -188,6 +194,97 @@ function shown(entry) {
 
 const engineReady = (what, timeout = ENGINE_START_MS) => waitFor('body[data-engine="ready"]', what, timeout);
 
+// Starts Chromium on the test profile (again, after a restart) with a page.
+async function launchBrowser() {
+  context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1100, height: 760 },
+  });
+  page = context.pages()[0] || await context.newPage();
+  watch(page);
+}
+
+function watch(p) {
+  p.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') pageProblems.push(`[${m.type()}] ${m.text()}`); });
+  p.on('pageerror', (e) => pageProblems.push(`[pageerror] ${e.message}`));
+}
+
+// Loads (or reloads) the page and waits for the engine, which has loaded the
+// stored knowledge base by then.
+async function openPage(what) {
+  const res = await page.goto(server.url, { waitUntil: 'load' });
+  assert.equal(res?.status(), 200, `GET ${server.url}`);
+  await engineReady(`the engine to load ${what}`);
+}
+
+// What the knowledge panel shows.
+function panel() {
+  return page.evaluate(() => ({
+    store: document.body.dataset.store,
+    storeText: document.querySelector('#store-state')?.textContent ?? '',
+    storeTitle: document.querySelector('#store-state')?.title ?? '',
+    version: document.querySelector('#kb-version')?.textContent ?? '',
+    reflog: [...document.querySelectorAll('#kb-reflog li')].map((li) => ({
+      version: li.dataset.version,
+      current: li.classList.contains('current'),
+      description: li.querySelector('.reflog-description')?.textContent ?? '',
+    })),
+  }));
+}
+
+// Evaluates and insists on a value without error; returns the entry.
+async function value(source, expected, why = '') {
+  const entry = await evaluate(source);
+  assert.equal(entry.error, null, `${source}${why}: unexpected error; the page shows ${shown(entry)}`);
+  if (expected instanceof RegExp) assert.match(entry.value ?? '', expected, `${source}${why}: the page shows ${shown(entry)}`);
+  else if (expected !== undefined) assert.equal(entry.value, expected, `${source}${why}: the page shows ${shown(entry)}`);
+  return entry;
+}
+
+// The number after the last `("key" . ` in a written alist (the outermost
+// one: a transaction's result holds its body's results first).
+function field(text, key) {
+  const all = [...(text ?? '').matchAll(new RegExp(`\\("${key}" \\. (\\d+)\\)`, 'g'))];
+  assert.ok(all.length, `no ("${key}" . N) in ${text}`);
+  return all[all.length - 1][1];
+}
+
+// The playground's IndexedDB database as the page sees it: the refs record,
+// how many blobs, and the first blob's name.
+function readStored() {
+  return page.evaluate(async () => {
+    const db = await new Promise((resolve, reject) => {
+      const r = indexedDB.open('arbores');
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const tx = db.transaction(['blobs', 'refs'], 'readonly');
+    const get = (r) => new Promise((resolve, reject) => { r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
+    const refs = await get(tx.objectStore('refs').get('current'));
+    const keys = await get(tx.objectStore('blobs').getAllKeys());
+    db.close();
+    return { refs: refs ? Array.from(refs) : null, blobs: keys.length, firstBlob: keys[0] ?? null };
+  });
+}
+
+// Runs `source` with a budget that lets it run until stopped, presses Stop
+// after a second and waits for the replacement worker.
+async function runLoopThenStop(source) {
+  await page.evaluate(() => { document.getElementById('limits').open = true; });
+  await page.fill('#limit-steps', LOOP_BUDGET);
+  const id = await submit(source);
+  await page.waitForTimeout(1000);
+  const during = await readEntry(id);
+  assert.equal(during.state, 'running', `${source} should still be running after 1 s; the page shows ${shown(during)}`);
+  const session = Number(await page.getAttribute('body', 'data-session'));
+  await page.click('#stop');
+  await waitFor(`#transcript .entry[data-id="${id}"][data-state="stopped"]`, 'the stopped entry', 5000);
+  await waitFor(`body[data-session="${session + 1}"]`, 'a new session after Stop', 5000);
+  await engineReady('the restarted engine to load after Stop');
+}
+
 // ------------------------------------------------------------------ tests ---
 
 describe('playground', () => {
@@ -199,15 +296,7 @@ describe('playground', () => {
     server = await startServer();
     profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbores-playground-profile-'));
     process.once('exit', () => fs.rmSync(profileDir, { recursive: true, force: true }));
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: chromiumPath,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1100, height: 760 },
-    });
-    page = context.pages()[0] || await context.newPage();
-    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') pageProblems.push(`[${m.type()}] ${m.text()}`); });
-    page.on('pageerror', (e) => pageProblems.push(`[pageerror] ${e.message}`));
+    await launchBrowser();
   });
 
   after(async () => {
@@ -302,5 +391,239 @@ describe('playground', () => {
 
     const entry = await evaluate('(* 6 7)');
     assert.equal(entry.value, '42', `(* 6 7) after Stop: expected value "42"; the page shows ${shown(entry)}`);
+  });
+
+  // ------------------------------------------------------ knowledge base ---
+
+  let tripleId; // the node made by arb:create below
+  let versionWithTriple;
+  let versionBeforeTriple;
+
+  test('the knowledge panel shows the stored state and the current version', async () => {
+    const p = await panel();
+    assert.equal(p.store, 'saved', `the knowledge base is saved in IndexedDB; the panel shows ${JSON.stringify(p)}`);
+    assert.match(p.version, /^\d+$/, `a current version number; the panel shows ${JSON.stringify(p)}`);
+    assert.ok(p.reflog.length >= 1, `at least the first version in the reflog; the panel shows ${JSON.stringify(p)}`);
+    assert.ok(p.reflog.some((e) => e.current && e.version === p.version), `the current version is marked; ${JSON.stringify(p)}`);
+    assert.ok(!(await page.isVisible('#store-actions')), 'no store actions are offered while all is saved');
+  });
+
+  test('arb:create stores a node that is usable by name and found by both searches', async () => {
+    versionBeforeTriple = (await panel()).version;
+    const created = await value(
+      '(arb:create "(define (triple x) (* 3 x))" \'() "multiplies a number by three" "function" \'("triple"))',
+      /"s-expression-id"/);
+    tripleId = field(created.value, 's-expression-id');
+    versionWithTriple = field(created.value, 'new-version-id');
+    assert.match(created.meta ?? '', /knowledge saved/, `the entry says the change was saved; the page shows ${created.meta}`);
+    const p = await panel();
+    assert.equal(p.version, versionWithTriple, `the panel shows the new version; ${JSON.stringify(p)}`);
+    assert.equal(p.reflog[0].version, versionWithTriple, `the newest reflog entry is the new version; ${JSON.stringify(p.reflog)}`);
+    assert.ok(p.reflog[0].current);
+    assert.match(p.reflog[0].description, /triple/, `the reflog says what changed; ${JSON.stringify(p.reflog[0])}`);
+
+    await value('(triple 14)', '42');
+    const bySymbol = await value('(arb:search-by-symbol "trip")');
+    assert.match(bySymbol.value, new RegExp(`\\("id" \\. ${tripleId}\\) \\("symbol-names" "triple"\\)`));
+    const bySense = await value('(arb:semantic-search "multiply a number by three" 1)');
+    assert.match(bySense.value, new RegExp(`^\\(\\(\\("id" \\. ${tripleId}\\) \\("score" \\. [0-9.]+\\)`));
+    const builtins = await value('(length (arb:search-by-symbol "arb:"))');
+    assert.ok(Number(builtins.value) >= 15, `the arb: procedures are builtin nodes; found ${builtins.value}`);
+  });
+
+  test('arb:transaction makes one version of several changes, or none', async () => {
+    const before = (await panel()).version;
+    const tx = await value(`(arb:transaction
+  (arb:create "(define (double x) (* 2 x))" '() "doubles a number" "function" '("double"))
+  (arb:create "(define (halve x) (/ x 2))" '() "halves a number" "function" '("halve")))`, /"new-version-id"/);
+    const v = field(tx.value, 'new-version-id');
+    assert.notEqual(v, before);
+    const p = await panel();
+    assert.equal(p.version, v);
+    assert.equal(p.reflog.filter((e) => Number(e.version) > Number(before)).length, 1,
+      `two creates in a transaction are one version; the reflog shows ${JSON.stringify(p.reflog)}`);
+    await value('(list (double 4) (halve 8))', '(8 4)');
+
+    const failed = await value(`(arb:transaction
+  (arb:create "(define (never x) x)" '() "never stored" "function" '("never"))
+  (arb:create "(broken" '() "does not read" "function" '("broken")))`, /"rollback-version" \. \d+/);
+    assert.equal(field(failed.value, 'rollback-version'), v);
+    assert.equal((await panel()).version, v, 'a failed transaction makes no version');
+    await value('(arb:search-by-symbol "never" "exact")', '()');
+  });
+
+  test('arb:switch-version moves the current version and clicking the reflog prepares a switch', async () => {
+    const latest = (await panel()).version;
+    await value(`(arb:switch-version ${versionBeforeTriple})`, versionBeforeTriple);
+    const gone = await evaluate('(triple 1)');
+    assert.equal(gone.error?.kind, 'runtime-error', `triple is not in version ${versionBeforeTriple}; the page shows ${shown(gone)}`);
+    assert.match(gone.error.message, /unbound variable: triple/);
+    let p = await panel();
+    assert.equal(p.version, versionBeforeTriple);
+    assert.match(p.reflog[0].description, /switch/, `the switch is in the reflog; ${JSON.stringify(p.reflog[0])}`);
+
+    await page.click(`#kb-reflog li[data-version="${latest}"] button`);
+    assert.equal(await page.inputValue('#input'), `(arb:switch-version ${latest})`);
+    await page.click('#run');
+    await waitFor(`#kb-reflog li.current[data-version="${latest}"]`, `version ${latest} to be current again`);
+    p = await panel();
+    assert.equal(p.version, latest);
+    await value('(triple 3)', '9');
+  });
+
+  test('the knowledge base survives a reload of the page', async () => {
+    const before = await panel();
+    await value('(define session-only 1)');
+    await openPage('after a reload');
+    const after = await panel();
+    assert.equal(after.store, 'saved', `after a reload: ${JSON.stringify(after)}`);
+    assert.equal(after.version, before.version, 'the same current version after a reload');
+    assert.deepEqual(after.reflog.map((e) => e.version), before.reflog.map((e) => e.version), 'the same reflog after a reload');
+    assert.match(after.storeTitle, /^loaded \d+ blobs/, `the panel says what was loaded; ${after.storeTitle}`);
+    console.log(`  stored knowledge base: ${after.storeTitle}`);
+    await value('(triple 5)', '15', ' after a reload');
+    await value('(list (double 5) (halve 5))', '(10 5/2)', ' after a reload');
+    const gone = await evaluate('session-only');
+    assert.match(gone.error?.message ?? '', /unbound variable: session-only/, `a plain definition lasts only for its session; ${shown(gone)}`);
+  });
+
+  test('the knowledge base survives a restart of the browser', async () => {
+    const before = await panel();
+    await context.close();
+    await launchBrowser();
+    await openPage('after restarting the browser');
+    const after = await panel();
+    assert.equal(after.version, before.version, 'the same current version after a browser restart');
+    await value('(triple 7)', '21', ' after a browser restart');
+  });
+
+  test('Stop during a long evaluation: the new worker has the stored knowledge; the stopped evaluation\'s own changes are gone', async () => {
+    await value('(arb:create "(define (quad x) (* 4 x))" \'() "multiplies by four" "function" \'("quad"))', /"new-version-id"/);
+    const before = await panel();
+    await runLoopThenStop('(arb:create "(define lost 0)" \'() "made by a stopped evaluation" "constant" \'("lost-node")) (let loop () (loop))');
+    const after = await panel();
+    assert.equal(after.store, 'saved');
+    assert.equal(after.version, before.version, `the new worker starts from the stored version; ${JSON.stringify(after)}`);
+    await value('(list (quad 2) (triple 2))', '(8 6)', ' in the worker that replaced the stopped one');
+    await value('(arb:search-by-symbol "lost-node" "exact")', '()', ': a stopped evaluation is undone, knowledge included');
+  });
+
+  test('many nodes: saved incrementally, and loaded on start', async () => {
+    const before = await readStored();
+    const made = await value(`(arb:transaction
+  (let loop ((i 0))
+    (if (< i 1000)
+        (begin
+          (arb:create (string-append "(define (node-" (number->string i) " x) (+ x " (number->string i) "))")
+                      '() (string-append "adds " (number->string i)) "function"
+                      (list (string-append "node-" (number->string i))))
+          (loop (+ i 1))))))`, /"new-version-id"/);
+    const afterCreate = await readStored();
+    console.log(`  1000 nodes in one transaction: ${afterCreate.blobs - before.blobs} new blobs; entry: ${made.meta}`);
+    await value('(triple 1)', '3');
+    const afterEval = await readStored();
+    assert.equal(afterEval.blobs, afterCreate.blobs, 'an evaluation that changes no knowledge writes nothing');
+    const started = Date.now();
+    await openPage('with 1000 more nodes stored');
+    const p = await panel();
+    console.log(`  reload to ready: ${Date.now() - started} ms; ${p.storeTitle}`);
+    await value('(node-999 1)', '1000', ' after a reload');
+  });
+
+  test('two tabs: a save over another tab\'s newer state is refused and said', async () => {
+    const other = await context.newPage();
+    watch(other);
+    try {
+      await other.goto(server.url, { waitUntil: 'load' });
+      await other.waitForSelector('body[data-engine="ready"]', { timeout: ENGINE_START_MS });
+      // The other tab saves first.
+      await other.fill('#input', '(arb:create "(define from-other-tab 1)" \'() "made in another tab" "constant" \'("from-other-tab"))');
+      await other.click('#run');
+      await other.waitForSelector('#transcript .entry[data-state="done"]', { timeout: EVAL_MS });
+      // This tab still has the state it loaded: its save is refused.
+      await evaluate('(arb:create "(define from-this-tab 1)" \'() "made here" "constant" \'("from-this-tab"))');
+      const p = await panel();
+      assert.equal(p.store, 'conflict', `this tab must not overwrite the other tab's save; the panel shows ${JSON.stringify(p)}`);
+      assert.match(p.storeText, /another tab/);
+      assert.ok(await page.isVisible('#store-reload'), 'a Reload button is offered');
+    } finally {
+      await other.close();
+    }
+    await openPage('after a conflict');
+    assert.equal((await panel()).store, 'saved');
+    await value('from-other-tab', '1', ': the other tab\'s save is what is stored');
+    const mine = await evaluate('from-this-tab');
+    assert.match(mine.error?.message ?? '', /unbound variable/, `the refused change is not stored; ${shown(mine)}`);
+  });
+
+  test('a damaged store is reported, left untouched, and moved aside only when asked', async () => {
+    // Damage one stored blob: its bytes no longer match its name.
+    const before = await readStored();
+    assert.ok(before.firstBlob, 'something is stored');
+    await page.evaluate(async (key) => {
+      const db = await new Promise((resolve, reject) => {
+        const r = indexedDB.open('arbores');
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      const tx = db.transaction('blobs', 'readwrite');
+      const blobs = tx.objectStore('blobs');
+      const r = blobs.get(key);
+      r.onsuccess = () => {
+        const bytes = new Uint8Array(r.result);
+        bytes[bytes.length - 1] ^= 0xff;
+        blobs.put(bytes, key);
+      };
+      await new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onerror = () => reject(tx.error); });
+      db.close();
+    }, before.firstBlob);
+
+    await openPage('over a damaged store');
+    let p = await panel();
+    assert.equal(p.store, 'damaged', `the page says the store cannot be loaded; ${JSON.stringify(p)}`);
+    assert.match(p.storeText, /cannot be loaded/);
+    assert.match(p.storeText, new RegExp(`blob ${before.firstBlob}.*(corrupt|hash)`), `the message names the damaged blob; ${p.storeText}`);
+    assert.match(await page.textContent('#transcript'), /cannot be loaded/, 'the transcript says it too');
+    assert.ok(await page.isVisible('#store-fresh'), 'a Start fresh button is offered');
+
+    // The playground still works, in memory, and writes nothing.
+    await value('(arb:create "(define (kept x) (list x x))" \'() "made while the store was damaged" "function" \'("kept"))', /"new-version-id"/);
+    await value('(kept 1)', '(1 1)');
+    assert.deepEqual(await readStored(), before, 'nothing is written over a damaged store');
+
+    // Declining changes nothing; accepting moves the records aside.
+    page.once('dialog', (d) => d.dismiss());
+    await page.click('#store-fresh');
+    await page.waitForTimeout(300);
+    assert.equal((await panel()).store, 'damaged');
+    assert.deepEqual(await readStored(), before, 'a declined Start fresh writes nothing');
+    page.once('dialog', (d) => d.accept());
+    await page.click('#store-fresh');
+    await waitFor('body[data-store="saved"]', 'the store to be saved again after Start fresh');
+    assert.match(await page.textContent('#transcript'), /moved to the IndexedDB database "arbores-damaged-/);
+    const copy = await page.evaluate(async () => {
+      const dbs = await indexedDB.databases();
+      const name = dbs.map((d) => d.name).find((n) => n.startsWith('arbores-damaged-'));
+      if (!name) return null;
+      const db = await new Promise((resolve, reject) => {
+        const r = indexedDB.open(name);
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      const tx = db.transaction(['blobs', 'refs'], 'readonly');
+      const get = (r) => new Promise((resolve) => { r.onsuccess = () => resolve(r.result); });
+      const refs = await get(tx.objectStore('refs').get('current'));
+      const count = await get(tx.objectStore('blobs').count());
+      db.close();
+      return { name, refs: Array.from(refs), blobs: count };
+    });
+    assert.ok(copy, 'a database arbores-damaged-… holds the damaged records');
+    assert.deepEqual(copy.refs, before.refs, 'the copy has the damaged refs record');
+    assert.equal(copy.blobs, before.blobs, 'the copy has every damaged blob');
+
+    await openPage('after Start fresh');
+    p = await panel();
+    assert.equal(p.store, 'saved');
+    await value('(kept 2)', '(2 2)', ': the session\'s knowledge is what is stored after Start fresh');
   });
 });
