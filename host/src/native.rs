@@ -34,10 +34,6 @@ impl Backend for NativeSession {
         Ok(self.engine.has_unsaved_changes())
     }
 
-    fn history_length(&mut self) -> Result<u64, String> {
-        Ok(self.engine.knowledge().forest.reflog_len() as u64)
-    }
-
     fn export(&mut self, full: bool) -> Result<Snapshot, String> {
         Ok(if full {
             self.engine.export_full()

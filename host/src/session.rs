@@ -138,7 +138,6 @@ pub trait Backend {
     /// The evaluation, and whether the instance trapped and was replaced.
     fn eval(&mut self, source: &str) -> (Evaluation, bool);
     fn has_unsaved_changes(&mut self) -> Result<bool, String>;
-    fn history_length(&mut self) -> Result<u64, String>;
     fn export(&mut self, full: bool) -> Result<Snapshot, String>;
     /// Err(Ok(_)): the engine refused the state; Err(Err(_)): the call failed.
     fn load(
@@ -281,10 +280,9 @@ impl Session {
         }
         let full = self.store.needs_full();
         if !full {
+            // A knowledge base with only its initial version has nothing to
+            // save: `arbores eval '(+ 1 2)'` creates no store.
             if !self.backend.has_unsaved_changes()? {
-                return Ok(());
-            }
-            if !self.store.has_state() && self.backend.history_length()? <= 1 {
                 return Ok(());
             }
         }

@@ -309,12 +309,6 @@ impl Backend for WasmSession {
         })
     }
 
-    fn history_length(&mut self) -> Result<u64, String> {
-        self.call("reading the history's length", |i, s| {
-            i.arbores_engine_engine().call_history_length(s)
-        })
-    }
-
     fn export(&mut self, full: bool) -> Result<Snapshot, String> {
         let snapshot = self.call("exporting the knowledge base", |i, s| {
             let engine = i.arbores_engine_engine();

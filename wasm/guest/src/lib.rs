@@ -90,10 +90,6 @@ impl Guest for Component {
         with_engine(|engine| engine.has_unsaved_changes())
     }
 
-    fn history_length() -> u64 {
-        with_engine(|engine| engine.knowledge().forest.reflog_len() as u64)
-    }
-
     fn export_new() -> wit::Snapshot {
         to_wit(with_engine(|engine| engine.export_new()))
     }
