@@ -1,11 +1,15 @@
 //! Latencies of the indexes of the current version on generated data.
 //!
-//!     cargo run --release -p arbores-core --example index_bench [symbols] [SIZES...]
+//!     cargo run --release -p arbores-core --example index_bench [symbols] [SIZES...] [KEY=VALUE...]
 //!
 //! SIZES default to 100000 and 1000000 nodes. Each node has two symbol
 //! names, up to three dependencies, a type, and a description of English
 //! words and Chinese words. Reports build rates, update rates and, per
 //! query kind, the median and the slowest of the measured queries.
+//!
+//! KEY=VALUE replaces a default of the semantic index's `SemanticConfig`:
+//! `ef` (ef_search), `efc` (ef_construction), `links`, `heuristic` (0 or 1),
+//! `side` (side_set_max), `threshold` (exact_threshold).
 
 use std::time::{Duration, Instant};
 
@@ -121,7 +125,7 @@ fn measure<T>(label: &str, queries: &[T], mut f: impl FnMut(&T) -> usize) {
     );
 }
 
-fn bench(n: usize, semantic_too: bool) {
+fn bench(n: usize, semantic_too: bool, config: &SemanticConfig) {
     println!("== {n} nodes");
     let mut rng = Rng(0x5eed_0000 + n as u64);
     let data = Data::new(&mut rng);
@@ -157,10 +161,7 @@ fn bench(n: usize, semantic_too: bool) {
         return;
     }
     let t = Instant::now();
-    let mut semantic = SemanticIndex::new(
-        Box::new(HashingEmbedder::default()),
-        SemanticConfig::default(),
-    );
+    let mut semantic = SemanticIndex::new(Box::new(HashingEmbedder::default()), config.clone());
     for node in &nodes {
         semantic.apply_deferred(None, Some(node));
     }
@@ -191,28 +192,9 @@ fn bench(n: usize, semantic_too: bool) {
     measure("semantic top-10, type filter", &texts, |t| {
         semantic.search(t, &filtered).map_or(0, |h| h.len())
     });
-    // Recall of the graphs against an exact scan.
-    let mut found = 0;
-    let mut wanted = 0;
-    for t in &texts[..30] {
-        let q = semantic.embed_query(t).ok().flatten();
-        let Some(q) = q else { continue };
-        let mut exact: Vec<f32> = semantic
-            .entries()
-            .map(|(_, v, _)| v.iter().zip(q.iter()).map(|(a, b)| a * b).sum::<f32>())
-            .collect();
-        exact.sort_by(|a, b| b.total_cmp(a));
-        let got = semantic.search(t, &top10).unwrap_or_default();
-        for &s in exact.iter().take(10).filter(|s| **s > 0.0) {
-            wanted += 1;
-            if got.iter().any(|h| h.score >= s - 1e-6) {
-                found += 1;
-            }
-        }
-    }
     println!(
         "  semantic recall@10 vs exact: {:.1}%",
-        100.0 * found as f64 / wanted.max(1) as f64
+        recall(&semantic, &texts[..100])
     );
 
     // Updates: commits of 100 replaced nodes, through all indexes.
@@ -236,7 +218,7 @@ fn bench(n: usize, semantic_too: bool) {
     }
     let d = t.elapsed();
     println!(
-        "  update (replace, 100 per commit): {} changes in {:.2} s = {}; semantic now {:?}",
+        "  update (replace, 100 per commit): {} changes in {:.2} s = {}; semantic graph (members, dead) {:?}",
         changes,
         d.as_secs_f64(),
         rate(changes, d),
@@ -245,6 +227,35 @@ fn bench(n: usize, semantic_too: bool) {
     measure("semantic top-10 after updates", &texts, |t| {
         ix.semantic.search(t, &top10).map_or(0, |h| h.len())
     });
+    println!(
+        "  semantic recall@10 vs exact after updates: {:.1}%",
+        recall(&ix.semantic, &texts[..100])
+    );
+}
+
+/// Recall of the semantic search against an exact scan: the share of the
+/// exact top-10 scores that the search's top 10 reach (ties count).
+fn recall(semantic: &SemanticIndex, texts: &[String]) -> f64 {
+    let top10 = SemanticQuery::default();
+    let mut found = 0;
+    let mut wanted = 0;
+    for t in texts {
+        let q = semantic.embed_query(t).ok().flatten();
+        let Some(q) = q else { continue };
+        let mut exact: Vec<f32> = semantic
+            .entries()
+            .map(|(_, v, _)| v.iter().zip(q.iter()).map(|(a, b)| a * b).sum::<f32>())
+            .collect();
+        exact.sort_by(|a, b| b.total_cmp(a));
+        let got = semantic.search(t, &top10).unwrap_or_default();
+        for &s in exact.iter().take(10).filter(|s| **s > 0.0) {
+            wanted += 1;
+            if got.iter().any(|h| h.score >= s - 1e-6) {
+                found += 1;
+            }
+        }
+    }
+    100.0 * found as f64 / wanted.max(1) as f64
 }
 
 fn symbol_queries(rng: &mut Rng, nodes: &[Node], symbols: &SymbolIndex, deps: &DependencyIndex) {
@@ -339,12 +350,37 @@ fn main() {
         .skip(1)
         .filter_map(|a| a.parse().ok())
         .collect();
+    let mut config = SemanticConfig::default();
+    for arg in std::env::args().skip(1) {
+        let Some((key, value)) = arg.split_once('=') else {
+            continue;
+        };
+        let Ok(v) = value.parse::<usize>() else {
+            eprintln!("index_bench: {arg}: not a number");
+            std::process::exit(2);
+        };
+        match key {
+            "ef" => config.ef_search = v,
+            "efc" => config.ef_construction = v,
+            "links" => config.links = v,
+            "heuristic" => config.heuristic = v != 0,
+            "side" => config.side_set_max = v,
+            "threshold" => config.exact_threshold = v,
+            _ => {
+                eprintln!("index_bench: unknown setting {key}");
+                std::process::exit(2);
+            }
+        }
+    }
+    if semantic_too {
+        println!("semantic config: {config:?}");
+    }
     let sizes = if sizes.is_empty() {
         vec![100_000, 1_000_000]
     } else {
         sizes
     };
     for n in sizes {
-        bench(n, semantic_too);
+        bench(n, semantic_too, &config);
     }
 }

@@ -9,40 +9,41 @@
 //! # How it is organised
 //!
 //! Every indexed node has an entry (its vector and type). An entry is either
-//! *pending* — searched exactly, by brute force — or a member of one HNSW
-//! *segment* (an `instant_distance::HnswMap`, immutable once built).
+//! *pending* — searched exactly, by brute force — or a member of the HNSW
+//! *graph* (hierarchical navigable small world: layers of neighbour lists
+//! that a search descends greedily).
 //!
-//! - Below `exact_threshold` nodes there are no segments: every search is
-//!   exact. Once the index reaches the threshold, all entries are built
-//!   into one segment. If it later shrinks below half the threshold, the
-//!   segments are dropped again (half, so that a size hovering around the
-//!   threshold does not rebuild on every change).
-//! - New and changed entries go to the pending set. When it reaches
-//!   `side_set_max`, it is built into a new segment, and while the newest
-//!   segment has at least half as many live members as the one before it,
-//!   the two are merged into one (rebuilt). Like a binary counter, every
-//!   entry is rebuilt O(log n) times over its life and there are O(log n)
-//!   segments; a large initial load is one build.
-//! - A removed or changed entry leaves a dead member in its segment; a
-//!   search skips it (the entry no longer names that segment). A segment
-//!   more than half dead is dissolved into the pending set.
+//! - Below `exact_threshold` nodes there is no graph: every search is exact.
+//!   Once the index reaches the threshold, every entry is inserted into a
+//!   new graph. If it later shrinks below half the threshold, the graph is
+//!   dropped again (half, so that a size hovering around the threshold does
+//!   not rebuild on every change).
+//! - New and changed entries go to the pending set; when it reaches
+//!   `side_set_max`, they are inserted into the graph (one by one: the graph
+//!   takes inserts, so updates never split the index into several graphs).
+//! - A removed or changed entry leaves a dead member in the graph: searches
+//!   still pass through it (it keeps the graph connected) but never return
+//!   it. Once more than half the members are dead, the graph is rebuilt from
+//!   the live entries.
 //!
-//! A search scans the pending set exactly and asks each segment for its
-//! `ef_search` nearest candidates; every score is then computed exactly
-//! from the stored vectors, so a node's score is the same whichever way it
-//! was found. HNSW is approximate: a true neighbour may be missed. When a
-//! type filter leaves fewer than `top_k` candidates, or `top_k` exceeds what
-//! the graphs return, the search falls back to an exact scan.
+//! The graph does not hold the vectors themselves but an 8-bit code of each
+//! (`Code`: every component rounded to a multiple of the vector's largest
+//! component / 127), a quarter of the size: a search reads mostly codes,
+//! and reads them at random, so their size is what it costs. Each of the
+//! `ef_search` candidates the graph finds is then scored exactly from the
+//! stored vector, as is every pending entry, so a node's score is the same
+//! whichever way it was found. HNSW is approximate: a true neighbour may be
+//! missed. When a type filter leaves fewer than `top_k` candidates, the
+//! graph is asked again for more; when the candidates wanted would be a
+//! large part of the graph, the search is an exact scan.
 //!
-//! Graphs are built with a fixed seed (`SemanticConfig::seed` plus the
-//! segment number), so the layer assignment is reproducible. Natively the
-//! build inserts in parallel (rayon), so neighbour lists may differ from run
-//! to run; on wasm32 it runs on the calling thread.
+//! Everything is deterministic: layers are drawn from a generator seeded
+//! with `SemanticConfig::seed`, entries are inserted in id order, and the
+//! build runs on the calling thread.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use std::sync::Arc;
-
-use instant_distance::{Builder, HnswMap, Search};
 
 use super::embed::{normalize, Embedder};
 use super::IndexError;
@@ -50,20 +51,25 @@ use crate::repo::node::{Node, NodeId};
 
 #[derive(Clone, Debug)]
 pub struct SemanticConfig {
-    /// Below this many nodes, search is exact (no graphs).
+    /// Below this many nodes, search is exact (no graph).
     pub exact_threshold: usize,
-    /// The pending (exactly searched) set is built into a graph segment
-    /// when it reaches this size.
+    /// New and changed entries are searched exactly until this many have
+    /// gathered; then they are inserted into the graph together.
     pub side_set_max: usize,
-    /// Seed of the graphs' layer assignment.
+    /// Seed of the graph's layer assignment.
     pub seed: u64,
-    /// Candidates each graph returns per search (HNSW `ef`).
+    /// Candidates the graph returns per search (HNSW `ef`), each then scored
+    /// exactly: more finds more true neighbours, and costs about linearly.
     pub ef_search: usize,
-    /// HNSW `efConstruction`: higher builds slower, finds more.
+    /// HNSW `efConstruction`: candidates considered for a new member's
+    /// neighbours. Higher builds slower and finds more.
     pub ef_construction: usize,
-    /// Choose graph neighbours by the HNSW paper's heuristic (diverse
-    /// directions) rather than simply the nearest: better recall on
-    /// clustered data, several times slower to build.
+    /// Neighbours per member on the upper layers (HNSW `M`); twice as many
+    /// on the base layer.
+    pub links: usize,
+    /// Choose graph neighbours by the HNSW paper's heuristic (a candidate
+    /// is skipped when it is nearer to a neighbour already chosen than to
+    /// the new member) rather than simply the nearest.
     pub heuristic: bool,
 }
 
@@ -73,16 +79,17 @@ impl Default for SemanticConfig {
             // An exact scan of 10k 256-dimensional vectors takes well under
             // a millisecond; a graph only pays above that.
             exact_threshold: 10_000,
-            side_set_max: 2_048,
+            // An exact scan of 128 vectors costs about 10 µs per query.
+            side_set_max: 128,
             seed: 0x4172_626f_7265_7321,
+            // Measured with `examples/index_bench.rs` (docs/PERFORMANCE.md):
+            // recall@10 ~95% at a million nodes for ef 64, links 16,
+            // efConstruction 40 and the heuristic; the heuristic needs fewer
+            // distances per search for the same recall.
             ef_search: 64,
-            // instant-distance links 64 neighbours per node on the base
-            // layer; with efConstruction 40 and simple selection, a graph
-            // builds several times faster than with 100 and the heuristic,
-            // at a recall the tests check (hashed features are not
-            // clustered enough for the heuristic to pay).
             ef_construction: 40,
-            heuristic: false,
+            links: 16,
+            heuristic: true,
         }
     }
 }
@@ -120,21 +127,11 @@ pub struct SemanticHit {
 pub struct SemanticStats {
     pub nodes: usize,
     pub pending: usize,
-    /// (members when built, members since removed or changed), oldest first.
+    /// The graph as (members, members since removed or changed); empty
+    /// while search is exact.
     pub segments: Vec<(usize, usize)>,
     /// Descriptions whose embedding was refused (wrong length, not finite).
     pub rejected: usize,
-}
-
-/// An embedding as a graph point. Shared with the entry, so a graph holds
-/// no second copy of the vectors.
-#[derive(Clone)]
-struct Point(Arc<[f32]>);
-
-impl instant_distance::Point for Point {
-    fn distance(&self, other: &Self) -> f32 {
-        1.0 - dot(&self.0, &other.0)
-    }
 }
 
 struct Entry {
@@ -142,30 +139,18 @@ struct Entry {
     kind: Option<Arc<str>>,
     /// Hash of the description, so a change that keeps it re-embeds nothing.
     text: u64,
-    /// The segment this entry is a member of; `None` while pending.
-    seg: Option<u32>,
-}
-
-struct Segment {
-    id: u32,
-    map: HnswMap<Point, NodeId>,
-    size: usize,
-    dead: usize,
-}
-
-impl Segment {
-    fn live(&self) -> usize {
-        self.size - self.dead
-    }
+    /// The entry's member number in the graph; `None` while pending.
+    slot: Option<u32>,
 }
 
 pub struct SemanticIndex {
     embedder: Box<dyn Embedder>,
     config: SemanticConfig,
     entries: BTreeMap<NodeId, Entry>,
-    pending: BTreeSet<NodeId>,
-    segments: Vec<Segment>,
-    next_segment: u32,
+    /// The entries not in the graph, with their vectors (a scan of them
+    /// looks nothing up).
+    pending: BTreeMap<NodeId, Arc<[f32]>>,
+    graph: Option<Graph>,
     /// Interned type names: many nodes share a few types.
     kinds: BTreeSet<Arc<str>>,
     rejected: usize,
@@ -178,13 +163,13 @@ impl SemanticIndex {
         config.exact_threshold = config.exact_threshold.max(config.side_set_max);
         config.ef_search = config.ef_search.max(1);
         config.ef_construction = config.ef_construction.max(1);
+        config.links = config.links.clamp(2, 128);
         SemanticIndex {
             embedder,
             config,
             entries: BTreeMap::new(),
-            pending: BTreeSet::new(),
-            segments: Vec::new(),
-            next_segment: 0,
+            pending: BTreeMap::new(),
+            graph: None,
             kinds: BTreeSet::new(),
             rejected: 0,
         }
@@ -201,7 +186,7 @@ impl SemanticIndex {
     pub fn clear(&mut self) {
         self.entries.clear();
         self.pending.clear();
-        self.segments.clear();
+        self.graph = None;
         self.kinds.clear();
         self.rejected = 0;
     }
@@ -219,7 +204,7 @@ impl SemanticIndex {
         SemanticStats {
             nodes: self.entries.len(),
             pending: self.pending.len(),
-            segments: self.segments.iter().map(|s| (s.size, s.dead)).collect(),
+            segments: self.graph.iter().map(|g| (g.len(), g.dead)).collect(),
             rejected: self.rejected,
         }
     }
@@ -288,30 +273,26 @@ impl SemanticIndex {
             }
         };
         self.remove_deferred(node.id);
+        self.pending.insert(node.id, vec.clone());
         self.entries.insert(
             node.id,
             Entry {
                 vec,
                 kind,
                 text: hash,
-                seg: None,
+                slot: None,
             },
         );
-        self.pending.insert(node.id);
     }
 
     fn remove_deferred(&mut self, id: NodeId) {
         let Some(e) = self.entries.remove(&id) else {
             return;
         };
-        match e.seg {
-            None => {
+        match (e.slot, &mut self.graph) {
+            (Some(slot), Some(g)) => g.kill(slot),
+            _ => {
                 self.pending.remove(&id);
-            }
-            Some(sid) => {
-                if let Some(s) = self.segments.iter_mut().find(|s| s.id == sid) {
-                    s.dead += 1;
-                }
             }
         }
     }
@@ -349,94 +330,40 @@ impl SemanticIndex {
     /// Reorganise after changes (see the module documentation).
     pub fn maintain(&mut self) {
         let n = self.entries.len();
-        if !self.segments.is_empty() && n < self.config.exact_threshold / 2 {
-            self.segments.clear();
-            for (id, e) in self.entries.iter_mut() {
-                if e.seg.take().is_some() {
-                    self.pending.insert(*id);
-                }
-            }
-            return;
-        }
-        if self.segments.is_empty() && n < self.config.exact_threshold {
-            return;
-        }
-        let mut i = 0;
-        while i < self.segments.len() {
-            if self.segments[i].dead * 2 > self.segments[i].size {
-                let s = self.segments.remove(i);
-                for id in self.members(&s) {
-                    if let Some(e) = self.entries.get_mut(&id) {
-                        e.seg = None;
-                    }
-                    self.pending.insert(id);
-                }
-            } else {
-                i += 1;
-            }
-        }
-        if self.pending.is_empty()
-            || (self.pending.len() < self.config.side_set_max && !self.segments.is_empty())
-        {
-            return;
-        }
-        let ids: Vec<NodeId> = std::mem::take(&mut self.pending).into_iter().collect();
-        let seg = self.build(ids);
-        self.segments.push(seg);
-        while self.segments.len() >= 2 {
-            let last = self.segments.len() - 1;
-            if self.segments[last].live() * 2 < self.segments[last - 1].live() {
-                break;
-            }
-            let a = self.segments.remove(last);
-            let b = self.segments.remove(last - 1);
-            let mut ids = self.members(&b);
-            ids.extend(self.members(&a));
-            let seg = self.build(ids);
-            self.segments.push(seg);
-        }
-    }
-
-    /// The live members of a segment.
-    fn members(&self, s: &Segment) -> Vec<NodeId> {
-        s.map
-            .values
-            .iter()
-            .copied()
-            .filter(|id| self.entries.get(id).is_some_and(|e| e.seg == Some(s.id)))
-            .collect()
-    }
-
-    fn build(&mut self, ids: Vec<NodeId>) -> Segment {
-        let sid = self.next_segment;
-        self.next_segment = self.next_segment.wrapping_add(1);
-        let mut points = Vec::with_capacity(ids.len());
-        let mut values = Vec::with_capacity(ids.len());
-        for id in ids {
-            if let Some(e) = self.entries.get_mut(&id) {
-                e.seg = Some(sid);
-                points.push(Point(e.vec.clone()));
-                values.push(id);
-            }
-        }
-        let size = values.len();
-        let builder = {
-            // `Builder::default()` draws a seed from the thread RNG before
-            // `.seed` replaces it; see `entropy`.
-            let _allow = entropy::allow();
-            Builder::default()
+        let keep_graph = match &self.graph {
+            None => n >= self.config.exact_threshold,
+            Some(_) => n >= self.config.exact_threshold / 2,
         };
-        let map = builder
-            .seed(self.config.seed ^ u64::from(sid))
-            .ef_construction(self.config.ef_construction)
-            .ef_search(self.config.ef_search)
-            .select_heuristic(self.config.heuristic.then(Default::default))
-            .build(points, values);
-        Segment {
-            id: sid,
-            map,
-            size,
-            dead: 0,
+        let stale = self.graph.as_ref().is_some_and(|g| g.dead * 2 > g.len());
+        if (!keep_graph || stale) && self.graph.take().is_some() {
+            for (id, e) in self.entries.iter_mut() {
+                if e.slot.take().is_some() {
+                    self.pending.insert(*id, e.vec.clone());
+                }
+            }
+        }
+        if !keep_graph {
+            return;
+        }
+        if self.graph.is_some() && self.pending.len() < self.config.side_set_max {
+            return;
+        }
+        let dim = self.embedder.dim();
+        let g = self
+            .graph
+            .get_or_insert_with(|| Graph::new(dim, &self.config));
+        let pending = std::mem::take(&mut self.pending);
+        for (id, vec) in pending {
+            let Some(e) = self.entries.get_mut(&id) else {
+                continue;
+            };
+            match g.insert(id, vec.clone()) {
+                Some(slot) => e.slot = Some(slot),
+                // The graph is full (2^32 - 1 members): stay exact.
+                None => {
+                    self.pending.insert(id, vec);
+                }
+            }
         }
     }
 
@@ -471,7 +398,7 @@ impl SemanticIndex {
         }
     }
 
-    fn search_prepared(&self, q: &Arc<[f32]>, query: &SemanticQuery<'_>) -> Vec<SemanticHit> {
+    fn search_prepared(&self, q: &[f32], query: &SemanticQuery<'_>) -> Vec<SemanticHit> {
         if query.top_k == 0 || self.entries.is_empty() {
             return Vec::new();
         }
@@ -484,45 +411,55 @@ impl SemanticIndex {
             None => true,
             Some(k) => e.kind.as_deref() == Some(k),
         };
-        let score = |e: &Entry| dot(q, &e.vec).clamp(0.0, 1.0);
+        let score = |v: &[f32]| dot(q, v).clamp(0.0, 1.0);
         let keep = |s: f32| s > 0.0 && s >= threshold;
         let mut hits: Vec<(f32, NodeId)> = Vec::new();
-        let mut exact = self.segments.is_empty() || query.top_k > self.config.ef_search / 2;
-        if !exact {
-            for id in &self.pending {
-                if let Some(e) = self.entries.get(id) {
-                    let s = score(e);
-                    if wanted(e) && keep(s) {
-                        hits.push((s, *id));
-                    }
-                }
-            }
-            let point = Point(q.clone());
-            let mut search = Search::default();
-            for seg in &self.segments {
-                for item in seg.map.search(&point, &mut search) {
-                    let id = *item.value;
-                    if let Some(e) = self.entries.get(&id) {
-                        if e.seg == Some(seg.id) && wanted(e) {
-                            let s = score(e);
-                            if keep(s) {
-                                hits.push((s, id));
-                            }
-                        }
-                    }
-                }
-            }
-            // A type filter can discard most of what the graphs return;
-            // answer exactly rather than short.
-            if query.kind.is_some() && hits.len() < query.top_k {
-                exact = true;
+        let mut exact = true;
+        if let Some(g) = &self.graph {
+            let code = Code::new(q);
+            let mut ef = self.config.ef_search.max(query.top_k.saturating_mul(2));
+            // Candidates enough to be a quarter of the graph: a scan costs
+            // about as much, and is exact.
+            while ef.saturating_mul(4) <= g.live() {
                 hits.clear();
+                let mut matched = 0;
+                for (&id, vec) in &self.pending {
+                    if query.kind.is_some() && !self.entries.get(&id).is_some_and(|e| wanted(e)) {
+                        continue;
+                    }
+                    matched += 1;
+                    let s = score(vec);
+                    if keep(s) {
+                        hits.push((s, id));
+                    }
+                }
+                for slot in g.search(&code, ef) {
+                    let Some((id, vec)) = g.member(slot) else {
+                        continue;
+                    };
+                    if query.kind.is_some() && !self.entries.get(&id).is_some_and(|e| wanted(e)) {
+                        continue;
+                    }
+                    matched += 1;
+                    let s = score(vec);
+                    if keep(s) {
+                        hits.push((s, id));
+                    }
+                }
+                // A type filter can discard most of what the graph returns:
+                // ask for more rather than answer short.
+                if matched >= query.top_k {
+                    exact = false;
+                    break;
+                }
+                ef = ef.saturating_mul(4);
             }
         }
         if exact {
+            hits.clear();
             for (id, e) in &self.entries {
                 if wanted(e) {
-                    let s = score(e);
+                    let s = score(&e.vec);
                     if keep(s) {
                         hits.push((s, *id));
                     }
@@ -559,52 +496,514 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     sum
 }
 
-/// instant-distance's `Builder::default()` draws a seed with
-/// `rand::random()` even when `.seed(..)` replaces it, and rand 0.8 asks
-/// getrandom 0.2 for the thread RNG's key. On wasm32-unknown-unknown
-/// getrandom has no source unless a crate enables its "js" feature (the
-/// browser build does, and then this function is never called). Here it is
-/// the "custom" source: it serves that one draw with fixed bytes — the
-/// result is discarded — and refuses every other request, so nothing can
-/// mistake it for entropy.
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
-mod entropy {
-    use std::sync::atomic::{AtomicBool, Ordering};
-
-    static ALLOW: AtomicBool = AtomicBool::new(false);
-
-    fn fill(buf: &mut [u8]) -> Result<(), getrandom::Error> {
-        if ALLOW.load(Ordering::Relaxed) {
-            buf.fill(0xA5);
-            Ok(())
-        } else {
-            Err(getrandom::Error::UNSUPPORTED)
+/// Dot product of two 8-bit codes in sixteen 32-bit lanes (the compiler
+/// turns it into multiply-add instructions on pairs of 16-bit values).
+fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    let mut acc = [0i32; 16];
+    let ca = a.chunks_exact(16);
+    let cb = b.chunks_exact(16);
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..16 {
+            acc[i] += i32::from(x[i]) * i32::from(y[i]);
         }
     }
+    let mut sum: i32 = acc.iter().sum();
+    for (x, y) in ra.iter().zip(rb) {
+        sum += i32::from(*x) * i32::from(*y);
+    }
+    sum
+}
 
-    getrandom::register_custom_getrandom!(fill);
+/// A vector's 8-bit code: `v[i] ≈ code[i] × scale`, with the largest
+/// component at ±127. The dot product of two codes times both scales
+/// approximates the dot product of the vectors to about 1% of their norms;
+/// the graph navigates by it, and nothing it computes is ever a score.
+struct Code {
+    code: Vec<i8>,
+    scale: f32,
+}
 
-    pub struct Allow;
-
-    impl Drop for Allow {
-        fn drop(&mut self) {
-            ALLOW.store(false, Ordering::Relaxed);
-        }
+impl Code {
+    fn new(v: &[f32]) -> Code {
+        let mut code = vec![0i8; v.len()];
+        let scale = quantise(v, &mut code);
+        Code { code, scale }
     }
 
-    pub fn allow() -> Allow {
-        ALLOW.store(true, Ordering::Relaxed);
-        Allow
+    fn view(&self) -> CodeRef<'_> {
+        CodeRef {
+            code: &self.code,
+            scale: self.scale,
+        }
     }
 }
 
-#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-mod entropy {
-    pub struct Allow;
+#[derive(Clone, Copy)]
+struct CodeRef<'a> {
+    code: &'a [i8],
+    scale: f32,
+}
 
-    pub fn allow() -> Allow {
-        Allow
+impl CodeRef<'_> {
+    /// 1 − approximate cosine: smaller is nearer.
+    fn distance(self, other: CodeRef<'_>) -> f32 {
+        1.0 - dot_i8(self.code, other.code) as f32 * self.scale * other.scale
     }
+}
+
+/// Writes `v`'s code into `out` (of the same length); returns its scale.
+/// A zero or non-finite vector has the zero code and scale 0.
+fn quantise(v: &[f32], out: &mut [i8]) -> f32 {
+    let max = v.iter().fold(0f32, |m, &x| m.max(x.abs()));
+    if !(max > 0.0 && max.is_finite()) {
+        out.fill(0);
+        return 0.0;
+    }
+    let k = 127.0 / max;
+    for (o, &x) in out.iter_mut().zip(v) {
+        // In range by construction; `as` saturates anyway.
+        *o = (x * k).round() as i8;
+    }
+    1.0 / k
+}
+
+/// A candidate: distance to the query and member number. Ordered by
+/// distance, then number, so every choice is deterministic.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Near(f32, u32);
+
+impl Eq for Near {}
+
+impl PartialOrd for Near {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Near {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
+/// Members seen by one search: one bit each, and the words touched, so
+/// that clearing costs what the search visited.
+struct Visited {
+    bits: Vec<u64>,
+    touched: Vec<usize>,
+}
+
+impl Visited {
+    fn new(members: usize) -> Visited {
+        Visited {
+            bits: vec![0; members.div_ceil(64)],
+            touched: Vec::new(),
+        }
+    }
+
+    /// Marks `slot`; whether it was unmarked.
+    fn insert(&mut self, slot: u32) -> bool {
+        let w = (slot / 64) as usize;
+        let bit = 1u64 << (slot % 64);
+        if w >= self.bits.len() {
+            self.bits.resize(w + 1, 0);
+        }
+        let old = self.bits[w];
+        if old & bit != 0 {
+            return false;
+        }
+        if old == 0 {
+            self.touched.push(w);
+        }
+        self.bits[w] = old | bit;
+        true
+    }
+
+    fn clear(&mut self) {
+        for &w in &self.touched {
+            self.bits[w] = 0;
+        }
+        self.touched.clear();
+    }
+}
+
+/// Layers above this one would need about `links^16` members.
+const MAX_LEVEL: usize = 16;
+
+/// An HNSW graph over the codes of its members (Malkov & Yashunin, 2016),
+/// which takes inserts; removal only marks a member dead.
+///
+/// Members are numbered in insertion order (their *slot*). Per slot: the
+/// code (`dim` bytes) and its scale, the base-layer neighbour list (a count,
+/// then up to `2 × links` slots), and for the few members on upper layers
+/// an index into `uppers`, which holds `links + 1` words per layer above
+/// the base.
+struct Graph {
+    dim: usize,
+    links: usize,
+    ef_construction: usize,
+    heuristic: bool,
+    /// 1 / ln(links): a member is on layer ≥ l with probability links^-l.
+    level_mult: f64,
+    rng: u64,
+    codes: Vec<i8>,
+    scales: Vec<f32>,
+    base: Vec<u32>,
+    upper_at: Vec<u32>,
+    uppers: Vec<Vec<u32>>,
+    ids: Vec<NodeId>,
+    vecs: Vec<Arc<[f32]>>,
+    is_dead: Vec<bool>,
+    dead: usize,
+    /// The entry point (a member of the top layer) and the top layer.
+    entry: Option<(u32, usize)>,
+    /// Reused by inserts.
+    visited: Visited,
+}
+
+/// `upper_at` of a member on the base layer only.
+const BASE_ONLY: u32 = u32::MAX;
+
+impl Graph {
+    fn new(dim: usize, config: &SemanticConfig) -> Graph {
+        let links = config.links.max(2);
+        Graph {
+            dim,
+            links,
+            ef_construction: config.ef_construction.max(1),
+            heuristic: config.heuristic,
+            level_mult: 1.0 / (links as f64).ln(),
+            rng: config.seed,
+            codes: Vec::new(),
+            scales: Vec::new(),
+            base: Vec::new(),
+            upper_at: Vec::new(),
+            uppers: Vec::new(),
+            ids: Vec::new(),
+            vecs: Vec::new(),
+            is_dead: Vec::new(),
+            dead: 0,
+            entry: None,
+            visited: Visited::new(0),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn live(&self) -> usize {
+        self.len() - self.dead
+    }
+
+    /// A live member's id and vector.
+    fn member(&self, slot: u32) -> Option<(NodeId, &[f32])> {
+        let i = slot as usize;
+        if *self.is_dead.get(i)? {
+            return None;
+        }
+        Some((*self.ids.get(i)?, self.vecs.get(i)?))
+    }
+
+    fn kill(&mut self, slot: u32) {
+        if let Some(d) = self.is_dead.get_mut(slot as usize) {
+            if !*d {
+                *d = true;
+                self.dead += 1;
+            }
+        }
+    }
+
+    fn code(&self, slot: u32) -> CodeRef<'_> {
+        let i = slot as usize;
+        CodeRef {
+            code: self
+                .codes
+                .get(i * self.dim..(i + 1) * self.dim)
+                .unwrap_or(&[]),
+            scale: self.scales.get(i).copied().unwrap_or(0.0),
+        }
+    }
+
+    fn distance(&self, q: CodeRef<'_>, slot: u32) -> f32 {
+        q.distance(self.code(slot))
+    }
+
+    /// Where `slot`'s list on `layer` lives: (offset of its count in `base`
+    /// or in its `uppers` entry, capacity).
+    fn list_at(&self, slot: u32, layer: usize) -> Option<(usize, usize)> {
+        let i = slot as usize;
+        if layer == 0 {
+            let stride = 2 * self.links + 1;
+            return (i < self.ids.len()).then_some((i * stride, 2 * self.links));
+        }
+        let u = *self.upper_at.get(i)?;
+        let list = self.uppers.get(u as usize)?;
+        let at = (layer - 1) * (self.links + 1);
+        (at + self.links < list.len()).then_some((at, self.links))
+    }
+
+    fn neighbours(&self, slot: u32, layer: usize) -> &[u32] {
+        let Some((at, cap)) = self.list_at(slot, layer) else {
+            return &[];
+        };
+        let buf = if layer == 0 {
+            &self.base[..]
+        } else {
+            &self.uppers[self.upper_at[slot as usize] as usize][..]
+        };
+        let n = (buf[at] as usize).min(cap);
+        &buf[at + 1..at + 1 + n]
+    }
+
+    fn set_neighbours(&mut self, slot: u32, layer: usize, list: &[Near]) {
+        let Some((at, cap)) = self.list_at(slot, layer) else {
+            return;
+        };
+        let buf = if layer == 0 {
+            &mut self.base[..]
+        } else {
+            &mut self.uppers[self.upper_at[slot as usize] as usize][..]
+        };
+        let n = list.len().min(cap);
+        buf[at] = n as u32;
+        for (dst, c) in buf[at + 1..at + 1 + n].iter_mut().zip(list) {
+            *dst = c.1;
+        }
+    }
+
+    /// A layer drawn from the seeded generator (splitmix64).
+    fn random_level(&mut self) -> usize {
+        self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        // Uniform in (0, 1].
+        let u = ((z >> 11) + 1) as f64 / (1u64 << 53) as f64;
+        ((-u.ln() * self.level_mult) as usize).min(MAX_LEVEL)
+    }
+
+    /// Adds a member; its slot, or `None` if the graph is full.
+    fn insert(&mut self, id: NodeId, vec: Arc<[f32]>) -> Option<u32> {
+        let slot = u32::try_from(self.len()).ok().filter(|&s| s < u32::MAX)?;
+        let start = self.codes.len();
+        self.codes.resize(start + self.dim, 0);
+        let scale = quantise(&vec, &mut self.codes[start..]);
+        self.scales.push(scale);
+        self.base.resize(self.base.len() + 2 * self.links + 1, 0);
+        let level = self.random_level();
+        if level > 0 {
+            self.upper_at.push(self.uppers.len() as u32);
+            self.uppers.push(vec![0; level * (self.links + 1)]);
+        } else {
+            self.upper_at.push(BASE_ONLY);
+        }
+        self.ids.push(id);
+        self.vecs.push(vec);
+        self.is_dead.push(false);
+        let Some((entry, top)) = self.entry else {
+            self.entry = Some((slot, level));
+            return Some(slot);
+        };
+        let own = Code {
+            code: self.codes[start..].to_vec(),
+            scale,
+        };
+        let q = own.view();
+        let mut nearest = Near(self.distance(q, entry), entry);
+        for layer in (level + 1..=top).rev() {
+            nearest = self.greedy(q, nearest, layer);
+        }
+        let mut visited = std::mem::replace(&mut self.visited, Visited::new(0));
+        let mut starts = vec![nearest];
+        for layer in (0..=level.min(top)).rev() {
+            let found = self.search_layer(q, &starts, self.ef_construction, layer, &mut visited);
+            visited.clear();
+            let chosen = self.select(&found, self.links);
+            self.set_neighbours(slot, layer, &chosen);
+            for &Near(d, n) in &chosen {
+                self.link(n, Near(d, slot), layer);
+            }
+            if !found.is_empty() {
+                starts = found;
+            }
+        }
+        self.visited = visited;
+        if level > top {
+            self.entry = Some((slot, level));
+        }
+        Some(slot)
+    }
+
+    /// Adds `new` to `slot`'s neighbours on `layer`. A full list first
+    /// drops its dead members (only a rebuild would remove them otherwise);
+    /// if it is still full, `select` prunes it back to its capacity.
+    fn link(&mut self, slot: u32, new: Near, layer: usize) {
+        let Some((_, cap)) = self.list_at(slot, layer) else {
+            return;
+        };
+        let mut list = self.neighbours(slot, layer).to_vec();
+        if list.len() >= cap {
+            list.retain(|&n| !self.is_dead.get(n as usize).copied().unwrap_or(true));
+        }
+        let list: Vec<Near> = if list.len() < cap {
+            // Distances are not needed to append.
+            let mut l: Vec<Near> = list.iter().map(|&n| Near(0.0, n)).collect();
+            l.push(new);
+            l
+        } else {
+            self.touch(&list);
+            let own = self.code(slot);
+            let mut l: Vec<Near> = list
+                .iter()
+                .map(|&n| Near(own.distance(self.code(n)), n))
+                .collect();
+            l.push(new);
+            l.sort_unstable();
+            self.select(&l, cap)
+        };
+        self.set_neighbours(slot, layer, &list);
+    }
+
+    /// Greedy descent on an upper layer: the nearest member reachable by
+    /// always stepping nearer.
+    fn greedy(&self, q: CodeRef<'_>, mut nearest: Near, layer: usize) -> Near {
+        loop {
+            let mut moved = false;
+            for &n in self.neighbours(nearest.1, layer) {
+                let d = self.distance(q, n);
+                if d < nearest.0 {
+                    nearest = Near(d, n);
+                    moved = true;
+                }
+            }
+            if !moved {
+                return nearest;
+            }
+        }
+    }
+
+    /// Neighbours for a member out of `candidates` (nearest first): at most
+    /// `m`, nearest first.
+    fn select(&self, candidates: &[Near], m: usize) -> Vec<Near> {
+        if !self.heuristic || candidates.len() <= m {
+            return candidates.iter().take(m).copied().collect();
+        }
+        let mut out: Vec<Near> = Vec::with_capacity(m);
+        for &c in candidates {
+            if out.len() >= m {
+                break;
+            }
+            let own = self.code(c.1);
+            if out.iter().all(|r| own.distance(self.code(r.1)) >= c.0) {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// The `ef` live members nearest to `q` on `layer` that a best-first
+    /// search from `starts` finds; nearest first. Dead members are passed
+    /// through but not returned.
+    fn search_layer(
+        &self,
+        q: CodeRef<'_>,
+        starts: &[Near],
+        ef: usize,
+        layer: usize,
+        visited: &mut Visited,
+    ) -> Vec<Near> {
+        let mut todo: BinaryHeap<Reverse<Near>> = BinaryHeap::new();
+        let mut found: BinaryHeap<Near> = BinaryHeap::new();
+        for &s in starts {
+            if visited.insert(s.1) {
+                todo.push(Reverse(s));
+                if !self.is_dead.get(s.1 as usize).copied().unwrap_or(true) {
+                    found.push(s);
+                }
+            }
+        }
+        while found.len() > ef {
+            found.pop();
+        }
+        let mut fresh: Vec<u32> = Vec::with_capacity(2 * self.links);
+        while let Some(Reverse(c)) = todo.pop() {
+            if found.len() >= ef && found.peek().is_some_and(|w| c.0 > w.0) {
+                break;
+            }
+            fresh.clear();
+            fresh.extend(
+                self.neighbours(c.1, layer)
+                    .iter()
+                    .filter(|&&n| visited.insert(n)),
+            );
+            self.touch(&fresh);
+            for &n in &fresh {
+                let d = self.distance(q, n);
+                if found.len() < ef || found.peek().is_some_and(|w| d < w.0) {
+                    todo.push(Reverse(Near(d, n)));
+                    if !self.is_dead.get(n as usize).copied().unwrap_or(true) {
+                        found.push(Near(d, n));
+                        if found.len() > ef {
+                            found.pop();
+                        }
+                    }
+                }
+            }
+        }
+        found.into_sorted_vec()
+    }
+
+    /// Reads one byte of every cache line of the codes about to be
+    /// compared, so that their memory loads overlap instead of following
+    /// one another (a portable stand-in for a prefetch).
+    fn touch(&self, slots: &[u32]) {
+        let mut sum = 0i32;
+        for &s in slots {
+            let at = s as usize * self.dim;
+            if let Some(code) = self.codes.get(at..at + self.dim) {
+                for b in code.iter().step_by(64) {
+                    sum = sum.wrapping_add(i32::from(*b));
+                }
+            }
+        }
+        std::hint::black_box(sum);
+    }
+
+    /// The live members nearest to `q`, at most `ef` of them, nearest
+    /// first by code distance.
+    fn search(&self, q: &Code, ef: usize) -> Vec<u32> {
+        let Some((entry, top)) = self.entry else {
+            return Vec::new();
+        };
+        let q = q.view();
+        let mut nearest = Near(self.distance(q, entry), entry);
+        for layer in (1..=top).rev() {
+            nearest = self.greedy(q, nearest, layer);
+        }
+        let mut visited = Visited::new(self.len());
+        self.search_layer(q, &[nearest], ef.max(1), 0, &mut visited)
+            .into_iter()
+            .map(|n| n.1)
+            .collect()
+    }
+}
+
+/// instant-distance, which this index used before it had its own graph, is
+/// still a dependency of the crate, and through rand 0.8 it brings
+/// getrandom 0.2, which has no source on wasm32-unknown-unknown unless a
+/// crate enables its "js" feature (the browser build does) or registers a
+/// custom one. Nothing in the core draws random numbers; this source
+/// refuses every request, so nothing can mistake it for entropy.
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+mod entropy {
+    fn refuse(_: &mut [u8]) -> Result<(), getrandom::Error> {
+        Err(getrandom::Error::UNSUPPORTED)
+    }
+
+    getrandom::register_custom_getrandom!(refuse);
 }
 
 #[cfg(test)]
@@ -916,5 +1315,236 @@ mod tests {
                 .collect();
             assert_eq!(a, b);
         }
+    }
+
+    /// A graph's structural invariants: every list within its capacity,
+    /// naming other existing members that are on that layer.
+    fn check_graph(g: &Graph) {
+        for slot in 0..g.len() as u32 {
+            let levels = match g.upper_at[slot as usize] {
+                BASE_ONLY => 0,
+                u => g.uppers[u as usize].len() / (g.links + 1),
+            };
+            for layer in 0..=levels {
+                let list = g.neighbours(slot, layer);
+                let cap = if layer == 0 { 2 * g.links } else { g.links };
+                assert!(list.len() <= cap);
+                for &n in list {
+                    assert_ne!(n, slot);
+                    assert!((n as usize) < g.len());
+                    assert!(g.list_at(n, layer).is_some(), "{n} not on layer {layer}");
+                }
+            }
+        }
+        assert_eq!(g.is_dead.iter().filter(|d| **d).count(), g.dead);
+    }
+
+    #[test]
+    fn codes_approximate_the_dot_product() {
+        let e = HashingEmbedder::default();
+        let texts = [
+            "quick sort of a vector",
+            "sorting algorithm for lists",
+            "快速排序实现",
+            "归并排序算法",
+            "Parse a JSON document into nested lists and vectors of numbers",
+        ];
+        let vecs: Vec<Vec<f32>> = texts.iter().map(|t| e.embed(t)).collect();
+        for a in &vecs {
+            for b in &vecs {
+                let (ca, cb) = (Code::new(a), Code::new(b));
+                let approx = 1.0 - ca.view().distance(cb.view());
+                assert!((approx - dot(a, b)).abs() < 0.02, "{approx} {}", dot(a, b));
+            }
+        }
+        // The largest component becomes ±127.
+        let c = Code::new(&[0.6, -0.8, 0.0]);
+        assert_eq!(c.code, vec![95, -127, 0]);
+        assert!((c.scale - 0.8 / 127.0).abs() < 1e-7);
+        // Nothing to scale: the zero code, which is at distance 1 from all.
+        for v in [[0.0f32; 3], [f32::NAN; 3], [f32::INFINITY, 0.0, 0.0]] {
+            let z = Code::new(&v);
+            assert_eq!((z.code.clone(), z.scale), (vec![0, 0, 0], 0.0));
+            assert_eq!(z.view().distance(c.view()), 1.0);
+        }
+        assert_eq!(dot_i8(&[1; 37], &[-2; 37]), -74);
+    }
+
+    #[test]
+    fn visited_clears_what_it_marked() {
+        let mut v = Visited::new(100);
+        assert!(v.insert(3));
+        assert!(!v.insert(3));
+        assert!(v.insert(99));
+        // Beyond the size it was made for: it grows.
+        assert!(v.insert(1000));
+        assert!(!v.insert(1000));
+        v.clear();
+        assert!(v.bits.iter().all(|&w| w == 0));
+        assert!(v.insert(3) && v.insert(1000));
+    }
+
+    fn random_nodes(seed: u64, n: u64) -> Vec<Node> {
+        let mut rng = Rng(seed);
+        (0..n)
+            .map(|id| {
+                let kind = ["function", "constant"][rng.below(2) as usize];
+                node(id, &random_desc(&mut rng), Some(kind))
+            })
+            .collect()
+    }
+
+    fn graph_config() -> SemanticConfig {
+        SemanticConfig {
+            exact_threshold: 100,
+            side_set_max: 8,
+            ..SemanticConfig::default()
+        }
+    }
+
+    /// The graph's candidates, found by their 8-bit codes and rescored from
+    /// the stored vectors, give the same top hits, with the same scores, as
+    /// an exact scan.
+    #[test]
+    fn code_candidates_rescored_equal_exact_search() {
+        let nodes = random_nodes(11, 600);
+        let mut ix = index(graph_config());
+        let mut exact = index(SemanticConfig {
+            exact_threshold: usize::MAX,
+            ..graph_config()
+        });
+        for n in &nodes {
+            ix.insert(n);
+            exact.insert(n);
+        }
+        let s = ix.stats();
+        assert_eq!(s.segments, vec![(600 - s.pending, 0)]);
+        check_graph(ix.graph.as_ref().unwrap());
+        let mut rng = Rng(12);
+        for _ in 0..100 {
+            let text = random_desc(&mut rng);
+            for top_k in [1, 5, 10] {
+                let q = SemanticQuery {
+                    top_k,
+                    ..SemanticQuery::default()
+                };
+                assert_eq!(ix.search(&text, &q), exact.search(&text, &q), "{text}");
+            }
+        }
+    }
+
+    /// Updates go into the one graph; dead members are never returned, and
+    /// once more than half are dead the graph is rebuilt.
+    #[test]
+    fn updates_keep_one_graph() {
+        let config = graph_config();
+        let mut ix = index(config.clone());
+        let mut live: BTreeMap<NodeId, Node> = BTreeMap::new();
+        for n in random_nodes(21, 400) {
+            ix.insert(&n);
+            live.insert(n.id, n);
+        }
+        let mut rng = Rng(22);
+        let mut rebuilt = false;
+        let mut last_dead = 0;
+        for step in 0..3000 {
+            let id = rng.below(500);
+            if rng.below(5) == 0 {
+                ix.remove(id);
+                live.remove(&id);
+            } else {
+                let n = node(id, &random_desc(&mut rng), Some("function"));
+                ix.insert(&n);
+                live.insert(id, n);
+            }
+            let s = ix.stats();
+            assert_eq!(s.segments.len(), 1, "{s:?}");
+            let (members, dead) = s.segments[0];
+            assert!(dead * 2 <= members, "{s:?}");
+            assert!(s.pending < config.side_set_max, "{s:?}");
+            assert_eq!(members - dead + s.pending, live.len(), "{s:?}");
+            rebuilt |= dead < last_dead;
+            last_dead = dead;
+            if step % 300 == 0 {
+                check_graph(ix.graph.as_ref().unwrap());
+                for n in live.values().take(20) {
+                    let hits = ix
+                        .search(n.description.as_deref().unwrap(), &SemanticQuery::default())
+                        .unwrap();
+                    assert!((hits[0].score - 1.0).abs() < 1e-5, "{hits:?}");
+                    assert!(hits.iter().all(|h| live.contains_key(&h.id)));
+                }
+            }
+        }
+        assert!(rebuilt);
+    }
+
+    /// The same changes give the same graph and the same answers.
+    #[test]
+    fn graphs_are_deterministic() {
+        let build = || {
+            let mut ix = index(graph_config());
+            for n in random_nodes(31, 500) {
+                ix.insert(&n);
+            }
+            for n in random_nodes(32, 200) {
+                ix.insert(&n);
+            }
+            ix
+        };
+        let (a, b) = (build(), build());
+        let (ga, gb) = (a.graph.as_ref().unwrap(), b.graph.as_ref().unwrap());
+        assert_eq!(ga.base, gb.base);
+        assert_eq!(ga.uppers, gb.uppers);
+        assert_eq!(ga.entry, gb.entry);
+        let mut rng = Rng(33);
+        for _ in 0..50 {
+            let text = random_desc(&mut rng);
+            let q = SemanticQuery::default();
+            assert_eq!(a.search(&text, &q), b.search(&text, &q));
+        }
+    }
+
+    /// A type filter that leaves too few of the graph's candidates asks
+    /// again for more, and in the end scans: a rare type is found whole.
+    #[test]
+    fn a_rare_type_is_found_whole() {
+        let mut ix = index(graph_config());
+        let mut exact = index(SemanticConfig {
+            exact_threshold: usize::MAX,
+            ..graph_config()
+        });
+        let mut nodes = random_nodes(41, 3000);
+        for n in nodes.iter_mut().step_by(500) {
+            n.kind = Some("rare".into());
+        }
+        for n in &nodes {
+            ix.apply_deferred(None, Some(n));
+            exact.apply_deferred(None, Some(n));
+        }
+        ix.maintain();
+        exact.maintain();
+        assert_eq!(ix.stats().segments, vec![(3000, 0)]);
+        let q = SemanticQuery {
+            top_k: 10,
+            kind: Some("rare"),
+            ..SemanticQuery::default()
+        };
+        let mut rng = Rng(42);
+        for _ in 0..20 {
+            let text = random_desc(&mut rng);
+            let got = ix.search(&text, &q).unwrap();
+            assert_eq!(got, exact.search(&text, &q).unwrap());
+            assert!(got.iter().all(|h| h.id % 500 == 0), "{got:?}");
+        }
+        // Asking for a large part of the graph is an exact scan too.
+        let big = SemanticQuery {
+            top_k: 1000,
+            ..SemanticQuery::default()
+        };
+        assert_eq!(
+            ix.search("sort list", &big).unwrap(),
+            exact.search("sort list", &big).unwrap()
+        );
     }
 }
