@@ -424,7 +424,7 @@ impl SemanticIndex {
                 hits.clear();
                 let mut matched = 0;
                 for (&id, vec) in &self.pending {
-                    if query.kind.is_some() && !self.entries.get(&id).is_some_and(|e| wanted(e)) {
+                    if query.kind.is_some() && !self.entries.get(&id).is_some_and(wanted) {
                         continue;
                     }
                     matched += 1;
@@ -437,7 +437,7 @@ impl SemanticIndex {
                     let Some((id, vec)) = g.member(slot) else {
                         continue;
                     };
-                    if query.kind.is_some() && !self.entries.get(&id).is_some_and(|e| wanted(e)) {
+                    if query.kind.is_some() && !self.entries.get(&id).is_some_and(wanted) {
                         continue;
                     }
                     matched += 1;
