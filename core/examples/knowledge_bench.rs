@@ -127,7 +127,7 @@ fn per_call(e: &mut Engine, call: &str, count: u64) -> Duration {
 fn bench(n: u64) {
     println!("== {n} nodes");
     // --- Rust: Knowledge directly (forest + indexes), one transaction.
-    {
+    let rust_k = {
         let mut k = Knowledge::new(Timestamp(0));
         let t = Instant::now();
         k.begin();
@@ -146,7 +146,35 @@ fn bench(n: u64) {
             ops.as_secs_f64(),
             commit.as_secs_f64()
         );
+        k
+    };
+    // Rust-level search latencies, for comparison with the Scheme ones.
+    {
+        use arbores_core::repo::index::{SemanticQuery, SymbolMode};
+        let k = &rust_k;
+        let reps = 2000u64;
+        let m = n.max(1);
+        let row = |label: &str, f: &mut dyn FnMut(u64)| {
+            let t = Instant::now();
+            for i in 0..reps {
+                f(i);
+            }
+            println!("Rust {label}: {:.1} µs", us(t.elapsed() / reps as u32));
+        };
+        row("exact", &mut |i| {
+            let _ = k.indexes.symbols.search(&format!("f{}", i * 7919 % m), SymbolMode::Exact, 100);
+        });
+        row("prefix, 6 characters", &mut |i| {
+            let _ = k.indexes.symbols.search(&format!("f{}", 10000 + i * 7919 % 80000), SymbolMode::Prefix, 100);
+        });
+        row("prefix, 4 characters, limit 10", &mut |i| {
+            let _ = k.indexes.symbols.search(&format!("f{}", 100 + i % 800), SymbolMode::Prefix, 10);
+        });
+        row("semantic top-10", &mut |i| {
+            let _ = k.indexes.semantic.search(&description(i * 13), &SemanticQuery::default());
+        });
     }
+    drop(rust_k);
     // --- Scheme: the same through arb:create in arb:transaction.
     let mut e = engine();
     let (_, build) = timed(
