@@ -496,9 +496,25 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     sum
 }
 
-/// Dot product of two 8-bit codes in sixteen 32-bit lanes (the compiler
-/// turns it into multiply-add instructions on pairs of 16-bit values).
-fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+/// Dot product of two 8-bit codes. Blocks of at most 2^16 components
+/// cannot overflow 32 bits (2^16 products of at most 127², under 2^30), so
+/// a code of any length is summed block by block.
+fn dot_i8(a: &[i8], b: &[i8]) -> i64 {
+    const BLOCK: usize = 1 << 16;
+    if a.len() <= BLOCK {
+        return i64::from(dot_i8_block(a, b));
+    }
+    a.chunks(BLOCK)
+        .zip(b.chunks(BLOCK))
+        .map(|(a, b)| i64::from(dot_i8_block(a, b)))
+        .sum()
+}
+
+/// `dot_i8` of at most 2^16 components, in sixteen 32-bit lanes (the
+/// compiler turns it into multiply-add instructions on pairs of 16-bit
+/// values).
+#[inline(always)]
+fn dot_i8_block(a: &[i8], b: &[i8]) -> i32 {
     let mut acc = [0i32; 16];
     let ca = a.chunks_exact(16);
     let cb = b.chunks_exact(16);
@@ -1368,6 +1384,9 @@ mod tests {
             assert_eq!(z.view().distance(c.view()), 1.0);
         }
         assert_eq!(dot_i8(&[1; 37], &[-2; 37]), -74);
+        // Long enough to overflow 32 bits.
+        let long = vec![127i8; 200_000];
+        assert_eq!(dot_i8(&long, &long), 127 * 127 * 200_000);
     }
 
     #[test]
