@@ -281,6 +281,9 @@ fn semantic_search(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     let kind = a.opt_string(ctx.heap, ctx.syms, 3)?;
     let version = version_arg(ctx, &a, 4)?;
     let hits: Vec<(NodeId, f32)> = if indexed(ctx, version) {
+        // Graph work deferred by commits and loads is done here, when a
+        // search needs it.
+        ctx.k.indexes.semantic.maintain();
         let q = SemanticQuery {
             top_k,
             threshold,

@@ -19,8 +19,35 @@ use super::forest::{
 use super::index::{Embedder, Indexes, SemanticConfig};
 use super::node::{Node, NodeId, VersionId};
 
-/// A change of a node, as the indexes take it: (old, new).
-type IndexChange = (Option<Node>, Option<Node>);
+/// What undoing one operation of a transaction needs. The indexes remove
+/// by id (they never read the old node's content), so a created node is
+/// remembered by its id alone; a changed or deleted one by its old self.
+enum IndexChange {
+    Created(NodeId),
+    Changed(Node),
+    Deleted(Node),
+}
+
+impl IndexChange {
+    fn id(&self) -> NodeId {
+        match self {
+            IndexChange::Created(id) => *id,
+            IndexChange::Changed(n) | IndexChange::Deleted(n) => n.id,
+        }
+    }
+}
+
+/// A node that stands for `id` where only the id is read.
+fn stub(id: NodeId) -> Node {
+    Node {
+        id,
+        code: None,
+        description: None,
+        symbol_names: Vec::new(),
+        kind: None,
+        dependencies: Vec::new(),
+    }
+}
 
 struct OpenTransaction {
     pending: Pending,
@@ -179,15 +206,19 @@ impl Knowledge {
         timestamp: Timestamp,
     ) -> Result<Done, ForestError> {
         if let Some(t) = &mut self.tx {
-            let (id, change) = apply_op(&mut t.pending, op)?;
-            self.indexes
-                .apply_deferred(change.0.as_ref(), change.1.as_ref());
+            let change = apply_op(&mut t.pending, op)?;
+            let id = change.id();
+            let old = match &change {
+                IndexChange::Created(_) => None,
+                IndexChange::Changed(n) | IndexChange::Deleted(n) => Some(n),
+            };
+            self.indexes.apply_deferred(old, t.pending.get(id));
             t.applied.push(change);
             self.bump([id]);
             return Ok(Done { id, version: None });
         }
         let mut pending = self.forest.begin();
-        let (id, _) = apply_op(&mut pending, op)?;
+        let id = apply_op(&mut pending, op)?.id();
         let committed = self
             .forest
             .commit_pending(pending, &description(id), timestamp)?;
@@ -297,7 +328,7 @@ impl Knowledge {
         match self.forest.commit_pending(t.pending, description, timestamp) {
             Ok(committed) => {
                 // The indexes followed every operation already.
-                self.indexes.semantic.maintain();
+                self.indexes.semantic.settle();
                 self.generation += 1;
                 Ok(Some(committed.version))
             }
@@ -336,14 +367,17 @@ impl Knowledge {
     }
 
     fn undo_index_changes(&mut self, changes: Vec<IndexChange>) {
-        let ids: Vec<NodeId> = changes
-            .iter()
-            .filter_map(|(o, n)| o.as_ref().or(n.as_ref()).map(|x| x.id))
-            .collect();
-        for (old, new) in changes.iter().rev() {
-            self.indexes.apply_deferred(new.as_ref(), old.as_ref());
+        let ids: Vec<NodeId> = changes.iter().map(IndexChange::id).collect();
+        for change in changes.iter().rev() {
+            match change {
+                IndexChange::Created(id) => self.indexes.apply_deferred(Some(&stub(*id)), None),
+                IndexChange::Changed(old) => {
+                    self.indexes.apply_deferred(Some(&stub(old.id)), Some(old))
+                }
+                IndexChange::Deleted(old) => self.indexes.apply_deferred(None, Some(old)),
+            }
         }
-        self.indexes.semantic.maintain();
+        self.indexes.semantic.settle();
         self.bump(ids);
     }
 
@@ -366,24 +400,17 @@ impl Knowledge {
     }
 }
 
-/// Applies one operation to a transaction; returns the node's id and the
-/// change as the indexes take it.
-fn apply_op(p: &mut Pending, op: Op) -> Result<(NodeId, IndexChange), ForestError> {
+/// Applies one operation to a transaction; returns what undoing it in the
+/// indexes needs.
+fn apply_op(p: &mut Pending, op: Op) -> Result<IndexChange, ForestError> {
     match op {
-        Op::Create(node) => {
-            let id = p.create(node)?;
-            let new = p.get(id).cloned();
-            Ok((id, (None, new)))
-        }
+        Op::Create(node) => Ok(IndexChange::Created(p.create(node)?)),
         Op::Update { id, changes } => {
-            let old = p.get(id).cloned();
+            let old = p.get(id).cloned().ok_or(ForestError::NodeNotFound(id))?;
             p.update(id, changes)?;
-            Ok((id, (old, p.get(id).cloned())))
+            Ok(IndexChange::Changed(old))
         }
-        Op::Delete(id) => {
-            let old = p.delete(id)?;
-            Ok((id, (Some(old), None)))
-        }
+        Op::Delete(id) => Ok(IndexChange::Deleted(p.delete(id)?)),
     }
 }
 

@@ -112,7 +112,8 @@ impl Indexes {
     }
 
     /// A whole change set (one commit or one version switch). The semantic
-    /// index reorganises once at the end rather than after every change.
+    /// index settles once at the end; its graph work waits for the next
+    /// search (see `SemanticIndex::settle`).
     pub fn apply_all<'a, I>(&mut self, changes: I)
     where
         I: IntoIterator<Item = (Option<&'a Node>, Option<&'a Node>)>,
@@ -122,7 +123,7 @@ impl Indexes {
             self.dependencies.apply(old, new);
             self.semantic.apply_deferred(old, new);
         }
-        self.semantic.maintain();
+        self.semantic.settle();
     }
 
     /// `apply_all` over owned pairs, the shape the forest produces.
@@ -145,7 +146,7 @@ impl Indexes {
             self.dependencies.insert(node);
             self.semantic.apply_deferred(None, Some(node));
         }
-        self.semantic.maintain();
+        self.semantic.settle();
     }
 }
 
