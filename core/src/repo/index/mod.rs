@@ -5,7 +5,8 @@
 //! - `deps`: dependencies (forward, in the order a node gives them) and
 //!   dependents (reverse).
 //! - `semantic`: descriptions → embeddings → nearest neighbours by cosine
-//!   similarity; exact below a size threshold, HNSW segments above it.
+//!   similarity; exact below a size threshold, an HNSW graph above it
+//!   (built or extended by the first search that needs it).
 //! - `embed`: the `Embedder` trait and the built-in model-free embedder.
 //!
 //! The version forest reports every change of the current version (commit

@@ -1044,21 +1044,6 @@ impl Graph {
     }
 }
 
-/// instant-distance, which this index used before it had its own graph, is
-/// still a dependency of the crate, and through rand 0.8 it brings
-/// getrandom 0.2, which has no source on wasm32-unknown-unknown unless a
-/// crate enables its "js" feature (the browser build does) or registers a
-/// custom one. Nothing in the core draws random numbers; this source
-/// refuses every request, so nothing can mistake it for entropy.
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
-mod entropy {
-    fn refuse(_: &mut [u8]) -> Result<(), getrandom::Error> {
-        Err(getrandom::Error::UNSUPPORTED)
-    }
-
-    getrandom::register_custom_getrandom!(refuse);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
