@@ -9,7 +9,11 @@ fn main() {
     let mut e = arbores_core::Engine::new();
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--tier" => match args.next().as_deref().and_then(arbores_core::Tier::from_name) {
+            "--tier" => match args
+                .next()
+                .as_deref()
+                .and_then(arbores_core::Tier::from_name)
+            {
                 Some(t) => e.set_tier(t),
                 None => {
                     eprintln!("--tier takes system, read-write or read-only");

@@ -18,10 +18,46 @@ use arbores_core::repo::node::Node;
 use arbores_core::{Engine, Limits, Snapshot, Tier};
 
 const WORDS: &[&str] = &[
-    "sort", "list", "tree", "graph", "path", "search", "merge", "split", "count", "sum",
-    "vector", "string", "parse", "print", "number", "prime", "matrix", "queue", "stack", "hash",
-    "排序", "算法", "列表", "树", "图", "路径", "搜索", "合并", "计数", "字符串",
-    "fast", "slow", "recursive", "iterative", "binary", "linear", "random", "stable", "lazy", "pure",
+    "sort",
+    "list",
+    "tree",
+    "graph",
+    "path",
+    "search",
+    "merge",
+    "split",
+    "count",
+    "sum",
+    "vector",
+    "string",
+    "parse",
+    "print",
+    "number",
+    "prime",
+    "matrix",
+    "queue",
+    "stack",
+    "hash",
+    "排序",
+    "算法",
+    "列表",
+    "树",
+    "图",
+    "路径",
+    "搜索",
+    "合并",
+    "计数",
+    "字符串",
+    "fast",
+    "slow",
+    "recursive",
+    "iterative",
+    "binary",
+    "linear",
+    "random",
+    "stable",
+    "lazy",
+    "pure",
 ];
 
 /// A description of a few words, the same in Rust and in Scheme.
@@ -116,10 +152,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 /// Per-call time of `call` (a Scheme expression using `i`), over `count`
 /// calls in one evaluation, less the same loop without the call.
 fn per_call(e: &mut Engine, call: &str, count: u64) -> Duration {
-    let (_, total) = timed(
-        e,
-        &format!("(do ((i 0 (+ i 1))) ((= i {count})) {call})"),
-    );
+    let (_, total) = timed(e, &format!("(do ((i 0 (+ i 1))) ((= i {count})) {call})"));
     let (_, empty) = timed(e, &format!("(do ((i 0 (+ i 1))) ((= i {count})) i)"));
     total.saturating_sub(empty) / count as u32
 }
@@ -169,16 +202,29 @@ fn bench(n: u64) {
             println!("Rust {label}: {:.1} µs", us(t.elapsed() / reps as u32));
         };
         row("exact", &mut |i| {
-            let _ = k.indexes.symbols.search(&format!("f{}", i * 7919 % m), SymbolMode::Exact, 100);
+            let _ = k
+                .indexes
+                .symbols
+                .search(&format!("f{}", i * 7919 % m), SymbolMode::Exact, 100);
         });
         row("prefix, 6 characters", &mut |i| {
-            let _ = k.indexes.symbols.search(&format!("f{}", 10000 + i * 7919 % 80000), SymbolMode::Prefix, 100);
+            let _ = k.indexes.symbols.search(
+                &format!("f{}", 10000 + i * 7919 % 80000),
+                SymbolMode::Prefix,
+                100,
+            );
         });
         row("prefix, 4 characters, limit 10", &mut |i| {
-            let _ = k.indexes.symbols.search(&format!("f{}", 100 + i % 800), SymbolMode::Prefix, 10);
+            let _ =
+                k.indexes
+                    .symbols
+                    .search(&format!("f{}", 100 + i % 800), SymbolMode::Prefix, 10);
         });
         row("semantic top-10", &mut |i| {
-            let _ = k.indexes.semantic.search(&description(i * 13), &SemanticQuery::default());
+            let _ = k
+                .indexes
+                .semantic
+                .search(&description(i * 13), &SemanticQuery::default());
         });
     }
     drop(rust_k);
@@ -207,14 +253,19 @@ fn bench(n: u64) {
     let single = 5_000u64;
     let (_, t) = timed(
         &mut e,
-        &format!("(do ((i {n} (+ i 1))) ((= i {})) (bench-create i))", n + single),
+        &format!(
+            "(do ((i {n} (+ i 1))) ((= i {})) (bench-create i))",
+            n + single
+        ),
     );
     println!(
         "Scheme arb:create one by one (a version each): {:.0} creates/s ({single} at {n} nodes)",
         single as f64 / t.as_secs_f64()
     );
     // Switches: a chain of 1,000 versions, each one update.
-    let base: u64 = run(&mut e, "(arb:current-version)").parse().expect("version");
+    let base: u64 = run(&mut e, "(arb:current-version)")
+        .parse()
+        .expect("version");
     let (_, t) = timed(
         &mut e,
         &format!(
@@ -222,7 +273,9 @@ fn bench(n: u64) {
                (arb:update (+ 256 (modulo (* i 37) {n})) (list (cons \"description\" (bench-description (+ i 7))))))"
         ),
     );
-    let top: u64 = run(&mut e, "(arb:current-version)").parse().expect("version");
+    let top: u64 = run(&mut e, "(arb:current-version)")
+        .parse()
+        .expect("version");
     assert_eq!(top, base + 1000, "every update made a version");
     println!(
         "Scheme arb:update one by one: {:.0} updates/s",
@@ -262,7 +315,11 @@ fn bench(n: u64) {
         ms(t)
     );
     for (label, call) in rows {
-        let count = if label.starts_with("semantic") || label.starts_with("fuzzy") { k / 10 } else { k };
+        let count = if label.starts_with("semantic") || label.starts_with("fuzzy") {
+            k / 10
+        } else {
+            k
+        };
         let t = per_call(&mut e, &call, count);
         println!("{label}: {:.1} µs per call", us(t));
     }
@@ -290,7 +347,10 @@ fn bench(n: u64) {
     let mut fresh = Engine::new();
     let t = Instant::now();
     fresh.import_snapshots(snaps.iter()).expect("import");
-    println!("import (full + incremental, indexes rebuilt): {:.0} ms", ms(t.elapsed()));
+    println!(
+        "import (full + incremental, indexes rebuilt): {:.0} ms",
+        ms(t.elapsed())
+    );
     let mut fresh = fresh;
     fresh.set_tier(Tier::System);
     let (_, first) = timed(&mut fresh, "(arb:semantic-search \"sort list\")");

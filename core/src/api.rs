@@ -2,9 +2,6 @@
 
 pub use crate::arb::Tier;
 use crate::builtins::PrimTable;
-use crate::repo::forest::{Hash, ImportError, Snapshot, VersionForest};
-use crate::repo::index::{Embedder, SemanticConfig};
-use crate::repo::knowledge::Knowledge;
 use crate::compiler::code::Inline;
 use crate::compiler::scope::{Scope, Special};
 use crate::compiler::CompileError;
@@ -12,6 +9,9 @@ use crate::globals::{GlobalSyntax, Globals};
 use crate::heap::Heap;
 use crate::printer;
 use crate::reader;
+use crate::repo::forest::{Hash, ImportError, Snapshot, VersionForest};
+use crate::repo::index::{Embedder, SemanticConfig};
+use crate::repo::knowledge::Knowledge;
 use crate::symbol::SymbolTable;
 use crate::syntax::Syn;
 use crate::value::Value;
@@ -230,6 +230,7 @@ impl Engine {
         self.vm.session_tier = tier;
     }
 
+    #[allow(clippy::misnamed_getters)] // the tier evaluations start in
     pub fn tier(&self) -> Tier {
         self.vm.session_tier
     }

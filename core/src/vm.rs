@@ -9,6 +9,8 @@
 use std::rc::Rc;
 
 use crate::api::{ErrorKind, InterruptCheck};
+use crate::arb::loader::{Links, Resolution};
+use crate::arb::{KCtx, Tier};
 use crate::builtins::{Control, Ctx, Fault, PrimKind, PrimTable};
 use crate::compiler::code::{Inline, Op, Template};
 use crate::compiler::front::{value_to_syn, Front};
@@ -19,12 +21,10 @@ use crate::globals::Globals;
 use crate::heap::Heap;
 use crate::number::{self, Num};
 use crate::printer;
+use crate::repo::knowledge::Knowledge;
 use crate::symbol::SymbolTable;
 use crate::syntax::Pos;
 use crate::syntax::Syn;
-use crate::arb::loader::{Links, Resolution};
-use crate::arb::{KCtx, Tier};
-use crate::repo::knowledge::Knowledge;
 use crate::value::{Closure, Continuation, ErrorObject, ErrorObjectKind, Object, Value};
 
 /// A suspended caller: where to continue when the callee returns.
@@ -117,32 +117,25 @@ fn fixnum_op(op: Inline, x: i64, y: i64) -> Option<Value> {
 impl Vm {
     pub fn new(heap: Heap, mut syms: SymbolTable, globals: Globals, prims: PrimTable) -> Vm {
         let known = Known::new(&mut syms);
-        let halt = Rc::new(Template {
-            code: vec![Op::Halt],
-            consts: vec![],
-            children: vec![],
-            nparams: 0,
-            rest: false,
-            nfree: 0,
-            name: None,
-            pos: Pos::NONE,
-            positions: vec![],
-            internal: true,
-            gc_stamp: std::cell::Cell::new(0),
-        });
-        let restore_tier = Rc::new(Template {
-            code: vec![Op::RestoreTier, Op::Return],
-            consts: vec![],
-            children: vec![],
-            nparams: 0,
-            rest: false,
-            nfree: 0,
-            name: None,
-            pos: Pos::NONE,
-            positions: vec![],
-            internal: true,
-            gc_stamp: std::cell::Cell::new(0),
-        });
+        // The VM's own code: the bottom frame, and the frame below code run
+        // by `%arb:eval-at-tier`.
+        let internal = |code: Vec<Op>| {
+            Rc::new(Template {
+                code,
+                consts: vec![],
+                children: vec![],
+                nparams: 0,
+                rest: false,
+                nfree: 0,
+                name: None,
+                pos: Pos::NONE,
+                positions: vec![],
+                internal: true,
+                gc_stamp: std::cell::Cell::new(0),
+            })
+        };
+        let halt = internal(vec![Op::Halt]);
+        let restore_tier = internal(vec![Op::RestoreTier, Op::Return]);
         Vm {
             heap,
             syms,
@@ -1379,7 +1372,10 @@ impl Vm {
             let forms = crate::reader::read_all(&text, &mut self.syms).map_err(|e| {
                 Fault::ReadError(format!("{}:{}: {}", e.pos.line, e.pos.col, e.message))
             })?;
-            let begin = Syn::Sym(crate::syntax::Ident::plain(self.syms.intern("begin")), Pos::NONE);
+            let begin = Syn::Sym(
+                crate::syntax::Ident::plain(self.syms.intern("begin")),
+                Pos::NONE,
+            );
             let mut items = vec![begin];
             items.extend(forms);
             Syn::list(items, Pos::NONE)
@@ -1583,14 +1579,21 @@ pub fn condition_text(heap: &Heap, syms: &SymbolTable, obj: Value) -> String {
         let mut irr = e.irritants;
         let mut first = true;
         while let Some((a, d)) = heap.pair(irr) {
-            s.push_str(if first && !s.ends_with(':') { ": " } else { " " });
+            s.push_str(if first && !s.ends_with(':') {
+                ": "
+            } else {
+                " "
+            });
             first = false;
             s.push_str(&printer::write_string(heap, syms, a));
             irr = d;
         }
         return s;
     }
-    format!("uncaught exception: {}", printer::write_string(heap, syms, obj))
+    format!(
+        "uncaught exception: {}",
+        printer::write_string(heap, syms, obj)
+    )
 }
 
 pub fn type_fault(who: &str, expected: &str, got: Value, heap: &Heap, syms: &SymbolTable) -> Fault {

@@ -174,6 +174,9 @@ fn every_example_of_the_api_reference_holds() {
             }
         }
     }
-    println!("docs/API.md: {checked} examples checked, {} failed", failures.len());
+    println!(
+        "docs/API.md: {checked} examples checked, {} failed",
+        failures.len()
+    );
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }

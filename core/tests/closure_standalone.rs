@@ -137,7 +137,8 @@ fn builtins_and_cycles_are_refused_with_a_reason() {
 (arb:update 256 '(("dependencies" . ((257 . "b")))))
 (arb:create "(define (c x) x)" '((13 . "make")) "c" "function" '("c"))"#,
     );
-    let kind = |k: &mut Engine, src: &str| eval_ok(k, &format!("(display (cdr (assoc \"error\" {src})))"));
+    let kind =
+        |k: &mut Engine, src: &str| eval_ok(k, &format!("(display (cdr (assoc \"error\" {src})))"));
     assert_eq!(kind(&mut k, "(arb:closure '(257))"), "dependency-cycle");
     assert_eq!(kind(&mut k, "(arb:closure '(258))"), "not-standalone");
 }

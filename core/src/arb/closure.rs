@@ -134,10 +134,8 @@ pub fn dependency_order<'k>(
 ) -> Result<Vec<&'k Node>, ArbError> {
     let get = |id: NodeId| -> Result<Option<&'k Node>, ArbError> {
         k.get_at(version, id).map_err(|e| {
-            ArbError::new(e.kind(), e.to_string()).with(
-                "version-id",
-                Extra::Id(version.unwrap_or_default()),
-            )
+            ArbError::new(e.kind(), e.to_string())
+                .with("version-id", Extra::Id(version.unwrap_or_default()))
         })
     };
     // 0: unseen, 1: in progress, 2: done.
@@ -235,7 +233,10 @@ pub fn standalone(
         let shape = code_shape(code, syms).map_err(|m| {
             ArbError::new(
                 "syntax-error",
-                format!("arb:closure: the code of s-expression {} does not read: {m}", node.id),
+                format!(
+                    "arb:closure: the code of s-expression {} does not read: {m}",
+                    node.id
+                ),
             )
         })?;
         shapes.insert(node.id, shape);
@@ -254,8 +255,8 @@ pub fn standalone(
             }
         }
         for (dep, local) in &node.dependencies {
-            let lines_up = local.is_empty()
-                || matches!(&shapes[dep].value, NodeValue::Name(n) if n == local);
+            let lines_up =
+                local.is_empty() || matches!(&shapes[dep].value, NodeValue::Name(n) if n == local);
             if !lines_up {
                 plain = false;
             }

@@ -210,9 +210,11 @@ impl Vm {
     /// A cycle is cut where it closes (the value is read when code runs).
     fn load_order(&mut self, root: NodeId) -> Result<Vec<Node>, Fault> {
         let loaded = |vm: &Vm, id: NodeId| {
-            vm.links.loaded.get(&id).is_some_and(|&g| {
-                !matches!(vm.globals.values[g as usize], Value::Undefined)
-            }) || vm.links.loading.contains(&id)
+            vm.links
+                .loaded
+                .get(&id)
+                .is_some_and(|&g| !matches!(vm.globals.values[g as usize], Value::Undefined))
+                || vm.links.loading.contains(&id)
         };
         let mut seen: BTreeSet<NodeId> = BTreeSet::new();
         let mut order = Vec::new();
@@ -249,7 +251,10 @@ impl Vm {
 
     /// A node's code as templates to run in order, the last of which sets
     /// its value global.
-    fn compile_node(&mut self, node: &Node) -> Result<Vec<Rc<crate::compiler::code::Template>>, Fault> {
+    fn compile_node(
+        &mut self,
+        node: &Node,
+    ) -> Result<Vec<Rc<crate::compiler::code::Template>>, Fault> {
         let label = match node.symbol_names.first() {
             Some(n) => format!("stored s-expression {} ({n})", node.id),
             None => format!("stored s-expression {}", node.id),
@@ -263,7 +268,10 @@ impl Vm {
                 return Err(Fault::Error(format!("{label} has no code"), vec![]));
             };
             let target = Syn::Sym(Ident::plain(self.syms.intern(name)), pos);
-            let form = Syn::list(vec![define, Syn::Sym(Ident::plain(value_sym), pos), target], pos);
+            let form = Syn::list(
+                vec![define, Syn::Sym(Ident::plain(value_sym), pos), target],
+                pos,
+            );
             return self
                 .compile_form(&form, &None, true)
                 .map(|t| vec![t])

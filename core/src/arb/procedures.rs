@@ -78,7 +78,9 @@ pub fn register(t: &mut PrimTable) {
 
 /// Refuses a call the running code's tier does not allow.
 fn need(ctx: &KCtx, who: &str) -> Result<(), ArbError> {
-    let required = tier_of(who).and_then(Tier::from_level).unwrap_or(Tier::System);
+    let required = tier_of(who)
+        .and_then(Tier::from_level)
+        .unwrap_or(Tier::System);
     need_tier(ctx, who, required)
 }
 
@@ -175,7 +177,13 @@ fn reflog(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
         .k
         .forest
         .reflog(skip, limit)
-        .map(|e| (e.version, timestamp_text(e.timestamp), e.description.clone()))
+        .map(|e| {
+            (
+                e.version,
+                timestamp_text(e.timestamp),
+                e.description.clone(),
+            )
+        })
         .collect();
     let mut out = Vec::with_capacity(entries.len());
     for (v, t, d) in entries {
@@ -195,7 +203,12 @@ fn version_info(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     a.arity(1, 1)?;
     need(ctx, a.who)?;
     let v = a.id(ctx.heap, ctx.syms, 0)?;
-    let record = ctx.k.forest.version_info(v).map_err(|e| forest_error(a.who, e))?.clone();
+    let record = ctx
+        .k
+        .forest
+        .version_info(v)
+        .map_err(|e| forest_error(a.who, e))?
+        .clone();
     let (parent, forward, reverse) = match record.parent {
         None => (Value::Bool(false), Value::Bool(false), Value::Bool(false)),
         Some(p) => (
@@ -220,7 +233,11 @@ fn version_chain(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     need(ctx, a.who)?;
     let v = a.id(ctx.heap, ctx.syms, 0)?;
     let limit = a.count(ctx.heap, ctx.syms, 1, DEFAULT_CHAIN_LIMIT)?;
-    let chain = ctx.k.forest.chain(v, limit).map_err(|e| forest_error(a.who, e))?;
+    let chain = ctx
+        .k
+        .forest
+        .chain(v, limit)
+        .map_err(|e| forest_error(a.who, e))?;
     Ok(ids(ctx.heap, chain))
 }
 
@@ -229,7 +246,12 @@ fn version_successors(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError>
     a.arity(1, 1)?;
     need(ctx, a.who)?;
     let v = a.id(ctx.heap, ctx.syms, 0)?;
-    let succ = ctx.k.forest.successors(v).map_err(|e| forest_error(a.who, e))?.to_vec();
+    let succ = ctx
+        .k
+        .forest
+        .successors(v)
+        .map_err(|e| forest_error(a.who, e))?
+        .to_vec();
     Ok(ids(ctx.heap, succ))
 }
 
@@ -335,7 +357,11 @@ fn scan_semantic(
         return Ok(Vec::new());
     };
     let mut hits = Vec::new();
-    for node in ctx.k.nodes_at(version).map_err(|e| forest_error("arb:semantic-search", e))? {
+    for node in ctx
+        .k
+        .nodes_at(version)
+        .map_err(|e| forest_error("arb:semantic-search", e))?
+    {
         if kind.is_some() && node.kind.as_deref() != kind {
             continue;
         }
@@ -345,7 +371,12 @@ fn scan_semantic(
         let Some(v) = sem.embed_query(d).map_err(err)? else {
             continue;
         };
-        let score: f32 = q.iter().zip(v.iter()).map(|(a, b)| a * b).sum::<f32>().clamp(0.0, 1.0);
+        let score: f32 = q
+            .iter()
+            .zip(v.iter())
+            .map(|(a, b)| a * b)
+            .sum::<f32>()
+            .clamp(0.0, 1.0);
         if score > 0.0 && score >= threshold {
             hits.push((node.id, score));
         }
@@ -385,7 +416,11 @@ fn search_by_symbol(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
         search(&ctx.k.indexes.symbols)?
     } else {
         let mut ix = SymbolIndex::new();
-        for n in ctx.k.nodes_at(version).map_err(|e| forest_error(a.who, e))? {
+        for n in ctx
+            .k
+            .nodes_at(version)
+            .map_err(|e| forest_error(a.who, e))?
+        {
             ix.insert(n);
         }
         search(&ix)?
@@ -512,7 +547,13 @@ fn checked_code(
         ));
     };
     if code.len() > MAX_CODE_BYTES {
-        return Err(too_big(who, "the code", code.len(), MAX_CODE_BYTES, "bytes"));
+        return Err(too_big(
+            who,
+            "the code",
+            code.len(),
+            MAX_CODE_BYTES,
+            "bytes",
+        ));
     }
     match reader::read_all(&code, syms) {
         Ok(forms) if forms.is_empty() => Err(ArbError::new(
@@ -532,11 +573,7 @@ fn checked_code(
 
 /// Dependencies: a list of `(ID . local-name)` pairs or bare ids (a bare
 /// id is bound by the dependency's first symbol name, if it has one).
-fn dependencies_arg(
-    ctx: &KCtx,
-    who: &str,
-    v: Value,
-) -> Result<Vec<(NodeId, String)>, ArbError> {
+fn dependencies_arg(ctx: &KCtx, who: &str, v: Value) -> Result<Vec<(NodeId, String)>, ArbError> {
     let bad = |what: &str, x: Value| {
         ArbError::argument(
             who,
@@ -584,11 +621,23 @@ fn dependencies_arg(
             continue;
         }
         if local.len() > MAX_NAME_BYTES {
-            return Err(too_big(who, "a local name", local.len(), MAX_NAME_BYTES, "bytes"));
+            return Err(too_big(
+                who,
+                "a local name",
+                local.len(),
+                MAX_NAME_BYTES,
+                "bytes",
+            ));
         }
         out.push((dep, local));
         if out.len() > MAX_DEPENDENCIES {
-            return Err(too_big(who, "the dependency list", out.len(), MAX_DEPENDENCIES, "entries"));
+            return Err(too_big(
+                who,
+                "the dependency list",
+                out.len(),
+                MAX_DEPENDENCIES,
+                "entries",
+            ));
         }
     }
     Ok(out)
@@ -609,13 +658,25 @@ fn names_arg(ctx: &KCtx, who: &str, v: Value) -> Result<Vec<String>, ArbError> {
     };
     let items = list_items(ctx.heap, v).ok_or_else(bad)?;
     if items.len() > MAX_NAMES {
-        return Err(too_big(who, "the list of symbol names", items.len(), MAX_NAMES, "names"));
+        return Err(too_big(
+            who,
+            "the list of symbol names",
+            items.len(),
+            MAX_NAMES,
+            "names",
+        ));
     }
     let mut out = Vec::with_capacity(items.len());
     for i in items {
         let name = as_name(ctx.heap, ctx.syms, i).ok_or_else(bad)?;
         if name.len() > MAX_NAME_BYTES {
-            return Err(too_big(who, "a symbol name", name.len(), MAX_NAME_BYTES, "bytes"));
+            return Err(too_big(
+                who,
+                "a symbol name",
+                name.len(),
+                MAX_NAME_BYTES,
+                "bytes",
+            ));
         }
         out.push(name);
     }
@@ -648,7 +709,11 @@ fn create(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     need(ctx, a.who)?;
     let code = checked_code(ctx.heap, ctx.syms, a.who, a.get(0))?;
     let dependencies = dependencies_arg(ctx, a.who, a.get(1))?;
-    let description = bounded_text(a.who, "the description", a.opt_string(ctx.heap, ctx.syms, 2)?)?;
+    let description = bounded_text(
+        a.who,
+        "the description",
+        a.opt_string(ctx.heap, ctx.syms, 2)?,
+    )?;
     let kind = bounded_text(a.who, "the type", a.opt_string(ctx.heap, ctx.syms, 3)?)?;
     let symbol_names = names_arg(ctx, a.who, a.get(4))?;
     let node = Node {
@@ -702,7 +767,10 @@ fn update(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
         let Some((k, v)) = ctx.heap.pair(e) else {
             return Err(ArbError::argument(
                 a.who,
-                format!("a change must be (\"field\" . value), got {}", shown(ctx.heap, ctx.syms, e)),
+                format!(
+                    "a change must be (\"field\" . value), got {}",
+                    shown(ctx.heap, ctx.syms, e)
+                ),
             ));
         };
         let key = as_name(ctx.heap, ctx.syms, k).unwrap_or_default();
@@ -712,7 +780,10 @@ fn update(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
                 _ => as_string(ctx.heap, v).map(Some).ok_or_else(|| {
                     ArbError::argument(
                         a.who,
-                        format!("{what} must be a string or #f, got {}", shown(ctx.heap, ctx.syms, v)),
+                        format!(
+                            "{what} must be a string or #f, got {}",
+                            shown(ctx.heap, ctx.syms, v)
+                        ),
                     )
                 }),
             }
@@ -789,7 +860,11 @@ fn delete(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
             "has-dependents",
             format!(
                 "arb:delete: s-expression {node_id} is used by {}; delete or update them first",
-                users.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+                users
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         )
         .with("s-expression-id", Extra::Id(node_id))
@@ -835,7 +910,10 @@ fn token_arg(ctx: &KCtx, a: &Args) -> Result<usize, ArbError> {
     if depth == 0 || token != depth {
         return Err(ArbError::new(
             "no-transaction",
-            format!("{}: transaction {token} is not the innermost open one", a.who),
+            format!(
+                "{}: transaction {token} is not the innermost open one",
+                a.who
+            ),
         ));
     }
     Ok(token)
@@ -857,7 +935,10 @@ fn tx_commit(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
         Some(v) => id(ctx.heap, v),
         None => Value::Bool(false),
     };
-    Ok(alist(ctx.heap, &[("result", a.get(1)), ("new-version-id", v)]))
+    Ok(alist(
+        ctx.heap,
+        &[("result", a.get(1)), ("new-version-id", v)],
+    ))
 }
 
 /// `(%arb:tx-abort TOKEN INDEX ERROR)`: abandons the innermost transaction
@@ -869,8 +950,7 @@ fn tx_abort(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     token_arg(ctx, &a)?;
     ctx.k.abort_transaction();
     let error = a.get(2);
-    let kind = alist_get(ctx.heap, error, "error")
-        .unwrap_or_else(|| Value::Bool(false));
+    let kind = alist_get(ctx.heap, error, "error").unwrap_or(Value::Bool(false));
     let kind = if matches!(kind, Value::Bool(false)) {
         string(ctx.heap, "transaction-aborted")
     } else {

@@ -155,7 +155,8 @@ impl<'a> Args<'a> {
 
     pub fn id(&self, heap: &Heap, syms: &SymbolTable, i: usize) -> Result<u64, ArbError> {
         let v = self.get(i);
-        as_id(heap, v).ok_or_else(|| self.bad(heap, syms, "an id (a non-negative exact integer)", v))
+        as_id(heap, v)
+            .ok_or_else(|| self.bad(heap, syms, "an id (a non-negative exact integer)", v))
     }
 
     pub fn opt_id(

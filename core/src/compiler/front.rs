@@ -1536,7 +1536,10 @@ impl<'a> Front<'a> {
             return err("arb:ref needs a body after its bindings", pos);
         }
         let Some(bs) = bindings.as_list() else {
-            return err("arb:ref: bindings must be a list of (name id)", bindings.pos());
+            return err(
+                "arb:ref: bindings must be a list of (name id)",
+                bindings.pos(),
+            );
         };
         let scope = Scope::new(env.clone());
         for b in bs {

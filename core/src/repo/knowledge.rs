@@ -325,10 +325,13 @@ impl Knowledge {
             return Err(ForestError::NoTransaction);
         };
         let applied = t.applied;
-        match self.forest.commit_pending(t.pending, description, timestamp) {
+        match self
+            .forest
+            .commit_pending(t.pending, description, timestamp)
+        {
             Ok(committed) => {
                 // The indexes followed every operation already.
-                self.indexes.semantic.settle();
+                let _ = self.indexes.semantic.settle();
                 self.generation += 1;
                 Ok(Some(committed.version))
             }
@@ -352,10 +355,7 @@ impl Knowledge {
                 t.pending = pending;
                 t.applied.split_off(mark)
             }
-            None => {
-                let t = self.tx.take().map(|t| t.applied).unwrap_or_default();
-                t
-            }
+            None => self.tx.take().map(|t| t.applied).unwrap_or_default(),
         };
         self.undo_index_changes(undo);
         true
@@ -377,7 +377,7 @@ impl Knowledge {
                 IndexChange::Deleted(old) => self.indexes.apply_deferred(None, Some(old)),
             }
         }
-        self.indexes.semantic.settle();
+        let _ = self.indexes.semantic.settle();
         self.bump(ids);
     }
 

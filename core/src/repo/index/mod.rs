@@ -124,7 +124,7 @@ impl Indexes {
             self.dependencies.apply(old, new);
             self.semantic.apply_deferred(old, new);
         }
-        self.semantic.settle();
+        let _ = self.semantic.settle();
     }
 
     /// `apply_all` over owned pairs, the shape the forest produces.
@@ -147,7 +147,7 @@ impl Indexes {
             self.dependencies.insert(node);
             self.semantic.apply_deferred(None, Some(node));
         }
-        self.semantic.settle();
+        let _ = self.semantic.settle();
     }
 }
 

@@ -327,14 +327,14 @@ impl SemanticIndex {
         Ok(Some(v.into()))
     }
 
-    /// Reorganise after changes (see the module documentation).
     /// The cheap part of `maintain`, for commits, switches and loads: a
     /// graph that the index outgrew (more than half dead) or that it no
     /// longer needs is dropped and its members go back to the pending set.
     /// Building and extending the graph waits for the next search that
     /// calls `maintain`: a bulk load or an import does not pay for a graph
     /// until someone searches by meaning (until then searches are exact).
-    pub fn settle(&mut self) {
+    /// Returns whether the index is large enough to want a graph.
+    pub fn settle(&mut self) -> bool {
         let n = self.entries.len();
         let keep_graph = match &self.graph {
             None => n >= self.config.exact_threshold,
@@ -348,37 +348,14 @@ impl SemanticIndex {
                 }
             }
         }
+        keep_graph
     }
 
-    /// Whether `maintain` has graph work to do.
-    pub fn needs_maintenance(&self) -> bool {
-        let n = self.entries.len();
-        match &self.graph {
-            None => n >= self.config.exact_threshold,
-            Some(g) => {
-                g.dead * 2 > g.len()
-                    || n < self.config.exact_threshold / 2
-                    || self.pending.len() >= self.config.side_set_max
-            }
-        }
-    }
-
-    /// Settles, then builds the graph or inserts the pending entries into
-    /// it when they have reached `side_set_max`.
+    /// Reorganise after changes (see the module documentation): settles,
+    /// then builds the graph, or inserts the pending entries into it once
+    /// they have reached `side_set_max`.
     pub fn maintain(&mut self) {
-        let n = self.entries.len();
-        let keep_graph = match &self.graph {
-            None => n >= self.config.exact_threshold,
-            Some(_) => n >= self.config.exact_threshold / 2,
-        };
-        let stale = self.graph.as_ref().is_some_and(|g| g.dead * 2 > g.len());
-        if (!keep_graph || stale) && self.graph.take().is_some() {
-            for (id, e) in self.entries.iter_mut() {
-                if e.slot.take().is_some() {
-                    self.pending.insert(*id, e.vec.clone());
-                }
-            }
-        }
+        let keep_graph = self.settle();
         if !keep_graph {
             return;
         }

@@ -47,7 +47,10 @@ fn builtins_are_searchable_and_switch_keeps_indexes_in_step() {
         .symbols
         .search("quick*", SymbolMode::Wildcard, 10)
         .expect("search");
-    assert_eq!(found.iter().map(|h| h.id).collect::<Vec<_>>(), vec![done.id]);
+    assert_eq!(
+        found.iter().map(|h| h.id).collect::<Vec<_>>(),
+        vec![done.id]
+    );
     k.switch(root, "back to the root", ts(2)).expect("switch");
     assert!(k
         .indexes
@@ -91,7 +94,10 @@ fn a_transaction_sees_its_own_changes_in_the_indexes() {
     // Nothing is a version yet.
     assert_eq!(k.forest.versions().count(), before);
     assert!(k.forest.get(k.current(), a.id).unwrap().is_none());
-    let v = k.commit_transaction("add", ts(2)).unwrap().expect("version");
+    let v = k
+        .commit_transaction("add", ts(2))
+        .unwrap()
+        .expect("version");
     assert_eq!(k.current(), v);
     assert_eq!(k.forest.versions().count(), before + 1);
     assert!(k.forest.get(v, a.id).unwrap().is_some());
@@ -102,10 +108,7 @@ fn switching_inside_a_transaction_is_refused() {
     let mut k = Knowledge::new(ts(0));
     k.create(node("a", "a"), &describe, ts(1)).unwrap();
     k.begin();
-    assert_eq!(
-        k.switch(1, "x", ts(2)),
-        Err(ForestError::TransactionOpen)
-    );
+    assert_eq!(k.switch(1, "x", ts(2)), Err(ForestError::TransactionOpen));
     k.abort_all();
     assert_eq!(k.depth(), 0);
     k.switch(1, "x", ts(2)).unwrap();
@@ -137,7 +140,13 @@ impl Rng {
 }
 
 const NAMES: &[&str] = &["sort", "qsort", "quick", "fact", "fold", "map", "排序"];
-const DESCS: &[&str] = &["快速排序实现", "归并排序算法", "计算阶乘", "sort a list", "fold"];
+const DESCS: &[&str] = &[
+    "快速排序实现",
+    "归并排序算法",
+    "计算阶乘",
+    "sort a list",
+    "fold",
+];
 
 fn random_node(r: &mut Rng, ids: &[NodeId]) -> Node {
     let dependencies = (0..r.below(3))
@@ -203,7 +212,10 @@ fn assert_indexes_match_working_state(k: &Knowledge) {
     let mut fresh = Indexes::new();
     fresh.rebuild(k.working_nodes());
     assert_eq!(k.indexes.symbols, fresh.symbols, "symbol index");
-    assert_eq!(k.indexes.dependencies, fresh.dependencies, "dependency index");
+    assert_eq!(
+        k.indexes.dependencies, fresh.dependencies,
+        "dependency index"
+    );
     let entries = |ix: &Indexes| {
         let mut v: Vec<_> = ix
             .semantic
@@ -265,8 +277,7 @@ fn run_history(seed: u64, steps: usize) {
                 let _ = random_op(r, &mut k, clock);
                 if r.chance(20) {
                     let inner_before = k.indexes.symbols.clone();
-                    let inner_nodes: Model =
-                        k.working_nodes().map(|n| (n.id, n.clone())).collect();
+                    let inner_nodes: Model = k.working_nodes().map(|n| (n.id, n.clone())).collect();
                     k.begin();
                     for _ in 0..r.below(4) {
                         let _ = random_op(r, &mut k, clock);
@@ -322,7 +333,11 @@ fn run_history(seed: u64, steps: usize) {
         if let Some(p) = info.parent {
             let mut back = content(&k, v);
             replay(&mut back, &info.reverse);
-            assert_eq!(back, content(&k, p), "reverse delta of {v} is not its parent");
+            assert_eq!(
+                back,
+                content(&k, p),
+                "reverse delta of {v} is not its parent"
+            );
         }
     }
 }
