@@ -327,7 +327,7 @@ impl Knowledge {
         let applied = t.applied;
         match self
             .forest
-            .commit_pending(t.pending, description, timestamp)
+            .commit_pending_quiet(t.pending, description, timestamp)
         {
             Ok(committed) => {
                 // The indexes followed every operation already.

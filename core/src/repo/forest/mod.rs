@@ -581,6 +581,28 @@ impl VersionForest {
         description: &str,
         timestamp: Timestamp,
     ) -> Result<Committed, ForestError> {
+        self.commit_pending_with(pending, description, timestamp, true)
+    }
+
+    /// As `commit_pending`, for a caller that followed every operation
+    /// already (a transaction whose indexes kept up): the difference to
+    /// the parent is not computed, and `changes` is empty.
+    pub fn commit_pending_quiet(
+        &mut self,
+        pending: Pending,
+        description: &str,
+        timestamp: Timestamp,
+    ) -> Result<Committed, ForestError> {
+        self.commit_pending_with(pending, description, timestamp, false)
+    }
+
+    fn commit_pending_with(
+        &mut self,
+        pending: Pending,
+        description: &str,
+        timestamp: Timestamp,
+        want_changes: bool,
+    ) -> Result<Committed, ForestError> {
         if pending.base != self.current {
             return Err(ForestError::StaleTransaction {
                 base: pending.base,
@@ -601,7 +623,11 @@ impl VersionForest {
         hamt::seal(&mut root);
         reverse.reverse();
         let parent_root = &self.version(parent)?.root;
-        let changes = hamt::diff(parent_root, &root);
+        let changes = if want_changes {
+            hamt::diff(parent_root, &root)
+        } else {
+            Vec::new()
+        };
         let record = VersionRecord {
             id,
             parent: Some(parent),
