@@ -41,8 +41,9 @@ pub struct Links {
     loaded: BTreeMap<NodeId, u32>,
     /// Nodes whose load started in this evaluation and has not finished.
     loading: BTreeSet<NodeId>,
-    /// Plain names (by global) resolved at `generation`.
-    names: BTreeMap<u32, NodeId>,
+    /// Plain names (by global) resolved at `generation`: the node, and the
+    /// global that holds its value.
+    names: BTreeMap<u32, (NodeId, u32)>,
     generation: u64,
 }
 
@@ -117,6 +118,10 @@ impl Vm {
     /// The knowledge behind the unbound global `g`, if any.
     pub(crate) fn resolve_unbound(&mut self, g: u32) -> Resolution {
         self.sync_knowledge();
+        // The hot path: a name already resolved in this generation.
+        if let Some(&(id, vg)) = self.links.names.get(&g) {
+            return self.node_value(id, vg);
+        }
         let name = self.syms.name(self.globals.names[g as usize]).to_string();
         if let Some(id) = parse_node_global(&name) {
             let exists = self.knowledge().get(id).is_some();
@@ -131,39 +136,36 @@ impl Vm {
                 self.plan_load(id)
             };
         }
-        let id = match self.links.names.get(&g) {
-            Some(&id) => id,
-            None => {
-                let k = self.knowledge();
-                let hits = match k.indexes.symbols.search(&name, SymbolMode::Exact, 6) {
-                    Ok(h) => h,
-                    Err(_) => return Resolution::Unbound,
-                };
-                match hits.as_slice() {
-                    [] => return Resolution::Unbound,
-                    [one] => {
-                        let id = one.id;
-                        self.links.names.insert(g, id);
-                        id
-                    }
-                    many => {
-                        let ids: Vec<String> = many.iter().map(|h| h.id.to_string()).collect();
-                        return Resolution::Fault(Fault::Error(
-                            format!(
-                                "{name}: several stored s-expressions have this name ({}{}); choose one with (arb:ref (({name} ID)) ...)",
-                                ids.join(", "),
-                                if many.len() > 5 { ", ..." } else { "" }
-                            ),
-                            vec![],
-                        ));
-                    }
-                }
+        let k = self.knowledge();
+        let hits = match k.indexes.symbols.search(&name, SymbolMode::Exact, 6) {
+            Ok(h) => h,
+            Err(_) => return Resolution::Unbound,
+        };
+        let id = match hits.as_slice() {
+            [] => return Resolution::Unbound,
+            [one] => one.id,
+            many => {
+                let ids: Vec<String> = many.iter().map(|h| h.id.to_string()).collect();
+                return Resolution::Fault(Fault::Error(
+                    format!(
+                        "{name}: several stored s-expressions have this name ({}{}); choose one with (arb:ref (({name} ID)) ...)",
+                        ids.join(", "),
+                        if many.len() > 5 { ", ..." } else { "" }
+                    ),
+                    vec![],
+                ));
             }
         };
         let vg = {
             let s = self.syms.intern(&node_global_name(id));
             self.globals.index(s)
         };
+        self.links.names.insert(g, (id, vg));
+        self.node_value(id, vg)
+    }
+
+    /// The value of node `id`, held in global `vg` once loaded.
+    fn node_value(&mut self, id: NodeId, vg: u32) -> Resolution {
         match self.globals.values[vg as usize] {
             Value::Undefined if self.links.loading.contains(&id) => {
                 Resolution::Fault(loading_fault(id))

@@ -260,13 +260,6 @@ fn switch_version(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     a.arity(1, 1)?;
     need(ctx, a.who)?;
     let v = a.id(ctx.heap, ctx.syms, 0)?;
-    if !ctx.k.forest.contains_version(v) {
-        return Err(ArbError::new(
-            "version-not-found",
-            format!("arb:switch-version: version {v} does not exist"),
-        )
-        .with("version-id", Extra::Id(v)));
-    }
     let from = ctx.k.current();
     let ts = ctx.timestamp();
     ctx.k
@@ -839,11 +832,7 @@ fn delete(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
         return Err(forest_error(a.who, ForestError::ReservedId(node_id)));
     }
     if ctx.k.get(node_id).is_none() {
-        return Err(ArbError::new(
-            "s-expression-not-found",
-            format!("arb:delete: no s-expression with id {node_id}"),
-        )
-        .with("s-expression-id", Extra::Id(node_id)));
+        return Err(node_not_found(a.who, node_id));
     }
     // Deleting what others use would leave them broken: they go first.
     let mut users: Vec<NodeId> = ctx

@@ -168,10 +168,7 @@ impl Knowledge {
     pub fn working_nodes(&self) -> Nodes<'_> {
         match &self.tx {
             Some(t) => t.pending.nodes(),
-            None => self
-                .forest
-                .nodes(self.forest.current())
-                .unwrap_or_else(|_| unreachable!("the current version exists")),
+            None => self.forest.current_nodes(),
         }
     }
 

@@ -73,7 +73,10 @@ pub fn describe(value: &JsValue) -> String {
     } else if Array::is_array(value) {
         "an array".into()
     } else {
-        format!("a value of type {}", value.js_typeof().as_string().unwrap_or_default())
+        format!(
+            "a value of type {}",
+            value.js_typeof().as_string().unwrap_or_default()
+        )
     }
 }
 

@@ -99,6 +99,15 @@ impl Tree {
         }))
     }
 
+    /// A shared empty tree, for readers that need one to point at.
+    pub(crate) const EMPTY: Tree = Tree::Branch(Branch {
+        bitmap: 0,
+        children: Vec::new(),
+        len: 0,
+        hash: None,
+        saved: AtomicBool::new(false),
+    });
+
     pub(crate) fn empty() -> Arc<Tree> {
         Arc::new(Tree::Branch(Branch {
             bitmap: 0,

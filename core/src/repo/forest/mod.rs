@@ -502,6 +502,12 @@ impl VersionForest {
         Ok(Nodes::new(&self.version(version)?.root))
     }
 
+    /// Every node of the current version (which always exists).
+    pub fn current_nodes(&self) -> Nodes<'_> {
+        static EMPTY: Tree = Tree::EMPTY;
+        Nodes::new(self.versions.get(&self.current).map_or(&EMPTY, |v| &v.root))
+    }
+
     pub fn node_count(&self, version: VersionId) -> Result<u64, ForestError> {
         Ok(self.version(version)?.root.len())
     }

@@ -430,23 +430,27 @@ impl SemanticIndex {
         let mut hits: Vec<(f32, NodeId)> = Vec::new();
         let mut exact = true;
         if let Some(g) = &self.graph {
+            // The pending set is scanned once; only the graph's part is
+            // asked again with more candidates.
+            let mut pending_hits: Vec<(f32, NodeId)> = Vec::new();
+            let mut pending_matched = 0;
+            for (&id, vec) in &self.pending {
+                if query.kind.is_some() && !self.entries.get(&id).is_some_and(wanted) {
+                    continue;
+                }
+                pending_matched += 1;
+                let s = score(vec);
+                if keep(s) {
+                    pending_hits.push((s, id));
+                }
+            }
             let code = Code::new(q);
             let mut ef = self.config.ef_search.max(query.top_k.saturating_mul(2));
             // Candidates enough to be a quarter of the graph: a scan costs
             // about as much, and is exact.
             while ef.saturating_mul(4) <= g.live() {
-                hits.clear();
-                let mut matched = 0;
-                for (&id, vec) in &self.pending {
-                    if query.kind.is_some() && !self.entries.get(&id).is_some_and(wanted) {
-                        continue;
-                    }
-                    matched += 1;
-                    let s = score(vec);
-                    if keep(s) {
-                        hits.push((s, id));
-                    }
-                }
+                hits.clone_from(&pending_hits);
+                let mut matched = pending_matched;
                 for slot in g.search(&code, ef) {
                     let Some((id, vec)) = g.member(slot) else {
                         continue;
