@@ -245,10 +245,7 @@ fn recall(semantic: &SemanticIndex, texts: &[String]) -> f64 {
     for t in texts {
         let q = semantic.embed_query(t).ok().flatten();
         let Some(q) = q else { continue };
-        let mut exact: Vec<f32> = semantic
-            .entries()
-            .map(|(_, v, _)| v.iter().zip(q.iter()).map(|(a, b)| a * b).sum::<f32>())
-            .collect();
+        let mut exact: Vec<f32> = semantic.entries().map(|(_, v, _)| v.dot(&q)).collect();
         exact.sort_by(|a, b| b.total_cmp(a));
         let got = semantic.search(t, &top10).unwrap_or_default();
         for &s in exact.iter().take(10).filter(|s| **s > 0.0) {

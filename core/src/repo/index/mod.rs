@@ -8,6 +8,8 @@
 //!   similarity; exact below a size threshold, an HNSW graph above it
 //!   (built or extended by the first search that needs it).
 //! - `embed`: the `Embedder` trait and the built-in model-free embedder.
+//! - `vector`: an embedding as the semantic index stores it (sparse when
+//!   mostly zero).
 //!
 //! The version forest reports every change of the current version (commit
 //! or switch) as `(old, new)` pairs of nodes: `(None, Some(n))` inserts,
@@ -21,6 +23,7 @@ pub mod deps;
 pub mod embed;
 pub mod semantic;
 pub mod symbol;
+pub mod vector;
 
 use std::fmt;
 
@@ -28,6 +31,7 @@ pub use deps::DependencyIndex;
 pub use embed::{Embedder, HashingEmbedder};
 pub use semantic::{SemanticConfig, SemanticHit, SemanticIndex, SemanticQuery};
 pub use symbol::{SymbolHit, SymbolIndex, SymbolMode};
+pub use vector::StoredVector;
 
 use super::node::Node;
 
@@ -222,12 +226,12 @@ mod tests {
         let ea: Vec<_> = a
             .semantic
             .entries()
-            .map(|(i, v, k)| (i, v.to_vec(), k))
+            .map(|(i, v, k)| (i, v.to_dense(), k))
             .collect();
         let eb: Vec<_> = b
             .semantic
             .entries()
-            .map(|(i, v, k)| (i, v.to_vec(), k))
+            .map(|(i, v, k)| (i, v.to_dense(), k))
             .collect();
         assert_eq!(ea, eb);
     }

@@ -46,6 +46,7 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use std::sync::Arc;
 
 use super::embed::{normalize, Embedder};
+use super::vector::StoredVector;
 use super::IndexError;
 use crate::repo::node::{Node, NodeId};
 
@@ -135,7 +136,7 @@ pub struct SemanticStats {
 }
 
 struct Entry {
-    vec: Arc<[f32]>,
+    vec: Arc<StoredVector>,
     kind: Option<Arc<str>>,
     /// Hash of the description, so a change that keeps it re-embeds nothing.
     text: u64,
@@ -149,7 +150,7 @@ pub struct SemanticIndex {
     entries: BTreeMap<NodeId, Entry>,
     /// The entries not in the graph, with their vectors (a scan of them
     /// looks nothing up).
-    pending: BTreeMap<NodeId, Arc<[f32]>>,
+    pending: BTreeMap<NodeId, Arc<StoredVector>>,
     graph: Option<Graph>,
     /// Interned type names: many nodes share a few types.
     kinds: BTreeSet<Arc<str>>,
@@ -210,10 +211,10 @@ impl SemanticIndex {
     }
 
     /// Every indexed node: id, normalised vector, type; by ascending id.
-    pub fn entries(&self) -> impl Iterator<Item = (NodeId, &[f32], Option<&str>)> + '_ {
+    pub fn entries(&self) -> impl Iterator<Item = (NodeId, &StoredVector, Option<&str>)> + '_ {
         self.entries
             .iter()
-            .map(|(id, e)| (*id, &e.vec[..], e.kind.as_deref()))
+            .map(|(id, e)| (*id, &*e.vec, e.kind.as_deref()))
     }
 
     /// Index `node` (or drop it, if it has no usable description).
@@ -260,7 +261,7 @@ impl SemanticIndex {
             }
         }
         let vec = match self.prepare(self.embedder.embed(text)) {
-            Ok(Some(v)) => v,
+            Ok(Some(v)) => Arc::new(StoredVector::new(&v)),
             Ok(None) => {
                 // No features (e.g. only punctuation): nothing to find it by.
                 self.remove_deferred(node.id);
@@ -272,17 +273,19 @@ impl SemanticIndex {
                 return;
             }
         };
-        self.remove_deferred(node.id);
-        self.pending.insert(node.id, vec.clone());
-        self.entries.insert(
-            node.id,
-            Entry {
-                vec,
-                kind,
-                text: hash,
-                slot: None,
-            },
-        );
+        let entry = Entry {
+            vec: vec.clone(),
+            kind,
+            text: hash,
+            slot: None,
+        };
+        // One search of each map (this runs for every node stored).
+        if let Some(old) = self.entries.insert(node.id, entry) {
+            if let (Some(slot), Some(g)) = (old.slot, &mut self.graph) {
+                g.kill(slot);
+            }
+        }
+        self.pending.insert(node.id, vec);
     }
 
     fn remove_deferred(&mut self, id: NodeId) {
@@ -307,7 +310,7 @@ impl SemanticIndex {
     }
 
     /// Checks and normalises an embedding; `None` for the zero vector.
-    fn prepare(&self, mut v: Vec<f32>) -> Result<Option<Arc<[f32]>>, IndexError> {
+    fn prepare(&self, mut v: Vec<f32>) -> Result<Option<Vec<f32>>, IndexError> {
         let dim = self.embedder.dim();
         if v.len() != dim {
             return Err(IndexError::BadEmbedding(format!(
@@ -315,16 +318,17 @@ impl SemanticIndex {
                 v.len()
             )));
         }
-        if v.iter().any(|x| !x.is_finite()) {
+        // Without early exits, so that the loops vectorise.
+        if !v.iter().fold(true, |ok, x| ok & x.is_finite()) {
             return Err(IndexError::BadEmbedding(
                 "the embedder returned a non-finite component".into(),
             ));
         }
         normalize(&mut v);
-        if v.iter().all(|&x| x == 0.0) {
+        if v.iter().fold(true, |zero, &x| zero & (x == 0.0)) {
             return Ok(None);
         }
-        Ok(Some(v.into()))
+        Ok(Some(v))
     }
 
     /// The cheap part of `maintain`, for commits, switches and loads: a
@@ -383,7 +387,7 @@ impl SemanticIndex {
 
     /// The embedding of a query text, normalised; `None` if it has no
     /// features (it then matches nothing).
-    pub fn embed_query(&self, text: &str) -> Result<Option<Arc<[f32]>>, IndexError> {
+    pub fn embed_query(&self, text: &str) -> Result<Option<Vec<f32>>, IndexError> {
         self.prepare(self.embedder.embed(text))
     }
 
@@ -425,7 +429,7 @@ impl SemanticIndex {
             None => true,
             Some(k) => e.kind.as_deref() == Some(k),
         };
-        let score = |v: &[f32]| dot(q, v).clamp(0.0, 1.0);
+        let score = |v: &StoredVector| v.dot(q).clamp(0.0, 1.0);
         let keep = |s: f32| s > 0.0 && s >= threshold;
         let mut hits: Vec<(f32, NodeId)> = Vec::new();
         let mut exact = true;
@@ -494,24 +498,6 @@ impl SemanticIndex {
             .map(|(score, id)| SemanticHit { id, score })
             .collect()
     }
-}
-
-/// Dot product in eight independent lanes, which the compiler vectorises.
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0.0f32; 8];
-    let ca = a.chunks_exact(8);
-    let cb = b.chunks_exact(8);
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for i in 0..8 {
-            acc[i] += x[i] * y[i];
-        }
-    }
-    let mut sum: f32 = acc.iter().sum();
-    for (x, y) in ra.iter().zip(rb) {
-        sum += x * y;
-    }
-    sum
 }
 
 /// Dot product of two 8-bit codes. Blocks of at most 2^16 components
@@ -687,7 +673,9 @@ struct Graph {
     upper_at: Vec<u32>,
     uppers: Vec<Vec<u32>>,
     ids: Vec<NodeId>,
-    vecs: Vec<Arc<[f32]>>,
+    vecs: Vec<Arc<StoredVector>>,
+    /// A member's dense vector while it is being coded (reused).
+    scratch: Vec<f32>,
     is_dead: Vec<bool>,
     dead: usize,
     /// The entry point (a member of the top layer) and the top layer.
@@ -716,6 +704,7 @@ impl Graph {
             uppers: Vec::new(),
             ids: Vec::new(),
             vecs: Vec::new(),
+            scratch: Vec::new(),
             is_dead: Vec::new(),
             dead: 0,
             entry: None,
@@ -732,12 +721,12 @@ impl Graph {
     }
 
     /// A live member's id and vector.
-    fn member(&self, slot: u32) -> Option<(NodeId, &[f32])> {
+    fn member(&self, slot: u32) -> Option<(NodeId, &StoredVector)> {
         let i = slot as usize;
         if *self.is_dead.get(i)? {
             return None;
         }
-        Some((*self.ids.get(i)?, self.vecs.get(i)?))
+        Some((*self.ids.get(i)?, &**self.vecs.get(i)?))
     }
 
     fn kill(&mut self, slot: u32) {
@@ -820,11 +809,13 @@ impl Graph {
     }
 
     /// Adds a member; its slot, or `None` if the graph is full.
-    fn insert(&mut self, id: NodeId, vec: Arc<[f32]>) -> Option<u32> {
+    fn insert(&mut self, id: NodeId, vec: Arc<StoredVector>) -> Option<u32> {
         let slot = u32::try_from(self.len()).ok().filter(|&s| s < u32::MAX)?;
         let start = self.codes.len();
         self.codes.resize(start + self.dim, 0);
-        let scale = quantise(&vec, &mut self.codes[start..]);
+        self.scratch.resize(self.dim, 0.0);
+        vec.write_dense(&mut self.scratch);
+        let scale = quantise(&self.scratch, &mut self.codes[start..]);
         self.scales.push(scale);
         self.base.resize(self.base.len() + 2 * self.links + 1, 0);
         let level = self.random_level();
@@ -1029,6 +1020,7 @@ impl Graph {
 mod tests {
     use super::*;
     use crate::repo::index::embed::HashingEmbedder;
+    use crate::repo::index::vector::dot;
 
     fn node(id: NodeId, desc: &str, kind: Option<&str>) -> Node {
         Node {
@@ -1327,10 +1319,10 @@ mod tests {
                 fresh.apply_deferred(None, Some(n));
             }
             fresh.maintain();
-            let a: Vec<_> = ix.entries().map(|(i, v, k)| (i, v.to_vec(), k)).collect();
+            let a: Vec<_> = ix.entries().map(|(i, v, k)| (i, v.to_dense(), k)).collect();
             let b: Vec<_> = fresh
                 .entries()
-                .map(|(i, v, k)| (i, v.to_vec(), k))
+                .map(|(i, v, k)| (i, v.to_dense(), k))
                 .collect();
             assert_eq!(a, b);
         }

@@ -220,7 +220,7 @@ fn assert_indexes_match_working_state(k: &Knowledge) {
         let mut v: Vec<_> = ix
             .semantic
             .entries()
-            .map(|(i, v, t)| (i, v.to_vec(), t.map(str::to_string)))
+            .map(|(i, v, t)| (i, v.to_dense(), t.map(str::to_string)))
             .collect();
         v.sort_by_key(|e| e.0);
         v
