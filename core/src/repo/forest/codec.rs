@@ -11,8 +11,14 @@ use super::{Hash, Op, ReflogKind, Timestamp};
 use crate::repo::forest::NodeChanges;
 use crate::repo::node::{Node, NodeId, VersionId};
 
-/// Bumped whenever an encoding changes.
+/// Bumped whenever a blob's encoding changes.
 pub(crate) const FORMAT_VERSION: u8 = 1;
+
+/// The refs record's version, which also names how the tries place their
+/// keys: 1, by a hash of the id (`hamt::route_v1`); 2, by the id's bits
+/// (`hamt::route`). Blobs are encoded alike in both; a version 1 store is
+/// read and laid out again on import.
+pub(crate) const REFS_VERSION: u8 = 2;
 
 pub(crate) const TAG_LEAF: u8 = 1;
 pub(crate) const TAG_BRANCH: u8 = 2;
@@ -609,6 +615,8 @@ pub(crate) fn decode_tree(bytes: &[u8]) -> R<TreeBlob> {
 /// The refs record: the small mutable part of a store.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Refs {
+    /// `REFS_VERSION` when written; 1 or 2 when read.
+    pub(crate) version: u8,
     pub(crate) current: VersionId,
     pub(crate) next_version: VersionId,
     pub(crate) next_node_id: NodeId,
@@ -616,7 +624,7 @@ pub(crate) struct Refs {
     pub(crate) reflog_head: Hash,
 }
 
-/// Layout: magic (8), format version (1), payload length (u32 LE), payload,
+/// Layout: magic (8), refs version (1), payload length (u32 LE), payload,
 /// BLAKE3 of everything before (32).
 pub(crate) fn encode_refs(r: &Refs) -> Vec<u8> {
     let mut w = Writer { buf: Vec::new() };
@@ -628,7 +636,7 @@ pub(crate) fn encode_refs(r: &Refs) -> Vec<u8> {
     let payload = w.buf;
     let mut out = Vec::with_capacity(payload.len() + 45);
     out.extend_from_slice(REFS_MAGIC);
-    out.push(FORMAT_VERSION);
+    out.push(r.version);
     out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
     out.extend_from_slice(&payload);
     let sum = hash_bytes(&out);
@@ -645,11 +653,11 @@ pub(crate) fn decode_refs(bytes: &[u8]) -> R<Refs> {
             what: "not an Arbores refs record (bad magic)".into(),
         });
     }
-    let v = r.byte("format version")?;
-    if v != FORMAT_VERSION {
+    let v = r.byte("refs version")?;
+    if !(1..=REFS_VERSION).contains(&v) {
         return Err(DecodeError {
             offset: 8,
-            what: format!("unsupported format version {v}"),
+            what: format!("unsupported refs version {v} (this build reads 1 to {REFS_VERSION})"),
         });
     }
     let len = r.take(4, "payload length")?;
@@ -672,6 +680,7 @@ pub(crate) fn decode_refs(bytes: &[u8]) -> R<Refs> {
     };
     let refs = (|| {
         let refs = Refs {
+            version: v,
             current: p.uint("current version")?,
             next_version: p.uint("next version id")?,
             next_node_id: p.uint("next node id")?,

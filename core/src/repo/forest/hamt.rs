@@ -1,14 +1,22 @@
 //! The persistent map `NodeId → Node` behind every version: a hash array
 //! mapped trie whose trees are content-addressed.
 //!
-//! Shape. A key's position is given by `mix(id)`, a bijection on `u64`, read
-//! five bits per level from the least significant end (level 0 to 12; the last
-//! level has four bits). Because `mix` is a bijection, two distinct ids differ
-//! in some level's slot, so no collision buckets are needed. A subtree holding
-//! exactly one key is always that key's leaf, and a branch other than the root
-//! always holds at least two keys. The shape is therefore a function of the
-//! key set alone, and the root hash a function of the content alone: equal
-//! maps have equal roots, however they were built.
+//! Shape. A key's position is given by `route(id)`, a bijection on `u64`
+//! read five bits per level from its least significant end (level 0 to 12;
+//! the last level has four bits). The route holds the id's low 25 bits
+//! first, most significant first, then the rest: ids made one after another
+//! (the forest hands them out in sequence) share their path down to level
+//! 4, so a bulk insert keeps editing the same few branches, which stay in
+//! the cache, and below 2^25 (33 million) ids every node sits within five
+//! levels. Because `route` is a bijection, two distinct ids differ in some
+//! level's slot, so no collision buckets are needed. A subtree holding
+//! exactly one key is always that key's leaf, and a branch other than the
+//! root always holds at least two keys. The shape is therefore a function
+//! of the key set alone, and the root hash a function of the content alone:
+//! equal maps have equal roots, however they were built.
+//!
+//! Stores whose refs record has version 1 placed keys by `route_v1`, a hash
+//! of the id; they are read with it and laid out again (see `persist`).
 //!
 //! Sharing. Trees are `Arc`s. A change copies the branches on the path from
 //! the root to the key (`Arc::make_mut`), sharing every other subtree with the
@@ -30,16 +38,35 @@ use crate::repo::node::{Node, NodeId};
 /// The deepest level: `5 * 12 = 60`, so level 12 reads the top four bits.
 pub(crate) const MAX_LEVEL: u32 = 12;
 
-/// A bijection on u64 (the splitmix64 finaliser): spreads the mostly
-/// sequential ids evenly over the trie.
-pub(crate) fn mix(id: NodeId) -> u64 {
+/// Ids below this many bits are told apart within the first five levels.
+const LOW_BITS: u32 = 25;
+
+/// The route of an id: levels 0 to 4 read its bits 24..0 in five-bit
+/// groups, most significant first; levels 5 to 11 bits 63..29, level 12
+/// bits 28..25. Each group is moved to where level `l` reads it (bits
+/// `5l..5l+5` of the route).
+pub(crate) fn route(id: NodeId) -> u64 {
+    let low_levels = LOW_BITS / 5;
+    let mut r = 0u64;
+    for level in 0..low_levels {
+        r |= ((id >> (LOW_BITS - 5 - 5 * level)) & 31) << (5 * level);
+    }
+    for level in low_levels..MAX_LEVEL {
+        r |= ((id >> (59 - 5 * (level - low_levels))) & 31) << (5 * level);
+    }
+    r | (((id >> LOW_BITS) & 15) << (5 * MAX_LEVEL))
+}
+
+/// The route of refs version 1: the splitmix64 finaliser, a bijection that
+/// spreads ids at random.
+pub(crate) fn route_v1(id: NodeId) -> u64 {
     let mut z = id;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
 }
 
-/// The slot of a mixed key at a level, 0..32.
+/// The slot of a route at a level, 0..32.
 pub(crate) fn slot(h: u64, level: u32) -> u32 {
     ((h >> (5 * level)) & 31) as u32
 }
@@ -149,7 +176,7 @@ impl Tree {
 }
 
 pub(crate) fn get(root: &Arc<Tree>, id: NodeId) -> Option<&Node> {
-    let h = mix(id);
+    let h = route(id);
     let mut tree: &Tree = root;
     let mut level = 0;
     loop {
@@ -184,7 +211,7 @@ pub(crate) fn insert(root: &mut Arc<Tree>, leaf: Arc<Tree>) -> Option<Node> {
         Tree::Branch(_) => return None,
     };
     let b = branch_mut(root)?;
-    insert_in(b, 0, mix(id), id, leaf)
+    insert_in(b, 0, route(id), id, leaf)
 }
 
 fn insert_in(b: &mut Branch, level: u32, h: u64, id: NodeId, leaf: Arc<Tree>) -> Option<Node> {
@@ -202,7 +229,7 @@ fn insert_in(b: &mut Branch, level: u32, h: u64, id: NodeId, leaf: Arc<Tree>) ->
         Tree::Leaf(existing) if existing.node.id == id => Some(existing.node.clone()),
         Tree::Leaf(existing) => {
             // Two keys now share this slot: push both one level down.
-            let other = mix(existing.node.id);
+            let other = route(existing.node.id);
             let other_id = existing.node.id;
             let old = child.clone();
             let mut sub = Tree::empty();
@@ -233,7 +260,7 @@ fn insert_in(b: &mut Branch, level: u32, h: u64, id: NodeId, leaf: Arc<Tree>) ->
 /// after `get` found it, so that no branch is copied for nothing.
 pub(crate) fn remove(root: &mut Arc<Tree>, id: NodeId) -> Option<Node> {
     let b = branch_mut(root)?;
-    remove_in(b, 0, mix(id), id)
+    remove_in(b, 0, route(id), id)
 }
 
 fn remove_in(b: &mut Branch, level: u32, h: u64, id: NodeId) -> Option<Node> {
@@ -431,4 +458,40 @@ fn diff_in<'a>(a: &'a Arc<Tree>, b: &'a Arc<Tree>, out: &mut Vec<Change<'a>>) {
 
 fn change<'a>(old: Option<&'a Node>, new: Option<&'a Node>) -> Change<'a> {
     (old.or(new).map_or(0, |n| n.id), old, new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_read_low_bits_first() {
+        // Levels 0 to 4: bits 24..0; 5 to 11: bits 63..29; 12: bits 28..25.
+        assert_eq!(slot(route(1 << 24), 0), 16);
+        assert_eq!(slot(route(1 << 20), 0), 1);
+        assert_eq!(slot(route(0b1_0000), 4), 16);
+        assert_eq!(slot(route(1 << 5), 3), 1);
+        assert_eq!(slot(route(0b1_1111), 4), 31);
+        assert_eq!(slot(route(1 << 63), 5), 16);
+        assert_eq!(slot(route(1 << 29), 11), 1);
+        assert_eq!(slot(route(0b1111 << 25), MAX_LEVEL), 15);
+        // Every bit of the id lands on a distinct bit of the route.
+        let mut seen = 0u64;
+        for b in 0..64 {
+            let r = route(1 << b);
+            assert_eq!(r.count_ones(), 1, "bit {b}");
+            assert_eq!(seen & r, 0, "bit {b}");
+            seen |= r;
+        }
+        assert_eq!(seen, u64::MAX);
+        // Consecutive ids share every level but the fifth.
+        for id in [256u64, 1 << 20, 12_345_678] {
+            let (a, b) = (route(id & !31), route(id | 31));
+            assert_eq!(a & mask4(), b & mask4());
+        }
+    }
+
+    fn mask4() -> u64 {
+        (1 << 20) - 1
+    }
 }

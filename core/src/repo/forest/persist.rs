@@ -22,8 +22,8 @@ use std::sync::Arc;
 
 use super::codec::{self, DecodeError, NameMap, NameSet, TreeBlob};
 use super::hamt::{self, Branch, Leaf, Tree, MAX_LEVEL};
-use super::{Hash, ReflogEntry, ReflogKind, Version, VersionForest, VersionRecord};
-use crate::repo::node::{is_reserved, NodeId, VersionId};
+use super::{Hash, Op, ReflogEntry, ReflogKind, Version, VersionForest, VersionRecord};
+use crate::repo::node::{is_reserved, Node, NodeId, VersionId};
 
 /// What an export yields: blobs to store under their names, and the refs
 /// record that replaces the previous one.
@@ -130,6 +130,7 @@ fn collect(
 impl VersionForest {
     fn refs_bytes(&self) -> Vec<u8> {
         codec::encode_refs(&codec::Refs {
+            version: codec::REFS_VERSION,
             current: self.current,
             next_version: self.next_version,
             next_node_id: self.next_node_id,
@@ -232,6 +233,8 @@ struct Loader<F> {
     max_user_id: Option<NodeId>,
     /// What is being loaded, for error messages.
     context: String,
+    /// Where the store's tries place a key (by refs version).
+    route: fn(NodeId) -> u64,
 }
 
 impl<F, B> Loader<F>
@@ -264,7 +267,7 @@ where
     fn tree(&mut self, h: Hash, level: u32, prefix: u64) -> Result<Arc<Tree>, ImportError> {
         if let Some((t, lv, px)) = self.memo.get(&h) {
             let ok = match &**t {
-                Tree::Leaf(l) => hamt::mix(l.node.id) & mask(level) == prefix,
+                Tree::Leaf(l) => (self.route)(l.node.id) & mask(level) == prefix,
                 Tree::Branch(_) => *lv == level && *px == prefix,
             };
             let t = t.clone();
@@ -276,7 +279,7 @@ where
         drop(bytes);
         let tree = match blob {
             TreeBlob::Leaf(node) => {
-                if hamt::mix(node.id) & mask(level) != prefix {
+                if (self.route)(node.id) & mask(level) != prefix {
                     return Err(self.misplaced(&h));
                 }
                 if !is_reserved(node.id) {
@@ -345,6 +348,11 @@ where
         memo: NameMap::default(),
         max_user_id: None,
         context: String::new(),
+        route: if refs.version == 1 {
+            hamt::route_v1
+        } else {
+            hamt::route
+        },
     };
 
     // The reflog, newest first, following each entry's link to the one
@@ -378,6 +386,8 @@ where
     let mut reflog = Vec::with_capacity(entries.len());
     let mut reflog_hashes = Vec::with_capacity(entries.len());
     let mut current: Option<VersionId> = None;
+    // Versions in the order they were made: parents first.
+    let mut made = Vec::new();
     for (i, (h, e)) in entries.into_iter().enumerate() {
         let what = |m: &str| inconsistent(format!("reflog entry {i} (version {}): {m}", e.version));
         if (i == 0) != (e.kind == ReflogKind::Init) {
@@ -410,6 +420,7 @@ where
                 if let Some(p) = r.parent.and_then(|p| versions.get_mut(&p)) {
                     p.children.push(e.version);
                 }
+                made.push(e.version);
                 let record = VersionRecord {
                     id: e.version,
                     parent: r.parent,
@@ -457,7 +468,7 @@ where
         ));
     }
     let saved_reflog = reflog.len();
-    Ok(VersionForest {
+    let mut forest = VersionForest {
         versions,
         current,
         next_version: refs.next_version,
@@ -465,5 +476,110 @@ where
         reflog,
         reflog_hashes,
         saved_reflog,
-    })
+    };
+    if refs.version == 1 {
+        relayout(&mut forest, &made, &ld.memo)?;
+    }
+    Ok(forest)
+}
+
+/// Lays the tries of a refs version 1 store out again by `hamt::route`.
+/// The root version is rebuilt from its nodes, every later version from
+/// its parent's new trie and its forward delta, so versions share subtrees
+/// as before; the deltas must agree with the stored tries (node counts
+/// every version, every node of the current one). Leaves are the loaded
+/// ones (their blobs do not change); the branches and reflog entries are
+/// new and unsaved, so the next export writes them with a version 2 refs
+/// record, and until then the version 1 store stays as it was.
+fn relayout(
+    forest: &mut VersionForest,
+    made: &[VersionId],
+    loaded: &NameMap<(Arc<Tree>, u32, u64)>,
+) -> Result<(), ImportError> {
+    let leaf = |node: Node| -> Arc<Tree> {
+        let fresh = Tree::leaf(node);
+        match fresh.hash().and_then(|h| loaded.get(&h)) {
+            Some((t, _, _)) if matches!(&**t, Tree::Leaf(_)) => t.clone(),
+            _ => fresh,
+        }
+    };
+    let mut new_roots: std::collections::BTreeMap<VersionId, Arc<Tree>> = Default::default();
+    for &v in made {
+        let what = |m: String| inconsistent(format!("laying out version {v} again: {m}"));
+        let version = forest
+            .versions
+            .get(&v)
+            .ok_or_else(|| what("it is missing".into()))?;
+        let mut root = match version.record.parent {
+            None => {
+                let mut root = Tree::empty();
+                let mut stack = vec![&version.root];
+                while let Some(t) = stack.pop() {
+                    match &**t {
+                        Tree::Leaf(_) => {
+                            hamt::insert(&mut root, t.clone());
+                        }
+                        Tree::Branch(b) => stack.extend(b.children.iter()),
+                    }
+                }
+                root
+            }
+            Some(p) => {
+                let mut root = new_roots
+                    .get(&p)
+                    .cloned()
+                    .ok_or_else(|| what(format!("its parent {p} comes later")))?;
+                for op in &version.record.forward {
+                    match op {
+                        Op::Create(n) => {
+                            hamt::insert(&mut root, leaf(n.clone()));
+                        }
+                        Op::Update { id, changes } => {
+                            let mut n = hamt::get(&root, *id).cloned().ok_or_else(|| {
+                                what(format!("the delta updates {id}, which is not there"))
+                            })?;
+                            changes.apply(&mut n);
+                            hamt::insert(&mut root, leaf(n));
+                        }
+                        Op::Delete(id) => {
+                            hamt::remove(&mut root, *id).ok_or_else(|| {
+                                what(format!("the delta deletes {id}, which is not there"))
+                            })?;
+                        }
+                    }
+                }
+                root
+            }
+        };
+        hamt::seal(&mut root);
+        if root.len() != version.record.node_count {
+            return Err(what(format!(
+                "its delta gives {} nodes, its trie holds {}",
+                root.len(),
+                version.record.node_count
+            )));
+        }
+        if v == forest.current {
+            for n in hamt::Nodes::new(&version.root) {
+                if hamt::get(&root, n.id) != Some(n) {
+                    return Err(what(format!("node {} differs from its delta", n.id)));
+                }
+            }
+        }
+        new_roots.insert(v, root);
+    }
+    for (v, root) in new_roots {
+        if let Some(version) = forest.versions.get_mut(&v) {
+            version.root = root;
+        }
+    }
+    // The entries name the new roots, and each names the one before it.
+    let mut prev = None;
+    for i in 0..forest.reflog.len() {
+        let h = codec::hash_bytes(&forest.entry_blob(&forest.reflog[i], prev));
+        forest.reflog_hashes[i] = h;
+        prev = Some(h);
+    }
+    forest.saved_reflog = 0;
+    Ok(())
 }
