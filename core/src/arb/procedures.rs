@@ -548,7 +548,11 @@ fn checked_code(
             "bytes",
         ));
     }
-    match reader::read_all(&code, syms) {
+    // Read into a table of its own: stored code is only checked here, and
+    // interning its names in the session's table would keep every name of
+    // every node stored alive (and count it against the memory cap).
+    let mut scratch = SymbolTable::default();
+    match reader::read_all(&code, &mut scratch) {
         Ok(forms) if forms.is_empty() => Err(ArbError::new(
             "syntax-error",
             format!("{who}: the code is empty: it must hold at least one form"),
