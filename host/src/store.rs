@@ -180,12 +180,6 @@ impl Store {
         self.dir.join(REFS_FILE)
     }
 
-    /// Whether a state has been stored here (so later saves go on even if
-    /// only the initial version changed).
-    pub fn has_state(&self) -> bool {
-        self.refs_path().is_file()
-    }
-
     /// Whether the next save must store everything.
     pub fn needs_full(&self) -> bool {
         self.needs_full

@@ -20,6 +20,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
+use std::sync::Arc;
 
 use regex::RegexBuilder;
 
@@ -104,12 +105,13 @@ type Rank = (bool, u32, usize, NodeId);
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SymbolIndex {
     /// name → ids of the nodes that suggest it, ascending, no duplicates.
-    names: BTreeMap<String, Vec<NodeId>>,
+    /// A name is allocated once and shared by the three maps.
+    names: BTreeMap<Arc<str>, Vec<NodeId>>,
     /// id → its indexed names (distinct, non-empty, in the order given).
-    by_id: BTreeMap<NodeId, Vec<String>>,
+    by_id: BTreeMap<NodeId, Vec<Arc<str>>>,
     /// Every name keyed by (length in characters, name): shortest-first
     /// walks for prefix, wildcard and regex search.
-    by_len: BTreeSet<(usize, String)>,
+    by_len: BTreeSet<(usize, Arc<str>)>,
     /// length → how many names have it.
     lengths: BTreeMap<usize, usize>,
 }
@@ -141,36 +143,47 @@ impl SymbolIndex {
     }
 
     /// The names indexed for `id`.
-    pub fn names_of(&self, id: NodeId) -> &[String] {
-        self.by_id.get(&id).map(Vec::as_slice).unwrap_or(&[])
+    pub fn names_of(&self, id: NodeId) -> impl Iterator<Item = &str> + '_ {
+        self.by_id.get(&id).into_iter().flatten().map(|n| &**n)
     }
 
     /// Index `node`, replacing whatever was indexed under its id.
     pub fn insert(&mut self, node: &Node) {
-        let mut names: Vec<String> = Vec::with_capacity(node.symbol_names.len());
+        let mut wanted: Vec<&str> = Vec::with_capacity(node.symbol_names.len());
         for n in &node.symbol_names {
             // An empty name cannot be looked up meaningfully.
-            if !n.is_empty() && !names.contains(n) {
-                names.push(n.clone());
+            if !n.is_empty() && !wanted.contains(&n.as_str()) {
+                wanted.push(n);
             }
         }
-        if self.by_id.get(&node.id) == Some(&names) {
-            return;
-        }
-        self.remove(node.id);
-        if names.is_empty() {
-            return;
-        }
-        for n in &names {
-            let ids = self.names.entry(n.clone()).or_insert_with(|| {
-                let len = n.chars().count();
-                self.by_len.insert((len, n.clone()));
-                *self.lengths.entry(len).or_default() += 1;
-                Vec::new()
-            });
-            if let Err(at) = ids.binary_search(&node.id) {
-                ids.insert(at, node.id);
+        if let Some(old) = self.by_id.get(&node.id) {
+            if old.iter().map(|n| &**n).eq(wanted.iter().copied()) {
+                return;
             }
+            self.remove(node.id);
+        }
+        if wanted.is_empty() {
+            return;
+        }
+        let mut names = Vec::with_capacity(wanted.len());
+        for n in wanted {
+            let name = match self.names.get_key_value(n) {
+                Some((name, _)) => name.clone(),
+                None => {
+                    let name: Arc<str> = Arc::from(n);
+                    let len = n.chars().count();
+                    self.by_len.insert((len, name.clone()));
+                    *self.lengths.entry(len).or_default() += 1;
+                    self.names.insert(name.clone(), Vec::new());
+                    name
+                }
+            };
+            if let Some(ids) = self.names.get_mut(n) {
+                if let Err(at) = ids.binary_search(&node.id) {
+                    ids.insert(at, node.id);
+                }
+            }
+            names.push(name);
         }
         self.by_id.insert(node.id, names);
     }
@@ -181,12 +194,12 @@ impl SymbolIndex {
             return;
         };
         for n in names {
-            if let Some(ids) = self.names.get_mut(&n) {
+            if let Some(ids) = self.names.get_mut(&*n) {
                 if let Ok(at) = ids.binary_search(&id) {
                     ids.remove(at);
                 }
                 if ids.is_empty() {
-                    self.names.remove(&n);
+                    self.names.remove(&*n);
                     let len = n.chars().count();
                     self.by_len.remove(&(len, n));
                     if let Some(count) = self.lengths.get_mut(&len) {
@@ -288,11 +301,11 @@ impl SymbolIndex {
         for &len in self.lengths.range(min..).map(|(len, _)| len) {
             let walk = self
                 .by_len
-                .range((len, prefix.to_string())..)
+                .range((len, Arc::<str>::from(prefix))..)
                 .take_while(|(l, name)| *l == len && name.starts_with(prefix));
             for (_, name) in walk {
                 if let Some(exact) = accept(name) {
-                    if let Some(ids) = self.names.get(name.as_str()) {
+                    if let Some(ids) = self.names.get(&**name) {
                         found.extend(ids.iter().copied());
                         push_all(hits, name, ids, exact, 0);
                     }
@@ -789,7 +802,7 @@ mod tests {
     fn insert_replace_remove() {
         let mut ix = sample();
         ix.insert(&node(123, &["quick-sort", "quick-sort", ""]));
-        assert_eq!(ix.names_of(123), &["quick-sort".to_string()]);
+        assert_eq!(ix.names_of(123).collect::<Vec<_>>(), ["quick-sort"]);
         assert_eq!(search(&ix, "qsort", "exact"), Vec::<NodeId>::new());
         assert_eq!(search(&ix, "quick-sort", "exact"), vec![123]);
         ix.insert(&node(124, &["quick-sort"]));
