@@ -18,6 +18,7 @@
 //! characters), then smaller ids. A node that matches through several of
 //! its names appears once, ranked by its best one.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 use std::sync::Arc;
@@ -167,22 +168,25 @@ impl SymbolIndex {
         }
         let mut names = Vec::with_capacity(wanted.len());
         for n in wanted {
-            let name = match self.names.get_key_value(n) {
-                Some((name, _)) => name.clone(),
-                None => {
-                    let name: Arc<str> = Arc::from(n);
+            // One search of the map per name; a name already there keeps
+            // its first allocation.
+            let name = match self.names.entry(Arc::from(n)) {
+                Entry::Occupied(mut o) => {
+                    let ids = o.get_mut();
+                    if let Err(at) = ids.binary_search(&node.id) {
+                        ids.insert(at, node.id);
+                    }
+                    o.key().clone()
+                }
+                Entry::Vacant(v) => {
+                    let name = v.key().clone();
+                    v.insert(vec![node.id]);
                     let len = n.chars().count();
                     self.by_len.insert((len, name.clone()));
                     *self.lengths.entry(len).or_default() += 1;
-                    self.names.insert(name.clone(), Vec::new());
                     name
                 }
             };
-            if let Some(ids) = self.names.get_mut(n) {
-                if let Err(at) = ids.binary_search(&node.id) {
-                    ids.insert(at, node.id);
-                }
-            }
             names.push(name);
         }
         self.by_id.insert(node.id, names);
