@@ -626,6 +626,7 @@ both_engines!(
     not_a_store_is_refused,
     repl_saves_each_commit,
     knowledge_suite,
+    a_store_of_the_first_layout_opens,
 );
 
 /// A node created by one `arbores eval` is usable by name in the next.
@@ -1085,4 +1086,62 @@ fn fixed_clock() {
         "{}",
         describe(&out)
     );
+}
+
+/// Copies `from` (a directory tree) to `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_tree(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+/// `tests/fixtures/store-v1` was written by an earlier build, whose tries
+/// placed keys by a hash of the id (refs version 1): five versions, one a
+/// branch, `double` updated, `quad` depending on it. This build reads it,
+/// lays it out again, and writes the new layout with its next save; a
+/// read-only session leaves it as it was.
+fn a_store_of_the_first_layout_opens(engine: &str) {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/store-v1");
+    let store = fresh_store(&format!("first-layout-{engine}"));
+    copy_tree(&fixture, &store);
+    let refs_version = |store: &Path| std::fs::read(store.join("refs")).unwrap()[8];
+    assert_eq!(refs_version(&store), 1);
+    let history = "(list (arb:current-version) (arb:version-chain 5) \
+                   (cdr (assoc \"description\" (arb:get-metadata 256 4))) \
+                   (arb:version-successors 3))";
+    let expected = "(5 (1 2 3 5) \"twice a number\" (4 5))\n";
+    let before = files_of(&store);
+    let out = in_store(
+        engine,
+        &store,
+        &["--tier", "read-only", "eval", history],
+        None,
+    );
+    ok(&out);
+    assert_eq!(stdout(&out), expected);
+    assert_eq!(files_of(&store), before, "a read-only session wrote");
+    // Version 5 (current) is the branch without `quad`; version 4 has it.
+    let out = in_store(
+        engine,
+        &store,
+        &["eval", "(arb:switch-version 4) (quad 5)"],
+        None,
+    );
+    ok(&out);
+    assert_eq!(stdout(&out), "20\n");
+    assert_eq!(
+        refs_version(&store),
+        2,
+        "the save did not write the new layout"
+    );
+    let out = in_store(engine, &store, &["eval", history], None);
+    ok(&out);
+    assert_eq!(stdout(&out), expected.replacen("(5 (1", "(4 (1", 1));
 }
