@@ -738,10 +738,9 @@ fn create(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     Ok(change_result(ctx, done.id, done.version))
 }
 
-fn update(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
-    let a = Args::new("arb:update", args);
-    a.arity(2, 2)?;
-    need(ctx, a.who)?;
+/// The first argument of `arb:update` and `arb:delete`: the id of a node
+/// of the working state that is not a builtin.
+fn changeable_node(ctx: &KCtx, a: &Args) -> Result<NodeId, ArbError> {
     let node_id = a.id(ctx.heap, ctx.syms, 0)?;
     if is_reserved(node_id) {
         return Err(forest_error(a.who, ForestError::ReservedId(node_id)));
@@ -749,6 +748,14 @@ fn update(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     if ctx.k.get(node_id).is_none() {
         return Err(node_not_found(a.who, node_id));
     }
+    Ok(node_id)
+}
+
+fn update(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
+    let a = Args::new("arb:update", args);
+    a.arity(2, 2)?;
+    need(ctx, a.who)?;
+    let node_id = changeable_node(ctx, &a)?;
     let fields = a.get(1);
     let entries = list_items(ctx.heap, fields).ok_or_else(|| {
         ArbError::argument(
@@ -831,13 +838,7 @@ fn delete(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     let a = Args::new("arb:delete", args);
     a.arity(1, 1)?;
     need(ctx, a.who)?;
-    let node_id = a.id(ctx.heap, ctx.syms, 0)?;
-    if is_reserved(node_id) {
-        return Err(forest_error(a.who, ForestError::ReservedId(node_id)));
-    }
-    if ctx.k.get(node_id).is_none() {
-        return Err(node_not_found(a.who, node_id));
-    }
+    let node_id = changeable_node(ctx, &a)?;
     // Deleting what others use would leave them broken: they go first.
     let mut users: Vec<NodeId> = ctx
         .k
