@@ -1,0 +1,16 @@
+//! Fuzzing the Arbores engine.
+//!
+//! - `reader`: arbitrary bytes as source text.
+//! - `eval`: programs generated from a grammar of the language ([`gen`]).
+//! - `store`: a valid store damaged in every way, renamed so the decoder
+//!   (not only the hash check) sees the damage.
+//! - `arb`: the `arb:` procedures called with random arguments, in every
+//!   tier, inside and outside transactions.
+//!
+//! `scripts/fuzz TARGET SECONDS` runs one under libFuzzer; `tests/smoke.rs`
+//! runs each on a fixed set of generated inputs and on every input of
+//! `regressions/TARGET/` (inputs that once broke the engine), as part of
+//! the test suite.
+
+pub mod gen;
+pub mod targets;
