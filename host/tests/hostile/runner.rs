@@ -114,6 +114,33 @@ pub fn load_suite(only: Option<&str>) -> Result<Vec<Program>, String> {
     Ok(programs)
 }
 
+/// `(program, engine)` pairs of `NOT-YET-HELD`, each line's engines spelt out.
+pub fn not_yet_held() -> Result<Vec<(String, String)>, String> {
+    let path = suite_dir().join("NOT-YET-HELD");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    let mut out = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let program = words.next().unwrap_or_default().to_string();
+        if !suite_dir().join(format!("{program}.scm")).is_file() {
+            return Err(format!("{}: no program `{program}`", path.display()));
+        }
+        match words.next() {
+            None => out.extend(ENGINES.iter().map(|e| (program.clone(), e.to_string()))),
+            Some(e) if ENGINES.contains(&e) => out.push((program, e.to_string())),
+            Some(e) => return Err(format!("{}: unknown engine `{e}`", path.display())),
+        }
+    }
+    Ok(out)
+}
+
 /// The words an error of each kind begins with, as `arbores` prints it.
 fn kind_message(kind: &str) -> Option<&'static str> {
     Some(match kind {
