@@ -10,7 +10,8 @@
 
 use std::rc::Rc;
 
-use crate::compiler::code::Template;
+use crate::code::Template;
+use crate::number::Num;
 use crate::value::{Object, Ref, Value};
 
 const NO_FREE: u32 = u32::MAX;
@@ -366,4 +367,31 @@ fn children(obj: &Object, tstack: &mut Vec<Rc<Template>>) -> Vec<Value> {
         | Object::Environment => {}
     }
     kids
+}
+
+/// Numbers as values: small integers and flonums are immediate, bignums and
+/// rationals live on the heap. (Here rather than in `number`, which is the
+/// numeric tower alone and knows nothing of values.)
+impl Num {
+    pub fn from_value(heap: &Heap, v: Value) -> Option<Num> {
+        match v {
+            Value::Int(i) => Some(Num::Int(i)),
+            Value::Float(f) => Some(Num::Float(f)),
+            Value::Obj(r) => match heap.get(r) {
+                Object::Big(b) => Some(Num::Big(b.clone())),
+                Object::Rat(q) => Some(Num::Rat((**q).clone())),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub fn into_value(self, heap: &mut Heap) -> Value {
+        match self.normalize() {
+            Num::Int(i) => Value::Int(i),
+            Num::Float(f) => Value::Float(f),
+            Num::Big(b) => heap.alloc(Object::Big(b)),
+            Num::Rat(q) => heap.alloc(Object::Rat(Box::new(q))),
+        }
+    }
 }

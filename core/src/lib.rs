@@ -6,20 +6,39 @@
 //! as an argument. That is what lets the same engine run natively, inside
 //! wasmtime and in the browser with identical behaviour.
 
-mod api;
-pub mod arb;
-mod builtins;
-mod compiler;
-mod globals;
+// The modules in layers, lowest first: a module uses only modules of its
+// own layer or below (docs/ARCHITECTURE.md, "Layers"; checked by
+// tests/layers.rs). `repo` stands beside them: it uses only itself, and
+// any layer may use it.
+//
+// 1. data: the values in memory
+mod code;
 mod heap;
+mod host;
 mod number;
+mod pos;
+mod symbol;
+mod value;
+// 2. text: syntax, reading, printing, data between syntax and values
+mod datum;
 mod printer;
 mod reader;
-pub mod repo;
-mod symbol;
 mod syntax;
-mod value;
+// 3. compiler
+mod compiler;
+// 4. primitives
+mod builtins;
+// 5. knowledge as Scheme
+pub mod arb;
+// 6. the virtual machine
 mod vm;
+// 7. the public face
+mod api;
+// beside: the knowledge repository
+pub mod repo;
 
-pub use api::{Engine, ErrorKind, EvalError, Evaluation, InterruptCheck, Limits, Position, Tier};
+pub use api::{Engine, EvalError, Evaluation, Position};
+pub use host::{BasicHost, Host, InterruptCheck};
 pub use repo::forest::{Hash, ImportError, Snapshot};
+pub use repo::Tier;
+pub use vm::{ErrorKind, Limits};

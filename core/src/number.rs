@@ -12,9 +12,6 @@ use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
-use crate::heap::Heap;
-use crate::value::{Object, Value};
-
 #[derive(Clone, Debug, PartialEq)]
 pub enum Num {
     Int(i64),
@@ -24,28 +21,6 @@ pub enum Num {
 }
 
 impl Num {
-    pub fn from_value(heap: &Heap, v: Value) -> Option<Num> {
-        match v {
-            Value::Int(i) => Some(Num::Int(i)),
-            Value::Float(f) => Some(Num::Float(f)),
-            Value::Obj(r) => match heap.get(r) {
-                Object::Big(b) => Some(Num::Big(b.clone())),
-                Object::Rat(q) => Some(Num::Rat((**q).clone())),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
-
-    pub fn into_value(self, heap: &mut Heap) -> Value {
-        match self.normalize() {
-            Num::Int(i) => Value::Int(i),
-            Num::Float(f) => Value::Float(f),
-            Num::Big(b) => heap.alloc(Object::Big(b)),
-            Num::Rat(q) => heap.alloc(Object::Rat(Box::new(q))),
-        }
-    }
-
     /// An exact integer in `0..=u64::MAX` (ids of stored nodes and versions).
     pub fn to_u64(&self) -> Option<u64> {
         match self {

@@ -415,3 +415,25 @@ fn syn_print(s: &Syn, syms: &SymbolTable, out: &mut String, depth: usize) {
         Syn::LabelRef(n, _) => out.push_str(&format!("#{n}#")),
     }
 }
+
+/// The text of a raised object: an error object's message and irritants,
+/// or the object itself.
+pub fn condition_text(heap: &Heap, syms: &SymbolTable, obj: Value) -> String {
+    if let Some(Object::Error(e)) = heap.obj(obj) {
+        let mut s = display_string(heap, syms, e.message);
+        let mut irr = e.irritants;
+        let mut first = true;
+        while let Some((a, d)) = heap.pair(irr) {
+            s.push_str(if first && !s.ends_with(':') {
+                ": "
+            } else {
+                " "
+            });
+            first = false;
+            s.push_str(&write_string(heap, syms, a));
+            irr = d;
+        }
+        return s;
+    }
+    format!("uncaught exception: {}", write_string(heap, syms, obj))
+}

@@ -6,8 +6,9 @@
 use std::rc::Rc;
 
 use crate::number;
+use crate::pos::Pos;
 use crate::symbol::SymbolTable;
-use crate::syntax::{Atom, Ident, Pos, Syn};
+use crate::syntax::{Atom, Ident, Syn};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadError {
@@ -140,22 +141,7 @@ impl<'a> Reader<'a> {
                 None => {
                     return match stack.last() {
                         None => Ok(None),
-                        Some(open) => {
-                            let (what, pos) = match open {
-                                Open::List { pos, .. } => ("list", *pos),
-                                Open::Vector { pos, .. } => ("vector", *pos),
-                                Open::Bytes { pos, .. } => ("bytevector", *pos),
-                                Open::Prefix { pos, .. } => ("quotation", *pos),
-                                Open::Label { pos, .. } => ("datum label", *pos),
-                                Open::Skip => ("#; comment", self.pos()),
-                            };
-                            self.err(
-                                format!(
-                                    "unexpected end of input: the {what} opened here is not closed"
-                                ),
-                                pos,
-                            )
-                        }
+                        Some(open) => self.unclosed(open),
                     };
                 }
             };
@@ -211,40 +197,7 @@ impl<'a> Reader<'a> {
                     }
                     _ => return self.err("unexpected '.'", pos),
                 },
-                Token::Close(c, pos) => match stack.pop() {
-                    Some(Open::List {
-                        items,
-                        tail,
-                        dot,
-                        pos: open_pos,
-                        close,
-                    }) => {
-                        if c != close {
-                            return self.err(
-                                format!(
-                                    "'{c}' closes a list opened with the other kind of bracket"
-                                ),
-                                pos,
-                            );
-                        }
-                        if dot && tail.is_none() {
-                            return self.err("expected a datum after '.'", pos);
-                        }
-                        Some(Syn::List(items.into(), tail.map(Rc::new), open_pos))
-                    }
-                    Some(Open::Vector {
-                        items,
-                        pos: open_pos,
-                    }) if c == ')' => Some(Syn::Vector(items.into(), open_pos)),
-                    Some(Open::Bytes {
-                        items,
-                        pos: open_pos,
-                    }) if c == ')' => Some(Syn::Atom(Atom::Bytes(items.into()), open_pos)),
-                    Some(Open::Prefix { .. }) | Some(Open::Label { .. }) | Some(Open::Skip) => {
-                        return self.err(format!("unexpected '{c}': expected a datum"), pos)
-                    }
-                    _ => return self.err(format!("unexpected '{c}'"), pos),
-                },
+                Token::Close(c, pos) => Some(self.close(stack.pop(), c, pos)?),
             };
             // Deliver a finished datum to whatever is waiting for it.
             while let Some(d) = done.take() {
@@ -290,6 +243,58 @@ impl<'a> Reader<'a> {
                     }
                 }
             }
+        }
+    }
+
+    /// The error for the end of the text inside `open`.
+    fn unclosed<T>(&self, open: &Open) -> Result<T, ReadError> {
+        let (what, pos) = match open {
+            Open::List { pos, .. } => ("list", *pos),
+            Open::Vector { pos, .. } => ("vector", *pos),
+            Open::Bytes { pos, .. } => ("bytevector", *pos),
+            Open::Prefix { pos, .. } => ("quotation", *pos),
+            Open::Label { pos, .. } => ("datum label", *pos),
+            Open::Skip => ("#; comment", self.pos()),
+        };
+        self.err(
+            format!("unexpected end of input: the {what} opened here is not closed"),
+            pos,
+        )
+    }
+
+    /// The datum that closing bracket `c` (at `pos`) ends, opened as `open`.
+    fn close(&self, open: Option<Open>, c: char, pos: Pos) -> Result<Syn, ReadError> {
+        match open {
+            Some(Open::List {
+                items,
+                tail,
+                dot,
+                pos: open_pos,
+                close,
+            }) => {
+                if c != close {
+                    return self.err(
+                        format!("'{c}' closes a list opened with the other kind of bracket"),
+                        pos,
+                    );
+                }
+                if dot && tail.is_none() {
+                    return self.err("expected a datum after '.'", pos);
+                }
+                Ok(Syn::List(items.into(), tail.map(Rc::new), open_pos))
+            }
+            Some(Open::Vector {
+                items,
+                pos: open_pos,
+            }) if c == ')' => Ok(Syn::Vector(items.into(), open_pos)),
+            Some(Open::Bytes {
+                items,
+                pos: open_pos,
+            }) if c == ')' => Ok(Syn::Atom(Atom::Bytes(items.into()), open_pos)),
+            Some(Open::Prefix { .. }) | Some(Open::Label { .. }) | Some(Open::Skip) => {
+                self.err(format!("unexpected '{c}': expected a datum"), pos)
+            }
+            _ => self.err(format!("unexpected '{c}'"), pos),
         }
     }
 

@@ -10,7 +10,8 @@ use std::rc::Rc;
 use num_bigint::BigInt;
 use num_rational::BigRational;
 
-use crate::compiler::code::Template;
+use crate::code::{Frame, Template};
+use crate::repo::Tier;
 use crate::symbol::Sym;
 
 /// Index of an object in the heap.
@@ -68,13 +69,13 @@ pub struct Closure {
 #[derive(Clone)]
 pub struct Continuation {
     pub stack: Vec<Value>,
-    pub frames: Vec<crate::vm::Frame>,
+    pub frames: Vec<Frame>,
     /// The `dynamic-wind` list at capture time (a Scheme list).
     pub winders: Value,
     /// The exception handler stack at capture time (a Scheme list).
     pub handlers: Value,
-    /// The tier of the code that captured it (see `arb::Tier`).
-    pub tier: crate::arb::Tier,
+    /// The tier of the code that captured it.
+    pub tier: Tier,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,5 +1,6 @@
 //! `arbores`: the Arbores Scheme from the command line.
 
+mod backend;
 mod native;
 mod paths;
 mod playground;
@@ -17,8 +18,9 @@ use std::time::Duration;
 use arbores_core::{Limits, Tier};
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::backend::{EngineKind, Settings, Stopper};
 use crate::report::Style;
-use crate::session::{EngineKind, Session, Settings, Stopper};
+use crate::session::Session;
 use crate::store::Store;
 
 /// Arbores: an R7RS-small Scheme that keeps a versioned database of Scheme code.

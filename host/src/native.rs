@@ -1,14 +1,30 @@
 //! `--engine native`: arbores-core linked directly. No sandbox: the step and
 //! memory limits are the core's own, and nothing backs them up.
 
-use arbores_core::{Engine, Evaluation, Snapshot};
+use arbores_core::{Engine, Evaluation, Host, Snapshot};
 
-use crate::session::{Backend, Settings, Stopper};
+use crate::backend::{Backend, Settings, Stopper};
 use crate::store::{BlobReader, LoadError};
 
 pub struct NativeSession {
     engine: Engine,
-    settings: Settings,
+}
+
+/// What the core asks of the host: the clock (ARBORES_CLOCK or the
+/// system's) and the stopper (deadline, Ctrl-C).
+struct NativeHost {
+    clock: Option<f64>,
+    stopper: Stopper,
+}
+
+impl Host for NativeHost {
+    fn now(&mut self) -> f64 {
+        crate::backend::now(self.clock)
+    }
+
+    fn should_stop(&mut self) -> bool {
+        self.stopper.should_stop()
+    }
 }
 
 impl NativeSession {
@@ -16,17 +32,16 @@ impl NativeSession {
         let mut engine = Engine::new();
         engine.set_limits(settings.limits);
         engine.set_tier(settings.tier);
-        engine.set_interrupt_check(Some(Box::new(move || stopper.should_stop())));
-        NativeSession {
-            engine,
-            settings: settings.clone(),
-        }
+        engine.set_host(Box::new(NativeHost {
+            clock: settings.clock,
+            stopper,
+        }));
+        NativeSession { engine }
     }
 }
 
 impl Backend for NativeSession {
     fn eval(&mut self, source: &str) -> (Evaluation, bool) {
-        self.engine.set_clock(self.settings.now());
         (self.engine.eval(source), false)
     }
 

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 
 use rustyline::error::ReadlineError;
 
+use crate::backend::{EngineKind, Settings, Stopper};
 use crate::report::{self, Style};
-use crate::session::{Session, Settings, Stopper};
+use crate::session::Session;
 
 const HELP: &str = "\
 Type Scheme forms; input continues on the next line while parentheses are open.
@@ -185,8 +186,8 @@ fn say(text: &str) {
 
 fn engine_name(settings: &Settings) -> &'static str {
     match settings.engine {
-        crate::session::EngineKind::Wasm => "wasm",
-        crate::session::EngineKind::Native => "native",
+        EngineKind::Wasm => "wasm",
+        EngineKind::Native => "native",
     }
 }
 

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use arbores_core::ErrorKind;
 
-use crate::session::{Outcome, Settings, StopReason};
+use crate::backend::{Settings, StopReason};
+use crate::session::Outcome;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Style {

@@ -3,121 +3,13 @@
 //! (loaded when the session starts, saved after each evaluation that
 //! changed the knowledge base).
 
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arbores_core::{Evaluation, Limits, Snapshot, Tier};
+use arbores_core::{Evaluation, Tier};
 
-use crate::store::{BlobReader, LoadError, SaveStats, Store};
+use crate::backend::{Backend, EngineKind, Settings, StopReason, Stopper};
+use crate::store::{SaveStats, Store};
 use crate::{native, wasm};
-
-/// Which engine runs the core.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum EngineKind {
-    /// The core inside wasmtime: sandboxed, memory-capped, safe for untrusted code.
-    Wasm,
-    /// The core linked into this binary: for trusted local use and as a baseline.
-    Native,
-}
-
-/// Everything that shapes how evaluations run.
-#[derive(Clone, Debug)]
-pub struct Settings {
-    pub engine: EngineKind,
-    pub limits: Limits,
-    /// Wall-clock limit per evaluation; `None` for no limit.
-    pub timeout: Option<Duration>,
-    /// The tier evaluations start in.
-    pub tier: Tier,
-    /// A fixed clock (ARBORES_CLOCK), in seconds since the Unix epoch.
-    pub clock: Option<f64>,
-}
-
-impl Settings {
-    /// Seconds since the Unix epoch: what `(scheme time)` reports and what
-    /// dates the knowledge base's versions.
-    pub fn now(&self) -> f64 {
-        match self.clock {
-            Some(t) => t,
-            None => std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs_f64())
-                .unwrap_or(0.0),
-        }
-    }
-}
-
-/// Why the host asked an evaluation to stop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopReason {
-    Timeout,
-    CtrlC,
-}
-
-/// The host's answer to the core's interrupt check, shared with the Ctrl-C
-/// handler (another thread) and, for wasm, with the store's host functions.
-#[derive(Clone, Default)]
-pub struct Stopper(Arc<StopState>);
-
-#[derive(Default)]
-struct StopState {
-    deadline: Mutex<Option<Instant>>,
-    running: AtomicBool,
-    ctrl_c: AtomicBool,
-    /// 0: none, 1: timeout, 2: Ctrl-C.
-    reason: AtomicU8,
-}
-
-impl Stopper {
-    /// Called before each evaluation.
-    pub fn begin(&self, timeout: Option<Duration>) {
-        *self.0.deadline.lock().unwrap_or_else(|p| p.into_inner()) =
-            timeout.map(|t| Instant::now() + t);
-        self.0.ctrl_c.store(false, Ordering::SeqCst);
-        self.0.reason.store(0, Ordering::SeqCst);
-        self.0.running.store(true, Ordering::SeqCst);
-    }
-
-    pub fn end(&self) {
-        self.0.running.store(false, Ordering::SeqCst);
-    }
-
-    /// The interrupt check: cheap enough to be asked every few thousand steps.
-    pub fn should_stop(&self) -> bool {
-        if self.0.ctrl_c.load(Ordering::Relaxed) {
-            self.0.reason.store(2, Ordering::SeqCst);
-            return true;
-        }
-        let deadline = *self.0.deadline.lock().unwrap_or_else(|p| p.into_inner());
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            self.0.reason.store(1, Ordering::SeqCst);
-            return true;
-        }
-        false
-    }
-
-    pub fn reason(&self) -> Option<StopReason> {
-        match self.0.reason.load(Ordering::SeqCst) {
-            1 => Some(StopReason::Timeout),
-            2 => Some(StopReason::CtrlC),
-            _ => None,
-        }
-    }
-
-    /// Ctrl-C: stops a running evaluation cleanly; a second Ctrl-C while
-    /// it is still running, or one between evaluations, ends the program.
-    pub fn install_ctrl_c(&self) {
-        let me = self.clone();
-        // Failing to install the handler only loses the clean stop.
-        let _ = ctrlc::set_handler(move || {
-            if me.0.running.load(Ordering::SeqCst) && !me.0.ctrl_c.swap(true, Ordering::SeqCst) {
-                return;
-            }
-            std::process::exit(130);
-        });
-    }
-}
 
 /// An evaluation as the host saw it.
 pub struct Outcome {
@@ -130,24 +22,6 @@ pub struct Outcome {
     pub session_lost: bool,
     /// Saving the knowledge base (or reloading it after a restart) failed.
     pub store_error: Option<String>,
-}
-
-/// What both engines offer the session. Calls into the wasm guest can trap;
-/// the instance is then replaced (see `replaced`) and the call fails.
-pub trait Backend {
-    /// The evaluation, and whether the instance trapped and was replaced.
-    fn eval(&mut self, source: &str) -> (Evaluation, bool);
-    fn has_unsaved_changes(&mut self) -> Result<bool, String>;
-    fn export(&mut self, full: bool) -> Result<Snapshot, String>;
-    /// Err(Ok(_)): the engine refused the state; Err(Err(_)): the call failed.
-    fn load(
-        &mut self,
-        refs: &[u8],
-        blobs: &mut BlobReader,
-    ) -> Result<(), Result<LoadError, String>>;
-    /// Whether the instance was replaced since the last call (and so lost
-    /// its knowledge base); clears the flag.
-    fn take_replaced(&mut self) -> bool;
 }
 
 /// How long the last load and save took, for `,settings`.

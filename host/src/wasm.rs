@@ -22,7 +22,7 @@ use arbores_core::{ErrorKind, EvalError, Evaluation, Position, Snapshot, Tier};
 use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Config, Engine, ResourceLimiter, Store, Trap};
 
-use crate::session::{Backend, Settings, Stopper};
+use crate::backend::{Backend, Settings, Stopper};
 use crate::store::{BlobReader, LoadError};
 
 mod bindings {
@@ -86,7 +86,7 @@ impl bindings::arbores::engine::host::Host for HostState {
     }
 
     fn now(&mut self) -> f64 {
-        self.settings.now()
+        crate::backend::now(self.settings.clock)
     }
 
     fn get_blob(&mut self, name: Vec<u8>) -> Option<Vec<u8>> {

@@ -5,13 +5,14 @@
 //! Every failure is an error alist; every procedure checks the tier of the
 //! running code before it does anything.
 
-use crate::builtins::PrimTable;
+use crate::builtins::{KCtx, PrimTable};
 use crate::heap::Heap;
 use crate::reader;
 use crate::repo::builtins::tier_of;
 use crate::repo::forest::{ForestError, NodeChanges, Op};
 use crate::repo::index::{SemanticQuery, SymbolIndex, SymbolMode};
 use crate::repo::node::{is_reserved, Node, NodeId, VersionId};
+use crate::repo::Tier;
 use crate::symbol::SymbolTable;
 use crate::value::Value;
 
@@ -21,7 +22,6 @@ use super::values::{
     alist, alist_get, as_id, as_name, as_string, id, ids, is_error_alist, list_items, opt_string,
     shown, string, strings, ArbError, Args, Extra,
 };
-use super::{KCtx, Tier};
 
 /// Most hits a search returns unless told otherwise.
 const DEFAULT_SYMBOL_LIMIT: usize = 100;
@@ -45,31 +45,44 @@ fn too_big(who: &str, what: &str, size: usize, max: usize, unit: &str) -> ArbErr
     )
 }
 
+/// Registers knowledge primitives written as `fn(&mut KCtx, &[Value]) ->
+/// Result<Value, ArbError>`: a failure becomes its error alist.
+macro_rules! knowledge {
+    ($t:expr, $($name:literal => $f:path),* $(,)?) => {
+        $($t.knowledge($name, |ctx, args| match $f(ctx, args) {
+            Ok(v) => v,
+            Err(e) => e.to_value(ctx.heap),
+        });)*
+    };
+}
+
 pub fn register(t: &mut PrimTable) {
-    t.knowledge("arb:current-version", current_version);
-    t.knowledge("arb:reflog", reflog);
-    t.knowledge("arb:version-info", version_info);
-    t.knowledge("arb:version-chain", version_chain);
-    t.knowledge("arb:version-successors", version_successors);
-    t.knowledge("arb:switch-version", switch_version);
-    t.knowledge("arb:semantic-search", semantic_search);
-    t.knowledge("arb:search-by-symbol", search_by_symbol);
-    t.knowledge("arb:get-metadata", get_metadata);
-    t.knowledge("arb:get-dependencies", get_dependencies);
-    t.knowledge("arb:get-dependents", get_dependents);
-    t.knowledge("arb:closure", closure_text);
-    t.knowledge("arb:create", create);
-    t.knowledge("arb:update", update);
-    t.knowledge("arb:delete", delete);
-    t.knowledge("%arb:check-tier", check_tier);
-    t.knowledge("%arb:tx-begin", tx_begin);
-    t.knowledge("%arb:tx-commit", tx_commit);
-    t.knowledge("%arb:tx-abort", tx_abort);
+    knowledge!(t,
+        "arb:current-version" => current_version,
+        "arb:reflog" => reflog,
+        "arb:version-info" => version_info,
+        "arb:version-chain" => version_chain,
+        "arb:version-successors" => version_successors,
+        "arb:switch-version" => switch_version,
+        "arb:semantic-search" => semantic_search,
+        "arb:search-by-symbol" => search_by_symbol,
+        "arb:get-metadata" => get_metadata,
+        "arb:get-dependencies" => get_dependencies,
+        "arb:get-dependents" => get_dependents,
+        "arb:closure" => closure_text,
+        "arb:create" => create,
+        "arb:update" => update,
+        "arb:delete" => delete,
+        "%arb:check-tier" => check_tier,
+        "%arb:tx-begin" => tx_begin,
+        "%arb:tx-commit" => tx_commit,
+        "%arb:tx-abort" => tx_abort,
+    );
     t.add("%arb:error-alist?", 1, Some(1), |ctx, args| {
         Ok(Value::Bool(is_error_alist(ctx.heap, args[0])))
     });
     t.add("%condition-text", 1, Some(1), |ctx, args| {
-        let text = crate::vm::condition_text(ctx.heap, ctx.syms, args[0]);
+        let text = crate::printer::condition_text(ctx.heap, ctx.syms, args[0]);
         Ok(ctx.heap.string(&text))
     });
 }
@@ -78,9 +91,7 @@ pub fn register(t: &mut PrimTable) {
 
 /// Refuses a call the running code's tier does not allow.
 fn need(ctx: &KCtx, who: &str) -> Result<(), ArbError> {
-    let required = tier_of(who)
-        .and_then(Tier::from_level)
-        .unwrap_or(Tier::System);
+    let required = tier_of(who).unwrap_or(Tier::System);
     need_tier(ctx, who, required)
 }
 

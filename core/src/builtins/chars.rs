@@ -3,6 +3,7 @@
 use super::{boolean, character, type_error, Ctx, Fault, PrimTable};
 use crate::value::Value;
 
+// Long by design: a table, one entry per primitive.
 pub fn register(t: &mut PrimTable) {
     t.add("char?", 1, Some(1), |_, a| {
         Ok(boolean(matches!(a[0], Value::Char(_))))

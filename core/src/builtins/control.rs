@@ -4,6 +4,7 @@
 use super::{boolean, list_items, type_error, Control, Ctx, Fault, PrimTable};
 use crate::value::{ErrorObject, ErrorObjectKind, Object, RecordType, Value};
 
+// Long by design: a table, one entry per primitive.
 pub fn register(t: &mut PrimTable) {
     t.add("procedure?", 1, Some(1), |c, a| {
         Ok(boolean(is_procedure(c, a[0])))
@@ -227,15 +228,17 @@ pub fn register(t: &mut PrimTable) {
         Ok(c.heap.alloc(Object::Environment))
     });
     // time, from the clock the host passes in
-    t.add("current-second", 0, Some(0), |c, _| Ok(Value::Float(c.now)));
+    t.add("current-second", 0, Some(0), |c, _| {
+        Ok(Value::Float(c.host.now()))
+    });
     t.add("current-jiffy", 0, Some(0), |c, _| {
-        Ok(Value::Int((c.now * 1_000_000.0) as i64))
+        Ok(Value::Int((c.host.now() * 1_000_000.0) as i64))
     });
     t.add("jiffies-per-second", 0, Some(0), |_, _| {
         Ok(Value::Int(1_000_000))
     });
     t.add("features", 0, Some(0), |c, _| {
-        let syms: Vec<Value> = super::FEATURES
+        let syms: Vec<Value> = crate::compiler::front::FEATURES
             .iter()
             .map(|f| Value::Sym(c.syms.intern(f)))
             .collect();

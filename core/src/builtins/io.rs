@@ -2,11 +2,12 @@
 //! (R7RS 6.13). There are no file ports: the core does no I/O.
 
 use super::{boolean, character, index, string, type_error, Ctx, Fault, PrimTable};
-use crate::compiler::front::syn_to_value;
+use crate::datum;
 use crate::printer::{self, Mode};
 use crate::reader::Reader;
 use crate::value::{Object, Port, Value};
 
+// Long by design: a table, one entry per primitive.
 pub fn register(t: &mut PrimTable) {
     t.add("display", 1, Some(2), |c, a| {
         print(c, a, Mode::Display, "display")
@@ -358,10 +359,7 @@ fn read(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
     }
     match datum {
         None => Ok(Value::Eof),
-        Some(s) => {
-            let mut labels = Vec::new();
-            syn_to_value(c.heap, &s, &mut labels, 0)
-                .map_err(|e| Fault::ReadError(format!("read: {}", e.message)))
-        }
+        Some(s) => datum::to_value(c.heap, &s)
+            .map_err(|e| Fault::ReadError(format!("read: {}", e.message))),
     }
 }

@@ -6,6 +6,7 @@ use super::{boolean, index, list_items, type_error, Ctx, Fault, PrimTable};
 use crate::heap::Heap;
 use crate::value::{Object, Value};
 
+// Long by design: a table, one entry per primitive.
 pub fn register(t: &mut PrimTable) {
     t.add("eq?", 2, Some(2), |_, a| Ok(boolean(a[0].eq(a[1]))));
     t.add("eqv?", 2, Some(2), |c, a| {

@@ -5,6 +5,12 @@
 //! its arguments up to its declared minimum. Primitives never run the
 //! collector and never call back into Scheme: the few that need the VM
 //! (`apply`, `call/cc`, ...) are [`Control`] operations the VM performs itself.
+//!
+//! The three kinds of primitive ([`PrimKind`]) and what each sees are
+//! defined here: simple ones see the heap, symbols, output and the host
+//! ([`Ctx`]); control ones are performed by the VM; knowledge ones (the
+//! `arb:` procedures, implemented in `arb`) see the knowledge base and the
+//! running tier ([`KCtx`]).
 
 mod chars;
 mod control;
@@ -17,8 +23,12 @@ mod vectors;
 use std::collections::BTreeMap;
 
 use crate::heap::{Heap, OutOfMemory};
+use crate::host::Host;
 use crate::number::Num;
 use crate::printer;
+use crate::repo::forest::Timestamp;
+use crate::repo::knowledge::Knowledge;
+use crate::repo::Tier;
 use crate::symbol::SymbolTable;
 use crate::value::{Object, Value};
 
@@ -41,15 +51,40 @@ impl From<OutOfMemory> for Fault {
     }
 }
 
+/// What a simple primitive sees.
 pub struct Ctx<'a> {
     pub heap: &'a mut Heap,
     pub syms: &'a mut SymbolTable,
+    /// The text written to the current output port in this evaluation.
     pub out: &'a mut String,
-    /// Seconds since the Unix epoch, as given by the host for this evaluation.
-    pub now: f64,
+    /// The embedder (the clock).
+    pub host: &'a mut dyn Host,
 }
 
 pub type PrimFn = fn(&mut Ctx, &[Value]) -> Result<Value, Fault>;
+
+/// What a knowledge primitive sees.
+pub struct KCtx<'a> {
+    pub heap: &'a mut Heap,
+    pub syms: &'a mut SymbolTable,
+    pub k: &'a mut Knowledge,
+    /// The tier of the running code.
+    pub tier: Tier,
+    /// The embedder (the clock for version timestamps).
+    pub host: &'a mut dyn Host,
+}
+
+impl KCtx<'_> {
+    /// The host's clock as a version timestamp.
+    pub fn timestamp(&mut self) -> Timestamp {
+        Timestamp::from_seconds(self.host.now())
+    }
+}
+
+/// A knowledge primitive. It never faults: every failure, arity included,
+/// is returned as a value (an error alist), so that `arb:transaction` and
+/// callers can test it with `arb:error?`.
+pub type KnowledgeFn = fn(&mut KCtx, &[Value]) -> Value;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Control {
@@ -77,7 +112,7 @@ pub enum PrimKind {
     Simple(PrimFn),
     Control(Control),
     /// An `arb:` procedure: sees the knowledge base and the running tier.
-    Knowledge(crate::arb::KnowledgeFn),
+    Knowledge(KnowledgeFn),
 }
 
 pub struct Prim {
@@ -114,7 +149,7 @@ impl PrimTable {
 
     /// An `arb:` procedure. It checks its own arity, so that a wrong call
     /// is an error alist like every other failure of the knowledge API.
-    pub fn knowledge(&mut self, name: &'static str, f: crate::arb::KnowledgeFn) {
+    pub fn knowledge(&mut self, name: &'static str, f: KnowledgeFn) {
         self.push(Prim {
             name,
             min: 0,
@@ -133,56 +168,34 @@ impl PrimTable {
         self.by_name.get(name).copied()
     }
 
-    /// Every primitive of the engine.
-    pub fn standard() -> PrimTable {
-        let mut t = PrimTable::default();
-        numbers::register(&mut t);
-        lists::register(&mut t);
-        chars::register(&mut t);
-        strings::register(&mut t);
-        vectors::register(&mut t);
-        io::register(&mut t);
-        control::register(&mut t);
-        crate::arb::register(&mut t);
-        t
+    pub fn get(&self, id: u32) -> Option<&Prim> {
+        self.prims.get(id as usize)
     }
 }
 
-/// Features `cond-expand` recognises.
-pub const FEATURES: &[&str] = &[
-    "r7rs",
-    "exact-closed",
-    "exact-complex-free",
-    "ratios",
-    "full-unicode",
-    "arbores",
-];
-
-/// Library names `import` accepts (the REPL has all of them at once).
-pub const LIBRARIES: &[&str] = &[
-    "scheme base",
-    "scheme char",
-    "scheme write",
-    "scheme read",
-    "scheme lazy",
-    "scheme case-lambda",
-    "scheme inexact",
-    "scheme complex",
-    "scheme cxr",
-    "scheme eval",
-    "scheme time",
-    "scheme process-context",
-    "scheme r5rs",
-    "arbores",
-];
+/// Registers the R7RS primitives (and the `%` helpers the prelude builds on).
+pub fn register(t: &mut PrimTable) {
+    numbers::register(t);
+    lists::register(t);
+    chars::register(t);
+    strings::register(t);
+    vectors::register(t);
+    io::register(t);
+    control::register(t);
+}
 
 // ---- argument helpers ------------------------------------------------------
 
 pub fn type_error(ctx: &Ctx, who: &str, expected: &str, got: Value) -> Fault {
+    type_fault(who, expected, got, ctx.heap, ctx.syms)
+}
+
+/// `WHO: expected EXPECTED, got VALUE`: the message of every wrong-type error.
+pub fn type_fault(who: &str, expected: &str, got: Value, heap: &Heap, syms: &SymbolTable) -> Fault {
     Fault::Error(
         format!(
             "{who}: expected {expected}, got {}",
-            printer::write_string(ctx.heap, ctx.syms, got)
+            printer::write_string(heap, syms, got)
         ),
         vec![],
     )

@@ -6,6 +6,7 @@ use super::{boolean, integer, num, type_error, Ctx, Fault, PrimTable};
 use crate::number::{self, IntDiv, Num, Rounding};
 use crate::value::{Object, Value};
 
+// Long by design: a table, one entry per primitive.
 pub fn register(t: &mut PrimTable) {
     t.add("+", 0, None, add);
     t.add("-", 1, None, sub);

@@ -6,6 +6,7 @@ use super::{
 };
 use crate::value::{Object, Value};
 
+// Long by design: a table, one entry per primitive.
 pub fn register(t: &mut PrimTable) {
     t.add("string?", 1, Some(1), |c, a| {
         Ok(boolean(matches!(c.heap.obj(a[0]), Some(Object::Str(_)))))

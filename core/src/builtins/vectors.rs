@@ -5,6 +5,7 @@ use super::{
 };
 use crate::value::{Object, Value};
 
+// Long by design: a table, one entry per primitive.
 pub fn register(t: &mut PrimTable) {
     t.add("vector?", 1, Some(1), |c, a| {
         Ok(boolean(matches!(c.heap.obj(a[0]), Some(Object::Vector(_)))))

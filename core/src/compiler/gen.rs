@@ -11,10 +11,10 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use super::ast::{Expr, LambdaExpr, VarInfo};
-use super::code::{Op, Template};
-use super::scope::VarId;
+use crate::code::{Inline, Op, Template};
+use crate::pos::Pos;
 use crate::symbol::Sym;
-use crate::syntax::Pos;
+use crate::syntax::scope::VarId;
 use crate::value::Value;
 
 struct FnState {
@@ -207,23 +207,7 @@ impl<'a> Gen<'a> {
                 self.emit(Op::DefineGlobal(*g));
                 self.ret(tail);
             }
-            Expr::If(t, c, a) => {
-                self.expr(t, false)?;
-                let jf = self.here();
-                self.emit(Op::JumpIfFalse(0));
-                self.expr(c, tail)?;
-                let jend = self.here();
-                if !tail {
-                    self.emit(Op::Jump(0));
-                }
-                let else_pc = self.here() as u32;
-                self.f().code[jf] = Op::JumpIfFalse(else_pc);
-                self.expr(a, tail)?;
-                if !tail {
-                    let end = self.here() as u32;
-                    self.f().code[jend] = Op::Jump(end);
-                }
-            }
+            Expr::If(t, c, a) => self.if_expr(t, c, a, tail)?,
             Expr::Seq(items) => {
                 if items.is_empty() {
                     self.load_const(Value::Unspecified);
@@ -243,26 +227,7 @@ impl<'a> Gen<'a> {
                 self.emit(if tail { Op::TailCall(n) } else { Op::Call(n) });
                 self.shrink(n + 1);
             }
-            Expr::Inline(op, args, pos) => {
-                if let Some(fused) = self.fused_inline(*op, args) {
-                    self.mark(*pos);
-                    self.emit(fused);
-                    self.ret(tail);
-                    return Ok(());
-                }
-                let n = args.len();
-                for (i, a) in args.iter().enumerate() {
-                    if i + 1 < n {
-                        self.push_arg(a)?;
-                    } else {
-                        self.expr(a, false)?;
-                    }
-                }
-                self.mark(*pos);
-                self.emit(Op::Inline(*op));
-                self.shrink((n - 1) as u16);
-                self.ret(tail);
-            }
+            Expr::Inline(op, args, pos) => self.inline_expr(*op, args, *pos, tail)?,
             Expr::Let(vars, inits, body) => {
                 for (v, init) in vars.iter().zip(inits) {
                     self.expr(init, false)?;
@@ -279,56 +244,7 @@ impl<'a> Gen<'a> {
                 }
                 self.shrink(vars.len() as u16);
             }
-            Expr::Letrec(vars, steps, body) => {
-                let k = self.konst(Value::Undefined);
-                for v in vars {
-                    self.emit(Op::Const(k));
-                    let s = self.f().depth;
-                    self.push()?;
-                    self.slot[*v as usize] = s;
-                    if self.vars[*v as usize].boxed() {
-                        self.emit(Op::BoxLocal(s));
-                    }
-                }
-                // Closures created so far in this group, with their free variables.
-                let mut created: Vec<(VarId, Vec<VarId>)> = Vec::new();
-                for (v, init) in steps {
-                    match (v, init) {
-                        (Some(v), Expr::Lambda(l)) if self.vars[*v as usize].fixable => {
-                            let free = self.closure(l)?;
-                            let s = self.slot[*v as usize];
-                            self.emit(Op::SetLocal(s));
-                            created.push((*v, free));
-                            for (c, frees) in &created {
-                                if let Some(i) = frees.iter().position(|x| x == v) {
-                                    let op = Op::PatchFree {
-                                        closure: self.slot[*c as usize],
-                                        free: i as u16,
-                                        value: s,
-                                    };
-                                    self.emit(op);
-                                }
-                            }
-                        }
-                        (Some(v), init) => {
-                            self.expr(init, false)?;
-                            let boxed = self.vars[*v as usize].boxed();
-                            let s = self.slot[*v as usize];
-                            self.emit(if boxed {
-                                Op::SetLocalBox(s)
-                            } else {
-                                Op::SetLocal(s)
-                            });
-                        }
-                        (None, e) => self.expr(e, false)?,
-                    }
-                }
-                self.expr(body, tail)?;
-                if !tail {
-                    self.emit(Op::Drop(vars.len() as u16));
-                }
-                self.shrink(vars.len() as u16);
-            }
+            Expr::Letrec(vars, steps, body) => self.letrec_expr(vars, steps, body, tail)?,
             Expr::Lambda(l) => {
                 self.closure(l)?;
                 self.ret(tail);
@@ -346,6 +262,108 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
+    fn if_expr(&mut self, t: &Expr, c: &Expr, a: &Expr, tail: bool) -> R<()> {
+        self.expr(t, false)?;
+        let jf = self.here();
+        self.emit(Op::JumpIfFalse(0));
+        self.expr(c, tail)?;
+        let jend = self.here();
+        if !tail {
+            self.emit(Op::Jump(0));
+        }
+        let else_pc = self.here() as u32;
+        self.f().code[jf] = Op::JumpIfFalse(else_pc);
+        self.expr(a, tail)?;
+        if !tail {
+            let end = self.here() as u32;
+            self.f().code[jend] = Op::Jump(end);
+        }
+        Ok(())
+    }
+
+    fn inline_expr(&mut self, op: Inline, args: &[Expr], pos: Pos, tail: bool) -> R<()> {
+        if let Some(fused) = self.fused_inline(op, args) {
+            self.mark(pos);
+            self.emit(fused);
+            self.ret(tail);
+            return Ok(());
+        }
+        let n = args.len();
+        for (i, a) in args.iter().enumerate() {
+            if i + 1 < n {
+                self.push_arg(a)?;
+            } else {
+                self.expr(a, false)?;
+            }
+        }
+        self.mark(pos);
+        self.emit(Op::Inline(op));
+        self.shrink((n - 1) as u16);
+        self.ret(tail);
+        Ok(())
+    }
+
+    /// A `letrec*` group: slots made first, then each initialised in turn.
+    /// Closures of a group made only of lambdas are patched into each
+    /// other's free slots instead of boxed.
+    fn letrec_expr(
+        &mut self,
+        vars: &[VarId],
+        steps: &[(Option<VarId>, Expr)],
+        body: &Expr,
+        tail: bool,
+    ) -> R<()> {
+        let k = self.konst(Value::Undefined);
+        for v in vars {
+            self.emit(Op::Const(k));
+            let s = self.f().depth;
+            self.push()?;
+            self.slot[*v as usize] = s;
+            if self.vars[*v as usize].boxed() {
+                self.emit(Op::BoxLocal(s));
+            }
+        }
+        // Closures created so far in this group, with their free variables.
+        let mut created: Vec<(VarId, Vec<VarId>)> = Vec::new();
+        for (v, init) in steps {
+            match (v, init) {
+                (Some(v), Expr::Lambda(l)) if self.vars[*v as usize].fixable => {
+                    let free = self.closure(l)?;
+                    let s = self.slot[*v as usize];
+                    self.emit(Op::SetLocal(s));
+                    created.push((*v, free));
+                    for (c, frees) in &created {
+                        if let Some(i) = frees.iter().position(|x| x == v) {
+                            let op = Op::PatchFree {
+                                closure: self.slot[*c as usize],
+                                free: i as u16,
+                                value: s,
+                            };
+                            self.emit(op);
+                        }
+                    }
+                }
+                (Some(v), init) => {
+                    self.expr(init, false)?;
+                    let boxed = self.vars[*v as usize].boxed();
+                    let s = self.slot[*v as usize];
+                    self.emit(if boxed {
+                        Op::SetLocalBox(s)
+                    } else {
+                        Op::SetLocal(s)
+                    });
+                }
+                (None, e) => self.expr(e, false)?,
+            }
+        }
+        self.expr(body, tail)?;
+        if !tail {
+            self.emit(Op::Drop(vars.len() as u16));
+        }
+        self.shrink(vars.len() as u16);
+        Ok(())
+    }
+
     /// The frame slot of a local that needs no box and no definedness check.
     fn plain_slot(&mut self, e: &Expr) -> Option<u16> {
         let Expr::Local(v, _) = e else { return None };
@@ -360,7 +378,7 @@ impl<'a> Gen<'a> {
     }
 
     /// An inline primitive whose operands are slots or a small integer, as one instruction.
-    fn fused_inline(&mut self, op: super::code::Inline, args: &[Expr]) -> Option<Op> {
+    fn fused_inline(&mut self, op: Inline, args: &[Expr]) -> Option<Op> {
         match args {
             [a] => self.plain_slot(a).map(|slot| Op::Inline1L { op, slot }),
             [a, Expr::Const(Value::Int(i))] if *i >= i32::MIN as i64 && *i <= i32::MAX as i64 => {

@@ -1,17 +1,26 @@
 //! The compiler: syntax → resolved AST (`front`) → templates (`gen`).
+//!
+//! - `special`: the special forms, by name.
+//! - `globals`: the global environment the compiler resolves names in.
+//! - `front`: macros and special forms to [`ast::Expr`], every variable
+//!   resolved (submodules by family of forms).
+//! - `syntax_rules`: matching and instantiating `syntax-rules` macros.
+//! - `gen`: [`ast::Expr`] to [`crate::code::Template`].
 
 pub mod ast;
-pub mod code;
 pub mod front;
 pub mod gen;
-pub mod scope;
+pub mod globals;
+pub mod special;
 pub mod syntax_rules;
 
 use std::rc::Rc;
 
+use crate::pos::Pos;
 use crate::symbol::{Sym, SymbolTable};
-use crate::syntax::{Ident, Pos};
-use scope::Alias;
+use crate::syntax::scope::Alias;
+use crate::syntax::Ident;
+use crate::value::Value;
 
 #[derive(Debug, Clone)]
 pub struct CompileError {
@@ -33,10 +42,40 @@ pub struct Known {
     pub lambda_alias: Ident,
     pub define_alias: Ident,
     pub quote_alias: Ident,
+    pub prims: KnownPrims,
+}
+
+/// The primitives derived forms expand into, called by index whatever the
+/// globals of their names hold (so redefining `cons` does not change what
+/// a quasiquote builds).
+pub struct KnownPrims {
+    pub cons: Value,
+    pub append: Value,
+    pub list_to_vector: Value,
+    pub eqv: Value,
+    pub make_promise: Value,
+    pub make_lazy_promise: Value,
+}
+
+impl KnownPrims {
+    /// The names the compiler calls, for a check that the primitive table
+    /// has each.
+    #[cfg(test)]
+    pub const NAMES: [&'static str; 6] = [
+        "cons",
+        "append",
+        "list->vector",
+        "eqv?",
+        "make-promise",
+        "%make-lazy-promise",
+    ];
 }
 
 impl Known {
-    pub fn new(syms: &mut SymbolTable) -> Known {
+    /// `prim` gives a primitive's index by name. A missing one becomes an
+    /// index no primitive has: calling it is a "not a procedure" error.
+    pub fn new(syms: &mut SymbolTable, prim: impl Fn(&str) -> Option<u32>) -> Known {
+        let p = |name: &str| Value::Prim(prim(name).unwrap_or(u32::MAX));
         let global = |s: Sym| Ident {
             sym: s,
             alias: Some(Rc::new(Alias {
@@ -55,6 +94,14 @@ impl Known {
             lambda_alias: global(syms.intern("lambda")),
             define_alias: global(syms.intern("define")),
             quote_alias: global(syms.intern("quote")),
+            prims: KnownPrims {
+                cons: p("cons"),
+                append: p("append"),
+                list_to_vector: p("list->vector"),
+                eqv: p("eqv?"),
+                make_promise: p("make-promise"),
+                make_lazy_promise: p("%make-lazy-promise"),
+            },
         }
     }
 }

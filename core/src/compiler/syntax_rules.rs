@@ -7,8 +7,9 @@
 
 use std::rc::Rc;
 
-use super::scope::{resolve, Alias, Macro, Scope};
-use crate::syntax::{Atom, Ident, Pos, Syn};
+use crate::pos::Pos;
+use crate::syntax::scope::{resolve, Alias, Macro, Scope};
+use crate::syntax::{Atom, Ident, Syn};
 
 #[derive(Clone)]
 enum Tree {

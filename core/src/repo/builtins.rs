@@ -3,123 +3,129 @@
 //! that `(arb:search-by-symbol "arb:")` finds them like any other knowledge.
 
 use super::node::{Node, NodeId};
+use super::tier::Tier;
 
-/// (id, name, tier, description). Ids are stable: stored versions refer to
-/// them. Tiers: 0 system, 1 read-write, 2 read-only.
-pub const ARB_PROCEDURES: &[(NodeId, &str, u8, &str)] = &[
+/// (id, name, the tier a call needs, description). Ids are stable: stored
+/// versions refer to them.
+pub const ARB_PROCEDURES: &[(NodeId, &str, Tier, &str)] = &[
     (
         1,
         "arb:current-version",
-        2,
+        Tier::ReadOnly,
         "The id of the current version of the knowledge base",
     ),
     (
         2,
         "arb:reflog",
-        2,
+        Tier::ReadOnly,
         "Every move of the current version, newest first (skip, limit)",
     ),
     (
         3,
         "arb:version-info",
-        2,
+        Tier::ReadOnly,
         "A version's parent and its forward and reverse deltas",
     ),
     (
         4,
         "arb:version-chain",
-        2,
+        Tier::ReadOnly,
         "The versions from the root to a version (limit)",
     ),
     (
         5,
         "arb:version-successors",
-        2,
+        Tier::ReadOnly,
         "The direct children of a version",
     ),
     (
         6,
         "arb:switch-version",
-        0,
+        Tier::System,
         "Makes another version current and updates the indexes",
     ),
     (
         7,
         "arb:semantic-search",
-        2,
+        Tier::ReadOnly,
         "Nodes whose descriptions are closest in meaning to a query",
     ),
     (
         8,
         "arb:search-by-symbol",
-        2,
+        Tier::ReadOnly,
         "Nodes whose symbol names match a pattern (exact, prefix, wildcard, regex)",
     ),
     (
         9,
         "arb:get-metadata",
-        2,
+        Tier::ReadOnly,
         "A node's id, description, type, symbol names, dependencies and code",
     ),
-    (10, "arb:get-dependencies", 2, "The ids a node depends on"),
+    (
+        10,
+        "arb:get-dependencies",
+        Tier::ReadOnly,
+        "The ids a node depends on",
+    ),
     (
         11,
         "arb:get-dependents",
-        2,
+        Tier::ReadOnly,
         "The ids of the nodes that depend on a node",
     ),
     (
         12,
         "arb:closure",
-        2,
+        Tier::ReadOnly,
         "Standalone Scheme source of nodes with everything they depend on",
     ),
     (
         13,
         "arb:create",
-        1,
+        Tier::ReadWrite,
         "Stores new Scheme code with its metadata as a new version",
     ),
     (
         14,
         "arb:update",
-        1,
+        Tier::ReadWrite,
         "Changes fields of a stored node as a new version",
     ),
     (
         15,
         "arb:delete",
-        1,
+        Tier::ReadWrite,
         "Removes a stored node as a new version",
     ),
     (
         16,
         "arb:eval-readonly",
-        2,
+        Tier::ReadOnly,
         "Evaluates an expression with read-only access to the knowledge base",
     ),
     (
         17,
         "arb:eval",
-        1,
+        Tier::ReadWrite,
         "Evaluates an expression that may change the knowledge base",
     ),
     (
         18,
         "arb:ref",
-        2,
+        Tier::ReadOnly,
         "Binds local names to stored nodes by id for a body",
     ),
     (
         19,
         "arb:transaction",
-        1,
+        Tier::ReadWrite,
         "Runs changes as one version, or none if any fails",
     ),
     (
         20,
         "arb:error?",
-        2,
+        Tier::ReadOnly,
         "Whether a value is an error result of an arb: procedure",
     ),
 ];
@@ -140,7 +146,7 @@ pub fn builtin_nodes() -> Vec<Node> {
 }
 
 /// The tier an `arb:` procedure needs, by name.
-pub fn tier_of(name: &str) -> Option<u8> {
+pub fn tier_of(name: &str) -> Option<Tier> {
     ARB_PROCEDURES.iter().find(|p| p.1 == name).map(|p| p.2)
 }
 
@@ -159,9 +165,9 @@ mod tests {
                 .iter()
                 .all(|m| m.id != n.id && m.symbol_names != n.symbol_names));
         }
-        assert_eq!(tier_of("arb:switch-version"), Some(0));
-        assert_eq!(tier_of("arb:create"), Some(1));
-        assert_eq!(tier_of("arb:get-metadata"), Some(2));
+        assert_eq!(tier_of("arb:switch-version"), Some(Tier::System));
+        assert_eq!(tier_of("arb:create"), Some(Tier::ReadWrite));
+        assert_eq!(tier_of("arb:get-metadata"), Some(Tier::ReadOnly));
         assert_eq!(tier_of("car"), None);
     }
 }

@@ -7,6 +7,7 @@
 //!   dependencies, meaning), updated incrementally.
 //! - `builtins`: the `arb:` procedures as nodes of the reserved id range.
 //! - `knowledge`: the forest and its indexes kept in step.
+//! - `tier`: what an evaluation context may do with the knowledge base.
 //!
 //! Pure like the rest of the core: time comes in as an argument, snapshots
 //! go out and come in as bytes.
@@ -16,3 +17,6 @@ pub mod forest;
 pub mod index;
 pub mod knowledge;
 pub mod node;
+pub mod tier;
+
+pub use tier::Tier;

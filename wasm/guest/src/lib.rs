@@ -8,7 +8,7 @@
 
 use std::cell::RefCell;
 
-use arbores_core::{Engine, ImportError, Limits, Snapshot, Tier};
+use arbores_core::{Engine, Host, ImportError, Limits, Snapshot, Tier};
 
 wit_bindgen::generate!({
     world: "arbores",
@@ -31,12 +31,25 @@ fn with_engine<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
         let engine = slot.get_or_insert_with(|| {
             install_panic_hook();
             let mut engine = Engine::new();
-            // The core has no clock; the host answers from its own.
-            engine.set_interrupt_check(Some(Box::new(host::should_stop)));
+            engine.set_host(Box::new(ComponentHost));
             engine
         });
         f(engine)
     })
+}
+
+/// The core's host is the component's: its clock and its interrupt check
+/// are the world's imports.
+struct ComponentHost;
+
+impl Host for ComponentHost {
+    fn now(&mut self) -> f64 {
+        host::now()
+    }
+
+    fn should_stop(&mut self) -> bool {
+        host::should_stop()
+    }
 }
 
 fn install_panic_hook() {
@@ -58,10 +71,7 @@ impl Guest for Component {
     }
 
     fn eval(source: String) -> Evaluation {
-        let result = with_engine(|engine| {
-            engine.set_clock(host::now());
-            engine.eval(&source)
-        });
+        let result = with_engine(|engine| engine.eval(&source));
         Evaluation {
             value: result.value,
             output: result.output,
@@ -78,11 +88,9 @@ impl Guest for Component {
     }
 
     fn set_tier(tier: wit::Tier) {
-        let tier = match tier {
-            wit::Tier::System => Tier::System,
-            wit::Tier::ReadWrite => Tier::ReadWrite,
-            wit::Tier::ReadOnly => Tier::ReadOnly,
-        };
+        // The WIT enum lists the tiers in level order (arbores.wit); an
+        // unknown case, impossible by the type, would get the fewest rights.
+        let tier = Tier::from_level(tier as u8).unwrap_or(Tier::ReadOnly);
         with_engine(|engine| engine.set_tier(tier))
     }
 

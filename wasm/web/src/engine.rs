@@ -2,7 +2,7 @@
 
 use crate::convert::{to_js, EvaluationJs};
 use crate::snapshot;
-use arbores_core::{Limits, Tier};
+use arbores_core::{Host, Limits, Tier};
 use wasm_bindgen::prelude::*;
 
 /// One Scheme session with its own global environment: definitions made by
@@ -19,17 +19,15 @@ impl Engine {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Engine {
         crate::panic::install_hook();
-        Engine {
-            inner: arbores_core::Engine::new(),
-        }
+        let mut inner = arbores_core::Engine::new();
+        inner.set_host(Box::new(BrowserHost));
+        Engine { inner }
     }
 
     /// Evaluates every form of `source` and returns
     /// `{value, output, error: {kind, message, line, column, backtrace} | null}`.
     /// Scheme errors are part of the result, never thrown.
     pub fn eval(&mut self, source: &str) -> Result<JsValue, JsError> {
-        // The core has no clock: `(current-second)` reads the browser's.
-        self.inner.set_clock(js_sys::Date::now() / 1000.0);
         let result = EvaluationJs::from(self.inner.eval(source));
         to_js(&result).map_err(|e| JsError::new(&format!("cannot convert the result: {e}")))
     }
@@ -125,6 +123,16 @@ impl Engine {
                 Some(snapshot::bytes_of(&value).unwrap_or_default())
             })
             .map_err(|e| JsError::new(&e.to_string()))
+    }
+}
+
+/// The core's host in the browser: the page's clock. A running evaluation
+/// is stopped by terminating its worker, so nothing is polled.
+struct BrowserHost;
+
+impl Host for BrowserHost {
+    fn now(&mut self) -> f64 {
+        js_sys::Date::now() / 1000.0
     }
 }
 

@@ -42,6 +42,16 @@ pub type Hash = [u8; 32];
 pub struct Timestamp(pub i64);
 
 impl Timestamp {
+    /// Seconds since the epoch (a host's clock) to the millisecond; a clock
+    /// that is not a finite number gives the epoch.
+    pub fn from_seconds(seconds: f64) -> Timestamp {
+        if seconds.is_finite() {
+            Timestamp((seconds * 1000.0).round() as i64)
+        } else {
+            Timestamp(0)
+        }
+    }
+
     /// ISO 8601 in UTC, e.g. `2025-07-29T10:30:00Z` (milliseconds shown
     /// only when not zero).
     pub fn to_iso8601(self) -> String {

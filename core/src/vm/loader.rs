@@ -22,17 +22,19 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
+use super::{Vm, VmError};
+use crate::arb::closure::{code_shape, NodeValue};
 use crate::builtins::Fault;
-use crate::compiler::scope::{Binding, Scope};
+use crate::code::Template;
+use crate::compiler::globals::{node_global_name, parse_node_global};
+use crate::number::Num;
+use crate::pos::Pos;
 use crate::repo::index::SymbolMode;
-use crate::repo::knowledge::Knowledge;
 use crate::repo::node::{Node, NodeId};
-use crate::syntax::{Atom, Ident, Pos, Syn};
+use crate::symbol::SymbolTable;
+use crate::syntax::scope::{Binding, Scope};
+use crate::syntax::{Atom, Ident, Syn};
 use crate::value::{Closure, Object, Value};
-use crate::vm::Vm;
-
-use super::closure::{code_shape, NodeValue};
-use super::{node_global_name, parse_node_global, timestamp};
 
 /// What the session has loaded from the knowledge base.
 #[derive(Default)]
@@ -60,17 +62,10 @@ pub enum Resolution {
 }
 
 impl Vm {
-    /// The knowledge base, created (holding the builtins) on first use.
-    pub fn knowledge(&mut self) -> &mut Knowledge {
-        let now = self.now;
-        self.knowledge
-            .get_or_insert_with(|| Knowledge::new(timestamp(now)))
-    }
-
     /// Follows changes of the knowledge base: clears the values of changed
     /// nodes and the cached name lookups. Called after every knowledge
     /// primitive.
-    pub fn sync_knowledge(&mut self) {
+    pub(super) fn sync_knowledge(&mut self) {
         let Some(k) = &mut self.knowledge else {
             return;
         };
@@ -99,13 +94,13 @@ impl Vm {
 
     /// Called when an evaluation starts: loads left unfinished by an
     /// earlier evaluation are forgotten.
-    pub fn reset_loading(&mut self) {
+    pub(super) fn reset_loading(&mut self) {
         self.links.loading.clear();
     }
 
     /// `(%arb:load-ended DONE ID ...)`: the load of these nodes finished
     /// (`done`), or was left by an error (they will be loaded again).
-    pub fn end_loading(&mut self, done: bool, ids: &[NodeId]) {
+    pub(super) fn end_loading(&mut self, done: bool, ids: &[NodeId]) {
         for &id in ids {
             if self.links.loading.remove(&id) && done {
                 let name = node_global_name(id);
@@ -115,8 +110,44 @@ impl Vm {
         }
     }
 
+    /// A global read found no value: the knowledge base may have it.
+    /// `Some(v)`: use `v` and go on. `None`: control moved (a load was
+    /// started, after which the instruction at `pc - 1` runs again, or an
+    /// error was raised); the caller leaves its instruction loop.
+    pub(super) fn unbound_global(&mut self, g: u32, pc: usize) -> Result<Option<Value>, VmError> {
+        match self.resolve_unbound(g) {
+            Resolution::Value(v) => Ok(Some(v)),
+            Resolution::Load(thunks, ids) => {
+                let Some(run) = self
+                    .hooks
+                    .run_thunks
+                    .map(|i| self.globals.values[i as usize])
+                else {
+                    let fault = self.unbound(g, "");
+                    self.raise_fault(fault)?;
+                    return Ok(None);
+                };
+                self.pc = pc - 1;
+                self.stack.push(run);
+                self.stack.push(thunks);
+                self.stack.push(ids);
+                self.call(2, false)?;
+                Ok(None)
+            }
+            Resolution::Unbound => {
+                let fault = self.unbound(g, "");
+                self.raise_fault(fault)?;
+                Ok(None)
+            }
+            Resolution::Fault(f) => {
+                self.raise_fault(f)?;
+                Ok(None)
+            }
+        }
+    }
+
     /// The knowledge behind the unbound global `g`, if any.
-    pub(crate) fn resolve_unbound(&mut self, g: u32) -> Resolution {
+    fn resolve_unbound(&mut self, g: u32) -> Resolution {
         self.sync_knowledge();
         // The hot path: a name already resolved in this generation.
         if let Some(&(id, vg)) = self.links.names.get(&g) {
@@ -202,7 +233,7 @@ impl Vm {
         let thunks = self.heap.list(&thunks);
         let ids: Vec<Value> = ids
             .iter()
-            .map(|id| crate::number::Num::from_u64(*id).into_value(&mut self.heap))
+            .map(|id| Num::from_u64(*id).into_value(&mut self.heap))
             .collect();
         let ids = self.heap.list(&ids);
         Resolution::Load(thunks, ids)
@@ -253,10 +284,7 @@ impl Vm {
 
     /// A node's code as templates to run in order, the last of which sets
     /// its value global.
-    fn compile_node(
-        &mut self,
-        node: &Node,
-    ) -> Result<Vec<Rc<crate::compiler::code::Template>>, Fault> {
+    fn compile_node(&mut self, node: &Node) -> Result<Vec<Rc<Template>>, Fault> {
         let label = match node.symbol_names.first() {
             Some(n) => format!("stored s-expression {} ({n})", node.id),
             None => format!("stored s-expression {}", node.id),
@@ -339,7 +367,7 @@ fn loading_fault(id: NodeId) -> Fault {
 }
 
 /// Top-level `begin` forms spliced, so each definition is compiled on its own.
-fn flatten_begin(forms: Vec<Syn>, syms: &crate::symbol::SymbolTable) -> Vec<Syn> {
+fn flatten_begin(forms: Vec<Syn>, syms: &SymbolTable) -> Vec<Syn> {
     let mut out = Vec::new();
     let mut queue: std::collections::VecDeque<Syn> = forms.into();
     while let Some(f) = queue.pop_front() {

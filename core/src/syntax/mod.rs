@@ -4,26 +4,16 @@
 //! macros and the compiler without rooting anything for the collector. Every
 //! node keeps the position it was read from, which is how errors say where.
 //! Identifiers carry an optional alias, the renaming `syntax-rules` applies to
-//! the symbols a template introduces (see `compiler::scope`).
+//! the symbols a template introduces (see [`scope`]).
+
+pub mod scope;
 
 use std::rc::Rc;
 
-use crate::compiler::scope::Alias;
 use crate::number::Num;
+use crate::pos::Pos;
 use crate::symbol::Sym;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Pos {
-    pub line: u32,
-    pub col: u32,
-}
-
-impl Pos {
-    pub const NONE: Pos = Pos { line: 0, col: 0 };
-    pub fn is_known(self) -> bool {
-        self.line > 0
-    }
-}
+use scope::Alias;
 
 #[derive(Clone)]
 pub struct Ident {

@@ -1,14 +1,18 @@
-//! Compiled code: instructions and the templates that hold them.
+//! Compiled code: instructions, the templates that hold them, and the
+//! frames of suspended callers.
 //!
-//! The VM is a stack machine with an accumulator. Variable references are
-//! resolved at compile time to a frame slot, a closure slot or a global index;
-//! nothing is looked up by name while running.
+//! This is the contract between the compiler, which writes templates, and
+//! the VM, which runs them. The VM is a stack machine with an accumulator.
+//! Variable references are resolved at compile time to a frame slot, a
+//! closure slot or a global index; nothing is looked up by name while
+//! running. Templates and frames hold values and values hold templates
+//! (closures, continuations), so this module and `value` are one layer.
 
 use std::cell::Cell;
 use std::rc::Rc;
 
+use crate::pos::Pos;
 use crate::symbol::Sym;
-use crate::syntax::Pos;
 use crate::value::Value;
 
 /// Operations the compiler inlines when the global they name still holds the
@@ -47,27 +51,38 @@ impl Inline {
         }
     }
 
+    /// The name of the primitive each inline operation stands for, in
+    /// discriminant order (the VM keeps a guard bit per operation).
+    pub const ALL: [(Inline, &'static str); 17] = [
+        (Inline::Add, "+"),
+        (Inline::Sub, "-"),
+        (Inline::Mul, "*"),
+        (Inline::NumEq, "="),
+        (Inline::Lt, "<"),
+        (Inline::Gt, ">"),
+        (Inline::Le, "<="),
+        (Inline::Ge, ">="),
+        (Inline::Car, "car"),
+        (Inline::Cdr, "cdr"),
+        (Inline::Cons, "cons"),
+        (Inline::NullP, "null?"),
+        (Inline::PairP, "pair?"),
+        (Inline::Not, "not"),
+        (Inline::EqP, "eq?"),
+        (Inline::ZeroP, "zero?"),
+        (Inline::VectorRef, "vector-ref"),
+    ];
+
+    /// The primitive's name, as in error messages.
+    pub fn name(self) -> &'static str {
+        Inline::ALL[self as usize].1
+    }
+
     pub fn from_name(name: &str) -> Option<Inline> {
-        Some(match name {
-            "+" => Inline::Add,
-            "-" => Inline::Sub,
-            "*" => Inline::Mul,
-            "=" => Inline::NumEq,
-            "<" => Inline::Lt,
-            ">" => Inline::Gt,
-            "<=" => Inline::Le,
-            ">=" => Inline::Ge,
-            "car" => Inline::Car,
-            "cdr" => Inline::Cdr,
-            "cons" => Inline::Cons,
-            "null?" => Inline::NullP,
-            "pair?" => Inline::PairP,
-            "not" => Inline::Not,
-            "eq?" => Inline::EqP,
-            "zero?" => Inline::ZeroP,
-            "vector-ref" => Inline::VectorRef,
-            _ => return None,
-        })
+        Inline::ALL
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(op, _)| *op)
     }
 }
 
@@ -176,6 +191,24 @@ pub struct Template {
 }
 
 impl Template {
+    /// Code of the VM's own (the bottom frame, the frame that restores a
+    /// tier): no constants, no parameters, hidden from backtraces.
+    pub fn internal(code: Vec<Op>) -> Rc<Template> {
+        Rc::new(Template {
+            code,
+            consts: vec![],
+            children: vec![],
+            nparams: 0,
+            rest: false,
+            nfree: 0,
+            name: None,
+            pos: Pos::NONE,
+            positions: vec![],
+            internal: true,
+            gc_stamp: Cell::new(0),
+        })
+    }
+
     pub fn position_at(&self, pc: usize) -> Option<Pos> {
         // The instruction that is executing is the one before `pc`.
         let target = pc.saturating_sub(1) as u32;
@@ -185,5 +218,46 @@ impl Template {
         } else {
             Some(self.positions[i - 1].1)
         }
+    }
+}
+
+/// A suspended caller: where to continue when the callee returns. The VM
+/// keeps these on a vector, and a continuation is a copy of it.
+#[derive(Clone)]
+pub struct Frame {
+    pub template: Rc<Template>,
+    pub pc: u32,
+    pub fp: u32,
+    pub closure: Value,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_names_are_in_discriminant_order() {
+        for (i, (op, name)) in Inline::ALL.iter().enumerate() {
+            assert_eq!(*op as usize, i, "{name}");
+            assert_eq!(Inline::from_name(name), Some(*op));
+            assert_eq!(op.name(), *name);
+        }
+        assert_eq!(Inline::from_name("vector-set!"), None);
+    }
+
+    #[test]
+    fn frames_stay_small() {
+        // A continuation copies every frame: keep them at four words.
+        assert!(std::mem::size_of::<Frame>() <= 32);
+    }
+
+    #[test]
+    fn a_position_is_that_of_the_instruction_before_pc() {
+        let mut t = Template::internal(vec![Op::Nil, Op::Call(0), Op::Return]);
+        let p = Pos { line: 3, col: 7 };
+        Rc::get_mut(&mut t).map(|t| t.positions = vec![(1, p)]);
+        assert_eq!(t.position_at(1), None);
+        assert_eq!(t.position_at(2), Some(p));
+        assert_eq!(t.position_at(3), Some(p));
     }
 }

@@ -1,4 +1,5 @@
-//! Compile-time scopes and hygienic identifier resolution.
+//! Scopes and hygienic identifier resolution: the part of a syntax object
+//! that says what its identifiers mean.
 //!
 //! A `syntax-rules` expansion renames every symbol its template introduces to
 //! a fresh [`Alias`] that remembers the scope the macro was defined in. An
@@ -11,8 +12,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::{Ident, Syn};
 use crate::symbol::Sym;
-use crate::syntax::{Ident, Syn};
 
 pub type VarId = u32;
 
@@ -21,96 +22,6 @@ pub struct Alias {
     pub orig: Ident,
     /// The scope of the macro definition; `None` is the global scope.
     pub env: Option<Rc<Scope>>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Special {
-    Quote,
-    Quasiquote,
-    Unquote,
-    UnquoteSplicing,
-    Lambda,
-    Define,
-    Set,
-    If,
-    Begin,
-    Let,
-    LetStar,
-    Letrec,
-    LetrecStar,
-    Cond,
-    Case,
-    And,
-    Or,
-    When,
-    Unless,
-    Do,
-    DefineSyntax,
-    LetSyntax,
-    LetrecSyntax,
-    SyntaxRules,
-    CaseLambda,
-    DefineRecordType,
-    Delay,
-    DelayForce,
-    MakePromiseLazy,
-    Parameterize,
-    Guard,
-    LetValues,
-    LetStarValues,
-    DefineValues,
-    Include,
-    CondExpand,
-    Import,
-    DefineLibrary,
-    SyntaxError,
-    ArbRef,
-}
-
-impl Special {
-    pub const ALL: &'static [(&'static str, Special)] = &[
-        ("quote", Special::Quote),
-        ("quasiquote", Special::Quasiquote),
-        ("unquote", Special::Unquote),
-        ("unquote-splicing", Special::UnquoteSplicing),
-        ("lambda", Special::Lambda),
-        ("define", Special::Define),
-        ("set!", Special::Set),
-        ("if", Special::If),
-        ("begin", Special::Begin),
-        ("let", Special::Let),
-        ("let*", Special::LetStar),
-        ("letrec", Special::Letrec),
-        ("letrec*", Special::LetrecStar),
-        ("cond", Special::Cond),
-        ("case", Special::Case),
-        ("and", Special::And),
-        ("or", Special::Or),
-        ("when", Special::When),
-        ("unless", Special::Unless),
-        ("do", Special::Do),
-        ("define-syntax", Special::DefineSyntax),
-        ("let-syntax", Special::LetSyntax),
-        ("letrec-syntax", Special::LetrecSyntax),
-        ("syntax-rules", Special::SyntaxRules),
-        ("case-lambda", Special::CaseLambda),
-        ("define-record-type", Special::DefineRecordType),
-        ("delay", Special::Delay),
-        ("delay-force", Special::DelayForce),
-        ("make-promise-lazy", Special::MakePromiseLazy),
-        ("parameterize", Special::Parameterize),
-        ("guard", Special::Guard),
-        ("let-values", Special::LetValues),
-        ("let*-values", Special::LetStarValues),
-        ("define-values", Special::DefineValues),
-        ("include", Special::Include),
-        ("include-ci", Special::Include),
-        ("cond-expand", Special::CondExpand),
-        ("import", Special::Import),
-        ("define-library", Special::DefineLibrary),
-        ("syntax-error", Special::SyntaxError),
-        ("arb:ref", Special::ArbRef),
-    ];
 }
 
 /// A `syntax-rules` transformer.

@@ -1,0 +1,380 @@
+//! Derived forms (R7RS 4.2): rewritten into core expressions as they are
+//! compiled.
+
+use super::{err, Env, Front, R};
+use crate::code::Inline;
+use crate::compiler::ast::{Expr, LambdaExpr};
+use crate::pos::Pos;
+use crate::syntax::scope::{Binding, Scope, VarId};
+use crate::syntax::{Atom, Ident, Syn};
+use crate::value::Value;
+use std::rc::Rc;
+
+impl Front<'_> {
+    pub(super) fn let_form(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+        match args.first() {
+            Some(Syn::Sym(name, _)) => {
+                // Named let: ((letrec ((name (lambda vars body...))) name) inits...)
+                let Some(bindings) = args.get(1) else {
+                    return err("named let needs bindings and a body", pos);
+                };
+                let Some(bs) = bindings.as_list() else {
+                    return err("let bindings must be a list", bindings.pos());
+                };
+                let mut formals = Vec::new();
+                let mut inits = Vec::new();
+                for b in bs {
+                    let (id, init) = self.binding_pair(b, "let")?;
+                    formals.push(Syn::Sym(id, b.pos()));
+                    inits.push(self.compile(&init, env)?);
+                }
+                let scope = Scope::new(env.clone());
+                let v = self.new_var(name.sym, true);
+                scope.bind(name.clone(), Binding::Var(v));
+                let benv = Some(scope);
+                let l = self.lambda(
+                    &Syn::list(formals, bindings.pos()),
+                    &args[2..],
+                    &benv,
+                    Some(name.sym),
+                    pos,
+                )?;
+                let call = Expr::Call(Box::new(Expr::Local(v, pos)), inits, pos);
+                Ok(self.letrec(vec![v], vec![(Some(v), Expr::Lambda(Box::new(l)))], call))
+            }
+            Some(bindings) => {
+                let Some(bs) = bindings.as_list() else {
+                    return err("let bindings must be a list", bindings.pos());
+                };
+                let (vars, inits, scope) = self.bind_let(bs, env, "let")?;
+                let body = self.body_of(&args[1..], &Some(scope), pos, "let")?;
+                if vars.is_empty() {
+                    return Ok(body);
+                }
+                Ok(Expr::Let(vars, inits, Box::new(body)))
+            }
+            None => err("let needs bindings and a body", pos),
+        }
+    }
+
+    pub(super) fn let_star_form(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+        let Some((bindings, body)) = args.split_first() else {
+            return err("let* needs bindings and a body", pos);
+        };
+        let Some(bs) = bindings.as_list() else {
+            return err("let* bindings must be a list", bindings.pos());
+        };
+        self.let_star(bs, body, env, pos)
+    }
+
+    pub(super) fn let_star(&mut self, bs: &[Syn], body: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+        if bs.is_empty() {
+            return self.body_of(body, env, pos, "let*");
+        }
+        let (vars, inits, scope) = self.bind_let(&bs[..1], env, "let*")?;
+        let inner = self.let_star(&bs[1..], body, &Some(scope), pos)?;
+        Ok(Expr::Let(vars, inits, Box::new(inner)))
+    }
+
+    /// `letrec` and `letrec*` (both with `letrec*` semantics).
+    pub(super) fn letrec_form(&mut self, args: &[Syn], env: &Env, pos: Pos, kw: &str) -> R<Expr> {
+        let Some((bindings, body)) = args.split_first() else {
+            return err(format!("{kw} needs bindings and a body"), pos);
+        };
+        let Some(bs) = bindings.as_list() else {
+            return err(format!("{kw} bindings must be a list"), bindings.pos());
+        };
+        let scope = Scope::new(env.clone());
+        let mut pairs = Vec::new();
+        for b in bs {
+            let (id, init) = self.binding_pair(b, kw)?;
+            let v = self.new_var(id.sym, true);
+            scope.bind(id, Binding::Var(v));
+            pairs.push((v, init));
+        }
+        let benv = Some(scope);
+        let mut vars = Vec::new();
+        let mut steps = Vec::new();
+        for (v, init) in pairs {
+            let name = self.vars[v as usize].name;
+            let e = self.compile_named(&init, &benv, Some(name))?;
+            vars.push(v);
+            steps.push((Some(v), e));
+        }
+        let body = self.body_of(body, &benv, pos, kw)?;
+        Ok(self.letrec(vars, steps, body))
+    }
+
+    pub(super) fn binding_pair(&mut self, b: &Syn, kw: &str) -> R<(Ident, Syn)> {
+        match b.as_list() {
+            Some([Syn::Sym(id, _), init]) => Ok((id.clone(), init.clone())),
+            Some([Syn::Sym(id, p)]) => Ok((id.clone(), Syn::Atom(Atom::Unspecified, *p))),
+            _ => err(
+                format!("{kw}: each binding must be (name expression)"),
+                b.pos(),
+            ),
+        }
+    }
+
+    pub(super) fn bind_let(
+        &mut self,
+        bs: &[Syn],
+        env: &Env,
+        kw: &str,
+    ) -> R<(Vec<VarId>, Vec<Expr>, Rc<Scope>)> {
+        let scope = Scope::new(env.clone());
+        let mut vars = Vec::new();
+        let mut inits = Vec::new();
+        for b in bs {
+            let (id, init) = self.binding_pair(b, kw)?;
+            if kw == "let" && scope.bindings.borrow().iter().any(|(x, _)| x.same(&id)) {
+                return err(
+                    format!("let: duplicate variable '{}'", self.name(id.sym)),
+                    b.pos(),
+                );
+            }
+            inits.push(self.compile_named(&init, env, Some(id.sym))?);
+            let v = self.new_var(id.sym, false);
+            vars.push(v);
+            scope.bind(id, Binding::Var(v));
+        }
+        Ok((vars, inits, scope))
+    }
+
+    pub(super) fn cond(&mut self, clauses: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+        let Some((first, rest)) = clauses.split_first() else {
+            return Ok(Expr::Const(Value::Unspecified));
+        };
+        let Some(parts) = first.as_list().filter(|p| !p.is_empty()) else {
+            return err("cond clause must be (test expression ...)", first.pos());
+        };
+        if self.is_keyword(&parts[0], self.known.else_, env) {
+            if !rest.is_empty() {
+                return err("cond: else must be the last clause", first.pos());
+            }
+            return self.seq(&parts[1..], env);
+        }
+        let test = self.compile(&parts[0], env)?;
+        let otherwise = self.cond(rest, env, pos)?;
+        if parts.len() >= 2 && self.is_keyword(&parts[1], self.known.arrow, env) {
+            if parts.len() != 3 {
+                return err("cond: (test => receiver) takes one receiver", first.pos());
+            }
+            let f = self.compile(&parts[2], env)?;
+            let tmp = self.new_var(self.known.tmp, false);
+            let call = Expr::Call(Box::new(f), vec![Expr::Local(tmp, pos)], first.pos());
+            return Ok(Expr::Let(
+                vec![tmp],
+                vec![test],
+                Box::new(Expr::If(
+                    Box::new(Expr::Local(tmp, pos)),
+                    Box::new(call),
+                    Box::new(otherwise),
+                )),
+            ));
+        }
+        if parts.len() == 1 {
+            let tmp = self.new_var(self.known.tmp, false);
+            return Ok(Expr::Let(
+                vec![tmp],
+                vec![test],
+                Box::new(Expr::If(
+                    Box::new(Expr::Local(tmp, pos)),
+                    Box::new(Expr::Local(tmp, pos)),
+                    Box::new(otherwise),
+                )),
+            ));
+        }
+        let body = self.seq(&parts[1..], env)?;
+        Ok(Expr::If(
+            Box::new(test),
+            Box::new(body),
+            Box::new(otherwise),
+        ))
+    }
+
+    pub(super) fn case(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+        let Some((key, clauses)) = args.split_first() else {
+            return err("case needs a key and clauses", pos);
+        };
+        let key = self.compile(key, env)?;
+        let tmp = self.new_var(self.known.tmp, false);
+        let mut e = Expr::Const(Value::Unspecified);
+        for (i, c) in clauses.iter().enumerate().rev() {
+            let Some(parts) = c.as_list().filter(|p| !p.is_empty()) else {
+                return err("case clause must be ((datum ...) expression ...)", c.pos());
+            };
+            let is_else = self.is_keyword(&parts[0], self.known.else_, env);
+            if is_else && i != clauses.len() - 1 {
+                return err("case: else must be the last clause", c.pos());
+            }
+            let body = if parts.len() == 3 && self.is_keyword(&parts[1], self.known.arrow, env) {
+                let f = self.compile(&parts[2], env)?;
+                Expr::Call(Box::new(f), vec![Expr::Local(tmp, pos)], c.pos())
+            } else {
+                self.seq(&parts[1..], env)?
+            };
+            if is_else {
+                e = body;
+                continue;
+            }
+            let Some(data) = parts[0].as_list() else {
+                return err("case clause must start with a list of data", parts[0].pos());
+            };
+            let mut test = Expr::Const(Value::Bool(false));
+            for d in data.iter().rev() {
+                let v = self.datum(d)?;
+                let cmp = if matches!(v, Value::Obj(_) | Value::Float(_)) {
+                    let eqv = self.known.prims.eqv;
+                    self.prim_call(eqv, vec![Expr::Local(tmp, pos), Expr::Const(v)], pos)
+                } else {
+                    Expr::Inline(
+                        Inline::EqP,
+                        vec![Expr::Local(tmp, pos), Expr::Const(v)],
+                        pos,
+                    )
+                };
+                test = Expr::If(
+                    Box::new(cmp),
+                    Box::new(Expr::Const(Value::Bool(true))),
+                    Box::new(test),
+                );
+            }
+            e = Expr::If(Box::new(test), Box::new(body), Box::new(e));
+        }
+        Ok(Expr::Let(vec![tmp], vec![key], Box::new(e)))
+    }
+
+    pub(super) fn and(&mut self, args: &[Syn], env: &Env) -> R<Expr> {
+        if args.is_empty() {
+            return Ok(Expr::Const(Value::Bool(true)));
+        }
+        let mut e = self.compile(&args[args.len() - 1], env)?;
+        for a in args[..args.len() - 1].iter().rev() {
+            let t = self.compile(a, env)?;
+            e = Expr::If(
+                Box::new(t),
+                Box::new(e),
+                Box::new(Expr::Const(Value::Bool(false))),
+            );
+        }
+        Ok(e)
+    }
+
+    pub(super) fn or(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+        if args.is_empty() {
+            return Ok(Expr::Const(Value::Bool(false)));
+        }
+        let mut e = self.compile(&args[args.len() - 1], env)?;
+        for a in args[..args.len() - 1].iter().rev() {
+            let t = self.compile(a, env)?;
+            let tmp = self.new_var(self.known.tmp, false);
+            e = Expr::Let(
+                vec![tmp],
+                vec![t],
+                Box::new(Expr::If(
+                    Box::new(Expr::Local(tmp, pos)),
+                    Box::new(Expr::Local(tmp, pos)),
+                    Box::new(e),
+                )),
+            );
+        }
+        Ok(e)
+    }
+
+    pub(super) fn when_unless(
+        &mut self,
+        when: bool,
+        args: &[Syn],
+        env: &Env,
+        pos: Pos,
+        kw: &str,
+    ) -> R<Expr> {
+        let Some((test, body)) = args.split_first() else {
+            return err(format!("{kw} needs a test"), pos);
+        };
+        let t = self.compile(test, env)?;
+        let b = self.seq(body, env)?;
+        let u = Expr::Const(Value::Unspecified);
+        Ok(if when {
+            Expr::If(Box::new(t), Box::new(b), Box::new(u))
+        } else {
+            Expr::If(Box::new(t), Box::new(u), Box::new(b))
+        })
+    }
+
+    pub(super) fn do_loop(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+        // (do ((var init step)...) (test res...) body...) as a named-let loop.
+        let (Some(specs), Some(exit)) = (
+            args.first().and_then(|s| s.as_list()),
+            args.get(1).and_then(|s| s.as_list()),
+        ) else {
+            return err(
+                "do: expected (do ((var init step) ...) (test result ...) body ...)",
+                pos,
+            );
+        };
+        if exit.is_empty() {
+            return err("do: the exit clause needs a test", pos);
+        }
+        let mut inits = Vec::new();
+        let loop_var = self.new_var(self.known.do_loop, true);
+        let outer = self.lambda;
+        let lam_id = self.next_lambda;
+        self.next_lambda += 1;
+        // Inits are evaluated outside the loop.
+        let mut params = Vec::new();
+        let mut steps_syn = Vec::new();
+        for s in specs {
+            let Some(parts) = s.as_list() else {
+                return err("do: each variable must be (var init [step])", s.pos());
+            };
+            let (Some(Syn::Sym(id, _)), Some(init)) = (parts.first(), parts.get(1)) else {
+                return err("do: each variable must be (var init [step])", s.pos());
+            };
+            if parts.len() > 3 {
+                return err("do: each variable must be (var init [step])", s.pos());
+            }
+            inits.push(self.compile(init, env)?);
+            params.push((id.clone(), parts.get(2).cloned()));
+            steps_syn.push(parts.get(2).cloned().unwrap_or_else(|| parts[0].clone()));
+        }
+        self.lambda = lam_id;
+        let r = (|| {
+            let lscope = Scope::new(env.clone());
+            let mut pvars = Vec::new();
+            for (id, _) in &params {
+                let v = self.new_var(id.sym, false);
+                lscope.bind(id.clone(), Binding::Var(v));
+                pvars.push(v);
+            }
+            let lenv = Some(lscope);
+            let test = self.compile(&exit[0], &lenv)?;
+            let result = self.seq(&exit[1..], &lenv)?;
+            let body = self.seq(&args[2..], &lenv)?;
+            let mut next = Vec::new();
+            for s in &steps_syn {
+                next.push(self.compile(s, &lenv)?);
+            }
+            self.note_reference(loop_var);
+            let again = Expr::Call(Box::new(Expr::Local(loop_var, pos)), next, pos);
+            let looped = Expr::Seq(vec![body, again]);
+            Ok(LambdaExpr {
+                id: lam_id,
+                params: pvars,
+                rest: None,
+                body: Expr::If(Box::new(test), Box::new(result), Box::new(looped)),
+                name: Some(self.known.do_loop),
+                pos,
+            })
+        })();
+        self.lambda = outer;
+        let l = r?;
+        let call = Expr::Call(Box::new(Expr::Local(loop_var, pos)), inits, pos);
+        Ok(self.letrec(
+            vec![loop_var],
+            vec![(Some(loop_var), Expr::Lambda(Box::new(l)))],
+            call,
+        ))
+    }
+}

@@ -1,0 +1,134 @@
+//! Macros: `define-syntax`, `let-syntax`, `letrec-syntax` and the
+//! `syntax-rules` transformers they bind (expanded by
+//! `compiler::syntax_rules`).
+
+use std::rc::Rc;
+
+use super::{err, Env, Front, R};
+use crate::compiler::ast::Expr;
+use crate::compiler::globals::GlobalSyntax;
+use crate::compiler::special::Special;
+use crate::pos::Pos;
+use crate::symbol::Sym;
+use crate::syntax::scope::{Binding, Macro, Scope};
+use crate::syntax::{Ident, Syn};
+use crate::value::Value;
+
+impl Front<'_> {
+    /// `define-syntax` at the top level (a body's are handled by `body`).
+    pub(super) fn define_syntax_global(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+        if !self.at_toplevel(env) {
+            return err(
+                "define-syntax is only allowed at the top level or at the start of a body",
+                pos,
+            );
+        }
+        let (id, m) = self.define_syntax(args, env, pos)?;
+        let target = self.global_target(&id, env);
+        self.globals.syntax.insert(target, GlobalSyntax::Macro(m));
+        Ok(Expr::Const(Value::Unspecified))
+    }
+
+    /// `let-syntax`, or `letrec-syntax` (`recursive`), and its body.
+    pub(super) fn let_syntax(
+        &mut self,
+        recursive: bool,
+        args: &[Syn],
+        env: &Env,
+        pos: Pos,
+        kw: &str,
+    ) -> R<Expr> {
+        let Some((bindings, body)) = args.split_first() else {
+            return err(format!("{kw} needs bindings and a body"), pos);
+        };
+        let Some(bs) = bindings.as_list() else {
+            return err(format!("{kw} bindings must be a list"), bindings.pos());
+        };
+        let scope = Scope::new(env.clone());
+        let menv = if recursive {
+            Some(scope.clone())
+        } else {
+            env.clone()
+        };
+        for b in bs {
+            let (id, spec) = self.binding_pair(b, kw)?;
+            let m = self.syntax_rules(&spec, &menv, id.sym)?;
+            scope.bind(id, Binding::Macro(m));
+        }
+        self.body_of(body, &Some(scope), pos, kw)
+    }
+
+    pub(super) fn define_syntax(
+        &mut self,
+        args: &[Syn],
+        env: &Env,
+        pos: Pos,
+    ) -> R<(Ident, Rc<Macro>)> {
+        let [Syn::Sym(id, _), spec] = args else {
+            return err("define-syntax takes a name and a syntax-rules form", pos);
+        };
+        let m = self.syntax_rules(spec, env, id.sym)?;
+        Ok((id.clone(), m))
+    }
+
+    pub(super) fn syntax_rules(&mut self, spec: &Syn, env: &Env, name: Sym) -> R<Rc<Macro>> {
+        let Some(items) = spec.as_list().filter(|i| !i.is_empty()) else {
+            return err("expected a syntax-rules form", spec.pos());
+        };
+        let is_sr = match &items[0] {
+            Syn::Sym(id, _) => self.special(id, env) == Some(Special::SyntaxRules),
+            _ => false,
+        };
+        if !is_sr {
+            // (define-syntax new old): an alias of another macro.
+            if let Syn::Sym(id, _) = spec {
+                if let Some(m) = self.macro_of(id, env) {
+                    return Ok(m);
+                }
+            }
+            return err("only syntax-rules transformers are supported", spec.pos());
+        }
+        let mut rest = &items[1..];
+        let mut ellipsis = Ident::plain(self.known.ellipsis);
+        if let Some(Syn::Sym(e, _)) = rest.first() {
+            ellipsis = e.clone();
+            rest = &rest[1..];
+        }
+        let Some((lits, rules)) = rest.split_first() else {
+            return err("syntax-rules needs a literal list", spec.pos());
+        };
+        let Some(lits) = lits.as_list() else {
+            return err(
+                "syntax-rules literals must be a list of identifiers",
+                lits.pos(),
+            );
+        };
+        let mut literals = Vec::new();
+        for l in lits {
+            let Syn::Sym(id, _) = l else {
+                return err("syntax-rules literals must be identifiers", l.pos());
+            };
+            literals.push(id.clone());
+        }
+        let mut out = Vec::new();
+        for r in rules {
+            let Some([pat, tmpl]) = r.as_list() else {
+                return err("each syntax-rules rule must be (pattern template)", r.pos());
+            };
+            if !matches!(pat, Syn::List(items, _, _) if !items.is_empty()) {
+                return err(
+                    "a syntax-rules pattern must be a list starting with the keyword",
+                    pat.pos(),
+                );
+            }
+            out.push((pat.clone(), tmpl.clone()));
+        }
+        Ok(Rc::new(Macro {
+            name,
+            literals,
+            ellipsis,
+            rules: out,
+            env: env.clone(),
+        }))
+    }
+}

@@ -1,0 +1,473 @@
+//! The front end: expands macros and special forms, resolves every variable,
+//! and produces the [`Expr`] the code generator compiles.
+//!
+//! This module holds the walk itself (forms, variables, applications, macro
+//! uses) and the dispatch over special forms; the forms live by family in
+//! the submodules:
+//!
+//! - `core`: `quote`, `lambda`, `case-lambda`, `define`, `set!`, `if`,
+//!   `begin`, `delay` and the rest the code generator knows directly.
+//! - `body`: bodies with internal definitions (`letrec*` semantics).
+//! - `derived`: `let` and its kin, `cond`, `case`, `and`, `or`, `when`,
+//!   `unless`, `do`: rewritten into the core.
+//! - `macros`: `define-syntax`, `let-syntax`, `syntax-rules` transformers.
+//! - `records`: `define-record-type` as definitions over record primitives.
+//! - `library`: `define-library`, `import`, `cond-expand`.
+//! - `arb_ref`: `arb:ref`, names bound to stored nodes.
+//! - `quasiquote`: `quasiquote` to list construction.
+//!
+//! To add a special form: a case of [`Special`] with its name, an arm in
+//! `Front::special_form`, and its method in the submodule of its family.
+
+mod arb_ref;
+mod body;
+mod core;
+mod derived;
+mod library;
+mod macros;
+mod quasiquote;
+mod records;
+
+use std::rc::Rc;
+
+use super::ast::{Expr, VarInfo};
+use super::globals::{GlobalSyntax, Globals};
+use super::special::Special;
+use super::syntax_rules::Expander;
+use super::{CompileError, Known};
+use crate::code::Inline;
+use crate::datum;
+use crate::heap::Heap;
+use crate::pos::Pos;
+use crate::symbol::{Sym, SymbolTable};
+use crate::syntax::scope::{resolve, Macro, Meaning, Scope, VarId};
+use crate::syntax::{Atom, Ident, Syn};
+use crate::value::Value;
+
+pub use library::{defined_names, FEATURES};
+
+type R<T> = Result<T, CompileError>;
+type Env = Option<Rc<Scope>>;
+
+/// Deepest nesting of code the compiler accepts (it recurses on nesting).
+const MAX_NESTING: usize = 1000;
+/// Most macro expansions in one form (a macro that expands to itself forever).
+const MAX_EXPANSIONS: usize = 1_000_000;
+/// Most syntax nodes all expansions of one top-level form may produce.
+const MAX_EXPANSION_NODES: usize = 2_000_000;
+
+pub struct Front<'a> {
+    pub syms: &'a mut SymbolTable,
+    pub heap: &'a mut Heap,
+    pub globals: &'a mut Globals,
+    pub known: &'a Known,
+    pub vars: Vec<VarInfo>,
+    lambda: u32,
+    next_lambda: u32,
+    depth: usize,
+    expansions: usize,
+    /// Syntax nodes macro expansions may still produce for this form.
+    expansion_budget: usize,
+    /// The environment of top-level forms: none at the real top level, a
+    /// library's scope for the body of a `define-library`.
+    toplevel_env: Env,
+}
+
+fn err<T>(message: impl Into<String>, pos: Pos) -> R<T> {
+    Err(CompileError {
+        message: message.into(),
+        pos,
+    })
+}
+
+impl<'a> Front<'a> {
+    pub fn new(
+        syms: &'a mut SymbolTable,
+        heap: &'a mut Heap,
+        globals: &'a mut Globals,
+        known: &'a Known,
+    ) -> Self {
+        Front {
+            syms,
+            heap,
+            globals,
+            known,
+            vars: Vec::new(),
+            lambda: 0,
+            next_lambda: 1,
+            depth: 0,
+            expansions: 0,
+            expansion_budget: MAX_EXPANSION_NODES,
+            toplevel_env: None,
+        }
+    }
+
+    fn name(&self, s: Sym) -> String {
+        self.syms.name(s).to_string()
+    }
+
+    fn new_var(&mut self, name: Sym, letrec: bool) -> VarId {
+        self.vars.push(VarInfo {
+            name,
+            lambda: self.lambda,
+            assigned: false,
+            captured: false,
+            letrec,
+            fixable: false,
+        });
+        (self.vars.len() - 1) as VarId
+    }
+
+    fn meaning(&self, id: &Ident, env: &Env) -> Meaning {
+        resolve(id, env)
+    }
+
+    /// The special form an identifier names here, if any.
+    fn special(&self, id: &Ident, env: &Env) -> Option<Special> {
+        match self.meaning(id, env) {
+            Meaning::Global(s) => match self.globals.syntax.get(&s) {
+                Some(GlobalSyntax::Special(sp)) => Some(*sp),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn macro_of(&self, id: &Ident, env: &Env) -> Option<Rc<Macro>> {
+        match self.meaning(id, env) {
+            Meaning::Macro(m) => Some(m),
+            Meaning::Global(s) => match self.globals.syntax.get(&s) {
+                Some(GlobalSyntax::Macro(m)) => Some(m.clone()),
+                _ => None,
+            },
+            Meaning::Var(_) => None,
+        }
+    }
+
+    /// Is `s` the auxiliary keyword `kw` (`else`, `=>`, ...) as seen from here?
+    fn is_keyword(&self, s: &Syn, kw: Sym, env: &Env) -> bool {
+        match s {
+            Syn::Sym(id, _) => matches!(self.meaning(id, env), Meaning::Global(g) if g == kw),
+            _ => false,
+        }
+    }
+
+    // ---- top level ---------------------------------------------------------
+
+    /// Compiles one top-level form. `begin` at top level is spliced by the caller.
+    pub fn toplevel(&mut self, form: &Syn, env: &Env) -> R<Expr> {
+        self.toplevel_env = env.clone();
+        self.compile(form, env)
+    }
+
+    fn at_toplevel(&self, env: &Env) -> bool {
+        match (env, &self.toplevel_env) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// The global a top-level definition of `id` defines: its own name, or
+    /// inside a library the hidden or exported name the library gave it.
+    fn global_target(&self, id: &Ident, env: &Env) -> Sym {
+        match self.meaning(id, env) {
+            Meaning::Global(s) => s,
+            _ => id.sym,
+        }
+    }
+
+    /// If `form` is a top-level `begin` (possibly produced by a macro), its forms.
+    pub fn toplevel_begin(&mut self, form: &Syn, env: &Env) -> R<Option<(Vec<Syn>, Env)>> {
+        self.toplevel_env = env.clone();
+        let mut form = form.clone();
+        loop {
+            let Syn::List(items, None, pos) = &form else {
+                return Ok(None);
+            };
+            let Some(Syn::Sym(head, _)) = items.first() else {
+                return Ok(None);
+            };
+            if let Some(m) = self.macro_of(head, env) {
+                form = self.expand(&m, &form, env, *pos)?;
+                continue;
+            }
+            return match self.special(head, env) {
+                Some(Special::Begin) => Ok(Some((items[1..].to_vec(), env.clone()))),
+                Some(Special::DefineLibrary) if env.is_none() => {
+                    self.define_library(&items[1..], *pos).map(Some)
+                }
+                // At top level the body's definitions are top-level
+                // definitions, made in a scope that also binds the names.
+                Some(Special::ArbRef) => {
+                    let (body, scope) = self.arb_ref_scope(&items[1..], env, *pos)?;
+                    Ok(Some((body, Some(scope))))
+                }
+                _ => Ok(None),
+            };
+        }
+    }
+
+    fn expand(&mut self, m: &Rc<Macro>, form: &Syn, env: &Env, pos: Pos) -> R<Syn> {
+        self.expansions += 1;
+        if self.expansions > MAX_EXPANSIONS {
+            return err(
+                "too many macro expansions (does a macro expand into itself?)",
+                pos,
+            );
+        }
+        let ex = Expander::new(m, env.clone(), self.known.underscore);
+        ex.expand(form, &mut self.expansion_budget).map_err(|e| {
+            let e = if e.starts_with("no syntax-rules pattern") {
+                format!(
+                    "no syntax-rules pattern of '{}' matches this use",
+                    self.syms.name(m.name)
+                )
+            } else {
+                format!("{}: {}", self.syms.name(m.name), e)
+            };
+            CompileError { message: e, pos }
+        })
+    }
+
+    // ---- expressions -------------------------------------------------------
+
+    pub fn compile(&mut self, form: &Syn, env: &Env) -> R<Expr> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            self.depth -= 1;
+            return err("expression nested too deeply", form.pos());
+        }
+        let r = self.compile_inner(form, env);
+        self.depth -= 1;
+        r
+    }
+
+    fn compile_inner(&mut self, form: &Syn, env: &Env) -> R<Expr> {
+        match form {
+            Syn::Sym(id, pos) => self.variable(id, env, *pos),
+            Syn::Atom(a, _) => Ok(Expr::Const(self.atom_value(a))),
+            Syn::Vector(..) => Ok(Expr::Const(self.datum(form)?)),
+            Syn::LabelDef(_, _, pos) | Syn::LabelRef(_, pos) => {
+                err("datum labels are only allowed in quoted data", *pos)
+            }
+            Syn::List(items, tail, pos) => {
+                if tail.is_some() {
+                    return err("a dotted list is not a valid expression", *pos);
+                }
+                let Some(head) = items.first() else {
+                    return err(
+                        "() is not a valid expression; write '() for the empty list",
+                        *pos,
+                    );
+                };
+                if let Syn::Sym(id, _) = head {
+                    match self.meaning(id, env) {
+                        Meaning::Macro(m) => {
+                            let out = self.expand(&m, form, env, *pos)?;
+                            return self.compile(&out, env);
+                        }
+                        Meaning::Global(s) => match self.globals.syntax.get(&s).cloned() {
+                            Some(GlobalSyntax::Macro(m)) => {
+                                let out = self.expand(&m, form, env, *pos)?;
+                                return self.compile(&out, env);
+                            }
+                            Some(GlobalSyntax::Special(sp)) => {
+                                return self.special_form(sp, items, env, *pos)
+                            }
+                            None => {}
+                        },
+                        Meaning::Var(_) => {}
+                    }
+                }
+                self.application(items, env, *pos)
+            }
+        }
+    }
+
+    fn variable(&mut self, id: &Ident, env: &Env, pos: Pos) -> R<Expr> {
+        match self.meaning(id, env) {
+            Meaning::Var(v) => {
+                self.note_reference(v);
+                Ok(Expr::Local(v, pos))
+            }
+            Meaning::Macro(_) => err(
+                format!("syntax keyword '{}' used as a variable", self.name(id.sym)),
+                pos,
+            ),
+            Meaning::Global(s) => {
+                if self.globals.syntax.contains_key(&s) {
+                    return err(
+                        format!("syntax keyword '{}' used as a variable", self.name(s)),
+                        pos,
+                    );
+                }
+                Ok(Expr::Global(self.globals.index(s), pos))
+            }
+        }
+    }
+
+    fn note_reference(&mut self, v: VarId) {
+        if self.vars[v as usize].lambda != self.lambda {
+            self.vars[v as usize].captured = true;
+        }
+    }
+
+    fn application(&mut self, items: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+        // Inline a few primitives when the head is the untouched global.
+        if let Syn::Sym(id, _) = &items[0] {
+            if let Meaning::Global(s) = self.meaning(id, env) {
+                if let Some(op) = Inline::from_name(self.syms.name(s)) {
+                    if op.arity() == items.len() - 1 {
+                        let args = items[1..]
+                            .iter()
+                            .map(|a| self.compile(a, env))
+                            .collect::<R<Vec<_>>>()?;
+                        return Ok(Expr::Inline(op, args, pos));
+                    }
+                }
+            }
+        }
+        let f = self.compile(&items[0], env)?;
+        let args = items[1..]
+            .iter()
+            .map(|a| self.compile(a, env))
+            .collect::<R<Vec<_>>>()?;
+        Ok(Expr::Call(Box::new(f), args, pos))
+    }
+
+    /// A call of a primitive by index, whatever the global of its name
+    /// holds now (what derived forms expand into).
+    fn prim_call(&self, prim: Value, args: Vec<Expr>, pos: Pos) -> Expr {
+        Expr::Call(Box::new(Expr::Const(prim)), args, pos)
+    }
+
+    fn body_of(&mut self, items: &[Syn], env: &Env, pos: Pos, what: &str) -> R<Expr> {
+        if items.is_empty() {
+            return err(
+                format!("{what} needs at least one expression in its body"),
+                pos,
+            );
+        }
+        self.body(items, env, pos)
+    }
+
+    fn seq(&mut self, items: &[Syn], env: &Env) -> R<Expr> {
+        if items.is_empty() {
+            return Ok(Expr::Const(Value::Unspecified));
+        }
+        let mut out = items
+            .iter()
+            .map(|i| self.compile(i, env))
+            .collect::<R<Vec<_>>>()?;
+        Ok(if out.len() == 1 {
+            out.pop().unwrap_or(Expr::Const(Value::Unspecified))
+        } else {
+            Expr::Seq(out)
+        })
+    }
+
+    /// Forms in sequence; at the top level each is compiled as a top-level
+    /// form (its definitions are global definitions).
+    fn toplevel_seq(&mut self, forms: &[Syn], env: &Env) -> R<Expr> {
+        if env.is_some() {
+            return self.seq(forms, env);
+        }
+        let mut out = Vec::new();
+        for f in forms {
+            out.push(self.compile(f, env)?);
+        }
+        Ok(if out.is_empty() {
+            Expr::Const(Value::Unspecified)
+        } else {
+            Expr::Seq(out)
+        })
+    }
+
+    // ---- special forms -----------------------------------------------------
+
+    fn special_form(&mut self, sp: Special, items: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+        let args = &items[1..];
+        let kw = match &items[0] {
+            Syn::Sym(id, _) => self.name(id.sym),
+            _ => String::new(),
+        };
+        match sp {
+            Special::Quote => self.quote(args, pos),
+            Special::Quasiquote => {
+                if args.len() != 1 {
+                    return err("quasiquote takes exactly one template", pos);
+                }
+                self.quasi(&args[0], 1, env)
+            }
+            Special::Unquote | Special::UnquoteSplicing => {
+                err(format!("{kw} outside of quasiquote"), pos)
+            }
+            Special::Lambda => self.lambda_form(args, env, pos),
+            Special::CaseLambda => self.case_lambda(args, env),
+            Special::Define => self.define_global(args, env, pos),
+            Special::Set => self.set(args, env, pos),
+            Special::If => self.if_form(args, env, pos),
+            Special::Begin => self.toplevel_seq(args, env),
+            Special::Let => self.let_form(args, env, pos),
+            Special::LetStar => self.let_star_form(args, env, pos),
+            Special::Letrec | Special::LetrecStar => self.letrec_form(args, env, pos, &kw),
+            Special::Cond => self.cond(args, env, pos),
+            Special::Case => self.case(args, env, pos),
+            Special::And => self.and(args, env),
+            Special::Or => self.or(args, env, pos),
+            Special::When | Special::Unless => {
+                self.when_unless(sp == Special::When, args, env, pos, &kw)
+            }
+            Special::Do => self.do_loop(args, env, pos),
+            Special::DefineSyntax => self.define_syntax_global(args, env, pos),
+            Special::LetSyntax | Special::LetrecSyntax => {
+                self.let_syntax(sp == Special::LetrecSyntax, args, env, pos, &kw)
+            }
+            Special::SyntaxRules => err(
+                "syntax-rules is only valid as the transformer of define-syntax or let-syntax",
+                pos,
+            ),
+            Special::DefineRecordType => self.define_record_type(args, env, pos),
+            Special::Delay | Special::DelayForce | Special::MakePromiseLazy => {
+                self.delay(sp == Special::Delay, args, env, pos, &kw)
+            }
+            Special::Include => err("include is not available: Arbores reads no files", pos),
+            Special::CondExpand => {
+                let chosen = self.cond_expand(args)?;
+                self.toplevel_seq(&chosen, env)
+            }
+            Special::Import => {
+                for spec in args {
+                    self.check_import(spec)?;
+                }
+                Ok(Expr::Const(Value::Unspecified))
+            }
+            Special::DefineLibrary => err("define-library is only allowed at the top level", pos),
+            Special::ArbRef => {
+                let (body, scope) = self.arb_ref_scope(args, env, pos)?;
+                self.body(&body, &Some(scope), pos)
+            }
+            Special::SyntaxError => self.syntax_error(args, pos),
+            Special::Parameterize
+            | Special::Guard
+            | Special::LetValues
+            | Special::LetStarValues
+            | Special::DefineValues => err(format!("{kw} is defined by the prelude"), pos),
+        }
+    }
+
+    // ---- data --------------------------------------------------------------
+
+    pub fn atom_value(&mut self, a: &Atom) -> Value {
+        datum::atom_value(self.heap, a)
+    }
+
+    /// Quoted syntax to a value (aliases stripped, datum labels resolved).
+    pub fn datum(&mut self, s: &Syn) -> R<Value> {
+        datum::to_value(self.heap, s).map_err(|e| CompileError {
+            message: e.message,
+            pos: e.pos,
+        })
+    }
+}

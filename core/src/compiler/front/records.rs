@@ -1,0 +1,187 @@
+//! `define-record-type`: a sequence of definitions over the record
+//! primitives (`%make-record-type`, `%record`, `%record?`, `%record-ref`,
+//! `%record-set!`).
+
+use super::{err, Env, Front, R};
+use crate::compiler::ast::Expr;
+use crate::number::Num;
+use crate::pos::Pos;
+use crate::syntax::{Atom, Ident, Syn};
+
+impl Front<'_> {
+    pub(super) fn define_record_type(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+        if !self.at_toplevel(env) {
+            return err(
+                "define-record-type is only allowed at the top level or at the start of a body",
+                pos,
+            );
+        }
+        let forms = self.record_definitions(args, pos)?;
+        let mut out = Vec::new();
+        for f in &forms {
+            out.push(self.compile(f, env)?);
+        }
+        Ok(Expr::Seq(out))
+    }
+
+    /// `define-record-type` as a sequence of definitions using record primitives.
+    pub(super) fn record_definitions(&mut self, args: &[Syn], pos: Pos) -> R<Vec<Syn>> {
+        if args.len() < 2 {
+            return err(
+                "define-record-type needs a type name, a constructor and a predicate",
+                pos,
+            );
+        }
+        let tname = match &args[0] {
+            Syn::Sym(id, _) => id.clone(),
+            Syn::List(items, _, _) if matches!(items.first(), Some(Syn::Sym(..))) => items[0]
+                .as_ident()
+                .cloned()
+                .unwrap_or(Ident::plain(self.known.tmp)),
+            other => return err("define-record-type: bad type name", other.pos()),
+        };
+        let mut fields: Vec<Ident> = Vec::new();
+        let mut field_specs = Vec::new();
+        for f in &args[3.min(args.len())..] {
+            let Some(parts) = f.as_list().filter(|p| !p.is_empty() && p.len() <= 3) else {
+                return err(
+                    "define-record-type: field must be (name accessor [modifier])",
+                    f.pos(),
+                );
+            };
+            let Syn::Sym(fid, _) = &parts[0] else {
+                return err(
+                    "define-record-type: field name must be an identifier",
+                    parts[0].pos(),
+                );
+            };
+            fields.push(fid.clone());
+            field_specs.push(parts.to_vec());
+        }
+        let p = pos;
+        let sym = |s: &str, me: &mut Self| Syn::Sym(Ident::plain(me.syms.intern(s)), p);
+        let def = |me: &mut Self, name: Syn, value: Syn| {
+            let d = me.known.define_alias.clone();
+            Syn::list(vec![Syn::Sym(d, p), name, value], p)
+        };
+        let quote = |me: &mut Self, s: Syn| {
+            let q = me.known.quote_alias.clone();
+            Syn::list(vec![Syn::Sym(q, p), s], p)
+        };
+        let type_var = Syn::Sym(tname.clone(), p);
+        let mut out = Vec::new();
+        let fields_syn = Syn::list(
+            fields
+                .iter()
+                .map(|f| Syn::Sym(Ident::plain(f.sym), p))
+                .collect(),
+            p,
+        );
+        let qname = quote(self, Syn::Sym(Ident::plain(tname.sym), p));
+        let qfields = quote(self, fields_syn);
+        let mk = sym("%make-record-type", self);
+        out.push(def(
+            self,
+            type_var.clone(),
+            Syn::list(vec![mk, qname, qfields], p),
+        ));
+        // constructor
+        match &args[1] {
+            Syn::List(items, None, cpos) if !items.is_empty() => {
+                let Syn::Sym(cname, _) = &items[0] else {
+                    return err("define-record-type: bad constructor", *cpos);
+                };
+                let cargs = self.constructor_args(&items[1..], &fields)?;
+                let mut call = vec![sym("%record", self), type_var.clone()];
+                for f in &fields {
+                    if cargs.iter().any(|a| a.same(f)) {
+                        call.push(Syn::Sym(f.clone(), p));
+                    } else {
+                        call.push(Syn::Atom(Atom::Bool(false), p));
+                    }
+                }
+                let formals = Syn::list(cargs.iter().map(|a| Syn::Sym(a.clone(), p)).collect(), p);
+                let lam = self.lambda_syntax(formals, vec![Syn::list(call, p)], p);
+                out.push(def(self, Syn::Sym(cname.clone(), p), lam));
+            }
+            Syn::Sym(cname, _) => {
+                // A bare constructor name takes every field in order.
+                let mut call = vec![sym("%record", self), type_var.clone()];
+                call.extend(fields.iter().map(|f| Syn::Sym(f.clone(), p)));
+                let formals = Syn::list(fields.iter().map(|f| Syn::Sym(f.clone(), p)).collect(), p);
+                let lam = self.lambda_syntax(formals, vec![Syn::list(call, p)], p);
+                out.push(def(self, Syn::Sym(cname.clone(), p), lam));
+            }
+            Syn::Atom(Atom::Bool(false), _) => {}
+            other => return err("define-record-type: bad constructor", other.pos()),
+        }
+        // predicate
+        if let Some(Syn::Sym(pname, _)) = args.get(2) {
+            let x = Syn::Sym(Ident::plain(self.known.tmp), p);
+            let body = Syn::list(vec![sym("%record?", self), x.clone(), type_var.clone()], p);
+            let lam = self.lambda_syntax(Syn::list(vec![x], p), vec![body], p);
+            out.push(def(self, Syn::Sym(pname.clone(), p), lam));
+        }
+        for (i, parts) in field_specs.iter().enumerate() {
+            let x = Syn::Sym(Ident::plain(self.known.tmp), p);
+            let idx = Syn::Atom(Atom::Num(Num::Int(i as i64)), p);
+            if let Some(Syn::Sym(acc, _)) = parts.get(1) {
+                let qacc = quote(self, Syn::Sym(Ident::plain(acc.sym), p));
+                let body = Syn::list(
+                    vec![
+                        sym("%record-ref", self),
+                        x.clone(),
+                        type_var.clone(),
+                        idx.clone(),
+                        qacc,
+                    ],
+                    p,
+                );
+                let lam = self.lambda_syntax(Syn::list(vec![x.clone()], p), vec![body], p);
+                out.push(def(self, Syn::Sym(acc.clone(), p), lam));
+            }
+            if let Some(Syn::Sym(modi, _)) = parts.get(2) {
+                let v = Syn::Sym(Ident::plain(self.known.value), p);
+                let qm = quote(self, Syn::Sym(Ident::plain(modi.sym), p));
+                let body = Syn::list(
+                    vec![
+                        sym("%record-set!", self),
+                        x.clone(),
+                        type_var.clone(),
+                        idx.clone(),
+                        v.clone(),
+                        qm,
+                    ],
+                    p,
+                );
+                let lam = self.lambda_syntax(Syn::list(vec![x.clone(), v], p), vec![body], p);
+                out.push(def(self, Syn::Sym(modi.clone(), p), lam));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The constructor's arguments: each must name a field.
+    fn constructor_args(&self, args: &[Syn], fields: &[Ident]) -> R<Vec<Ident>> {
+        let mut out = Vec::new();
+        for a in args {
+            let Syn::Sym(aid, _) = a else {
+                return err(
+                    "define-record-type: constructor arguments must be field names",
+                    a.pos(),
+                );
+            };
+            if !fields.iter().any(|f| f.same(aid)) {
+                return err(
+                    format!(
+                        "define-record-type: '{}' is not a field",
+                        self.name(aid.sym)
+                    ),
+                    a.pos(),
+                );
+            }
+            out.push(aid.clone());
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,100 @@
+//! The global environment: variables by index, and global syntax by name;
+//! and the names of the hidden globals the engine makes itself.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use super::special::Special;
+use crate::symbol::Sym;
+use crate::syntax::scope::Macro;
+use crate::value::Value;
+
+#[derive(Clone)]
+pub enum GlobalSyntax {
+    Special(Special),
+    Macro(Rc<Macro>),
+}
+
+#[derive(Default)]
+pub struct Globals {
+    pub values: Vec<Value>,
+    pub names: Vec<Sym>,
+    by_sym: Vec<u32>,
+    pub syntax: BTreeMap<Sym, GlobalSyntax>,
+    /// Names of libraries defined with `define-library` ("name part ...").
+    pub libraries: std::collections::BTreeSet<String>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Globals {
+    /// The index of the global named `s`, creating an unbound one if needed.
+    pub fn index(&mut self, s: Sym) -> u32 {
+        let k = s.0 as usize;
+        if k >= self.by_sym.len() {
+            self.by_sym.resize(k + 1, NONE);
+        }
+        if self.by_sym[k] == NONE {
+            self.by_sym[k] = self.values.len() as u32;
+            self.values.push(Value::Undefined);
+            self.names.push(s);
+        }
+        self.by_sym[k]
+    }
+
+    pub fn lookup(&self, s: Sym) -> Option<u32> {
+        match self.by_sym.get(s.0 as usize) {
+            Some(&i) if i != NONE => Some(i),
+            _ => None,
+        }
+    }
+
+    pub fn define(&mut self, s: Sym, v: Value) {
+        let i = self.index(s);
+        self.values[i as usize] = v;
+    }
+}
+
+/// The global that holds the value of stored node `id` once loaded (what
+/// `arb:ref` binds a name to, and what the VM's loader defines).
+pub fn node_global_name(id: u64) -> String {
+    format!("@#{id}")
+}
+
+/// The node id of a name made by [`node_global_name`].
+pub fn parse_node_global(name: &str) -> Option<u64> {
+    let digits = name.strip_prefix("@#")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_globals_round_trip_and_reject_other_names() {
+        for id in [0, 7, 256, u64::MAX] {
+            assert_eq!(parse_node_global(&node_global_name(id)), Some(id));
+        }
+        for bad in ["@#", "@#x", "@#-1", "#12", "@#18446744073709551616", "f@#1"] {
+            assert_eq!(parse_node_global(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_index_is_made_once_per_name() {
+        let mut g = Globals::default();
+        let a = g.index(Sym(3));
+        let b = g.index(Sym(9));
+        assert_ne!(a, b);
+        assert_eq!(g.index(Sym(3)), a);
+        assert_eq!(g.lookup(Sym(9)), Some(b));
+        assert_eq!(g.lookup(Sym(4)), None);
+        assert!(matches!(g.values[a as usize], Value::Undefined));
+        g.define(Sym(3), Value::Int(1));
+        assert!(matches!(g.values[a as usize], Value::Int(1)));
+    }
+}

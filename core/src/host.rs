@@ -1,0 +1,114 @@
+//! The embedder's side of the engine: everything that comes from outside.
+//!
+//! The core does no I/O. What it needs from the world — today the time and
+//! whether to stop — it asks of one [`Host`] the embedder installs with
+//! `Engine::set_host`. This trait is the single place where capabilities
+//! from outside are added (streamed output, a sink for commits, a source of
+//! blobs, files, standard input): each becomes a method with a default, so
+//! an embedder that does not offer it keeps compiling and the engine
+//! behaves as if it were absent.
+
+/// What the engine asks of the program that embeds it. Methods are called
+/// only while the engine runs (during `eval` and the calls that touch the
+/// knowledge base), never from another thread.
+pub trait Host {
+    /// The time, in seconds since the Unix epoch (UTC). Read when Scheme
+    /// asks (`current-second`, `current-jiffy`) and when a version is
+    /// committed (its timestamp). The default is the epoch itself: an
+    /// engine with no clock.
+    fn now(&mut self) -> f64 {
+        0.0
+    }
+
+    /// Polled every few thousand steps of an evaluation; `true` ends the
+    /// evaluation with `ErrorKind::Interrupted`, undoing it, and the engine
+    /// stays usable. This is how a host enforces a wall-clock timeout, a
+    /// Stop button or Ctrl-C. The default never stops.
+    fn should_stop(&mut self) -> bool {
+        false
+    }
+}
+
+/// Asked every few thousand steps during an evaluation; returning `true`
+/// ends the evaluation with `ErrorKind::Interrupted`.
+pub type InterruptCheck = Box<dyn FnMut() -> bool>;
+
+/// The host an engine starts with: a clock that reads what it was last set
+/// to, and an optional interrupt check. It is what `Engine::set_clock` and
+/// `Engine::set_interrupt_check` configure; it also serves embedders that
+/// need nothing more (tests with a fixed clock).
+#[derive(Default)]
+pub struct BasicHost {
+    /// Seconds since the Unix epoch.
+    pub clock: f64,
+    pub interrupt: Option<InterruptCheck>,
+}
+
+impl Host for BasicHost {
+    fn now(&mut self) -> f64 {
+        self.clock
+    }
+
+    fn should_stop(&mut self) -> bool {
+        self.interrupt.as_mut().is_some_and(|check| check())
+    }
+}
+
+/// The host an engine holds: its own [`BasicHost`] until an embedder
+/// installs another.
+#[derive(Default)]
+pub(crate) struct HostSlot {
+    basic: BasicHost,
+    installed: Option<Box<dyn Host>>,
+}
+
+impl HostSlot {
+    pub fn get(&mut self) -> &mut dyn Host {
+        match &mut self.installed {
+            Some(h) => h.as_mut(),
+            None => &mut self.basic,
+        }
+    }
+
+    pub fn install(&mut self, host: Box<dyn Host>) {
+        self.installed = Some(host);
+    }
+
+    /// The basic host, put back in place of an installed one if need be.
+    pub fn basic(&mut self) -> &mut BasicHost {
+        self.installed = None;
+        &mut self.basic
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Nothing;
+    impl Host for Nothing {}
+
+    #[test]
+    fn defaults_are_the_epoch_and_never_stop() {
+        let mut h = Nothing;
+        assert_eq!(h.now(), 0.0);
+        assert!(!h.should_stop());
+    }
+
+    #[test]
+    fn the_basic_host_reads_its_clock_and_check() {
+        let mut h = BasicHost {
+            clock: 12.5,
+            interrupt: None,
+        };
+        assert_eq!(h.now(), 12.5);
+        assert!(!h.should_stop());
+        let mut calls = 0;
+        h.interrupt = Some(Box::new(move || {
+            calls += 1;
+            calls > 1
+        }));
+        assert!(!h.should_stop());
+        assert!(h.should_stop());
+    }
+}

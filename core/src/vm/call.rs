@@ -1,0 +1,277 @@
+//! Procedure calls and returns: closures (a new frame, or the current one
+//! replaced in tail position), primitives of each kind, `case-lambda`,
+//! continuations and parameter objects.
+
+use std::rc::Rc;
+
+use super::{Vm, VmError};
+use crate::builtins::{Ctx, Fault, KCtx, PrimKind};
+use crate::code::{Frame, Template};
+use crate::repo::forest::Timestamp;
+use crate::repo::knowledge::Knowledge;
+use crate::value::{Object, Value};
+
+/// What a call did: control is where it should be, or another call is to
+/// be made of the procedure now below `n` arguments on the stack (`apply`,
+/// `call/cc`, a `case-lambda` clause, ...).
+pub(super) enum Next {
+    Done,
+    Call(usize),
+}
+
+impl Vm {
+    /// Calls the procedure below the `n` arguments on top of the stack.
+    /// In tail position the current frame is replaced.
+    pub(super) fn call(&mut self, n: usize, tail: bool) -> Result<(), VmError> {
+        let mut n = n;
+        loop {
+            let callee_idx = self.stack.len() - n - 1;
+            let f = self.stack[callee_idx];
+            let next = match f {
+                Value::Prim(id) => self.call_primitive(id, callee_idx, n, tail)?,
+                Value::Obj(r) => {
+                    if let Object::Closure(c) = self.heap.get(r) {
+                        let t = c.template.clone();
+                        return self.enter(t, f, callee_idx, n, tail);
+                    }
+                    self.call_object(f, callee_idx, n, tail)?
+                }
+                _ => {
+                    self.stack.truncate(callee_idx);
+                    let fault = self.not_procedure(f);
+                    self.raise_fault(fault)?;
+                    Next::Done
+                }
+            };
+            match next {
+                Next::Done => return Ok(()),
+                Next::Call(m) => n = m,
+            }
+        }
+    }
+
+    /// A primitive's value in the accumulator, the call's values off the
+    /// stack, and a return when the call was in tail position.
+    pub(super) fn deliver(&mut self, callee_idx: usize, v: Value, tail: bool) {
+        self.stack.truncate(callee_idx);
+        self.acc = v;
+        if tail {
+            self.do_return();
+        }
+    }
+
+    fn call_primitive(
+        &mut self,
+        id: u32,
+        callee_idx: usize,
+        n: usize,
+        tail: bool,
+    ) -> Result<Next, VmError> {
+        let Some(prim) = self.prims.get(id) else {
+            self.stack.truncate(callee_idx);
+            let fault = self.not_procedure(Value::Prim(id));
+            self.raise_fault(fault)?;
+            return Ok(Next::Done);
+        };
+        if n < prim.min as usize || prim.max.is_some_and(|m| n > m as usize) {
+            let msg = arity_message(
+                prim.name,
+                prim.min as usize,
+                prim.max.map(|m| m as usize),
+                n,
+            );
+            self.stack.truncate(callee_idx);
+            self.raise_fault(Fault::Error(msg, vec![]))?;
+            return Ok(Next::Done);
+        }
+        match prim.kind {
+            PrimKind::Simple(func) => {
+                let r = {
+                    let mut ctx = Ctx {
+                        heap: &mut self.heap,
+                        syms: &mut self.syms,
+                        out: &mut self.out,
+                        host: self.host.get(),
+                    };
+                    func(&mut ctx, &self.stack[callee_idx + 1..])
+                };
+                match r {
+                    Ok(v) => self.deliver(callee_idx, v, tail),
+                    Err(e) => {
+                        self.stack.truncate(callee_idx);
+                        self.raise_fault(e)?;
+                    }
+                }
+                Ok(Next::Done)
+            }
+            PrimKind::Knowledge(func) => {
+                let host = self.host.get();
+                let knowledge = self
+                    .knowledge
+                    .get_or_insert_with(|| Knowledge::new(Timestamp::from_seconds(host.now())));
+                let v = {
+                    let mut ctx = KCtx {
+                        heap: &mut self.heap,
+                        syms: &mut self.syms,
+                        k: knowledge,
+                        tier: self.tier,
+                        host,
+                    };
+                    func(&mut ctx, &self.stack[callee_idx + 1..])
+                };
+                self.sync_knowledge();
+                self.deliver(callee_idx, v, tail);
+                Ok(Next::Done)
+            }
+            PrimKind::Control(c) => self.control(c, callee_idx, n, tail),
+        }
+    }
+
+    /// A call of a heap object that is not a closure.
+    fn call_object(
+        &mut self,
+        f: Value,
+        callee_idx: usize,
+        n: usize,
+        tail: bool,
+    ) -> Result<Next, VmError> {
+        match self.heap.obj(f) {
+            Some(Object::CaseLambda(clauses)) => {
+                let chosen = clauses.iter().copied().find(|c| match self.heap.obj(*c) {
+                    Some(Object::Closure(cl)) => {
+                        let t = &cl.template;
+                        n == t.nparams as usize || (t.rest && n >= t.nparams as usize)
+                    }
+                    _ => false,
+                });
+                match chosen {
+                    Some(c) => {
+                        self.stack[callee_idx] = c;
+                        Ok(Next::Call(n))
+                    }
+                    None => {
+                        self.stack.truncate(callee_idx);
+                        self.raise_fault(Fault::Error(
+                            format!("case-lambda: no clause accepts {n} arguments"),
+                            vec![],
+                        ))?;
+                        Ok(Next::Done)
+                    }
+                }
+            }
+            Some(Object::Continuation(k)) => {
+                let same_winders = k.winders.eq(self.winders);
+                let vals: Vec<Value> = self.stack[callee_idx + 1..].to_vec();
+                if !same_winders {
+                    if let Some(g) = self.hooks.invoke_continuation {
+                        // Let the prelude run the dynamic-wind handlers, then throw.
+                        let invoke = self.globals.values[g as usize];
+                        let list = self.heap.list(&vals);
+                        self.stack.truncate(callee_idx);
+                        self.stack.push(invoke);
+                        self.stack.push(f);
+                        self.stack.push(list);
+                        return Ok(Next::Call(2));
+                    }
+                }
+                self.throw(f, &vals);
+                Ok(Next::Done)
+            }
+            Some(Object::Parameter { value, .. }) => {
+                let v = *value;
+                if n != 0 {
+                    self.stack.truncate(callee_idx);
+                    self.raise_fault(Fault::Error(
+                        "parameter: a parameter object takes no arguments".into(),
+                        vec![],
+                    ))?;
+                    return Ok(Next::Done);
+                }
+                self.deliver(callee_idx, v, tail);
+                Ok(Next::Done)
+            }
+            _ => {
+                self.stack.truncate(callee_idx);
+                let fault = self.not_procedure(f);
+                self.raise_fault(fault)?;
+                Ok(Next::Done)
+            }
+        }
+    }
+
+    pub(super) fn enter(
+        &mut self,
+        t: Rc<Template>,
+        f: Value,
+        callee_idx: usize,
+        n: usize,
+        tail: bool,
+    ) -> Result<(), VmError> {
+        let np = t.nparams as usize;
+        if n != np && !(t.rest && n >= np) {
+            let name = self.proc_name(&t);
+            let msg = arity_message(&name, np, if t.rest { None } else { Some(np) }, n);
+            self.stack.truncate(callee_idx);
+            return self.raise_fault(Fault::Error(msg, vec![]));
+        }
+        if t.rest {
+            let extra = self.heap.list(&self.stack[callee_idx + 1 + np..]);
+            self.stack.truncate(callee_idx + 1 + np);
+            self.stack.push(extra);
+        }
+        if tail {
+            // Slide callee and arguments down over the current frame.
+            let base = self.fp - 1;
+            self.stack.drain(base..callee_idx);
+            self.fp = base + 1;
+            self.tmpl = t;
+        } else {
+            let caller = std::mem::replace(&mut self.tmpl, t);
+            self.frames.push(Frame {
+                template: caller,
+                pc: self.pc as u32,
+                fp: self.fp as u32,
+                closure: self.closure,
+            });
+            self.fp = callee_idx + 1;
+        }
+        self.closure = f;
+        self.pc = 0;
+        Ok(())
+    }
+
+    pub(super) fn do_return(&mut self) {
+        self.stack.truncate(self.fp - 1);
+        if let Some(fr) = self.frames.pop() {
+            self.resume_frame(fr);
+        }
+    }
+
+    /// Pushes the running code as the caller's frame (a call that is not in
+    /// tail position).
+    pub(super) fn push_frame(&mut self) {
+        self.frames.push(Frame {
+            template: self.tmpl.clone(),
+            pc: self.pc as u32,
+            fp: self.fp as u32,
+            closure: self.closure,
+        });
+    }
+
+    /// Makes `fr` the running code (a return, or a thrown continuation).
+    pub(super) fn resume_frame(&mut self, fr: Frame) {
+        self.tmpl = fr.template;
+        self.pc = fr.pc as usize;
+        self.fp = fr.fp as usize;
+        self.closure = fr.closure;
+    }
+}
+
+pub(super) fn arity_message(name: &str, min: usize, max: Option<usize>, got: usize) -> String {
+    let plural = |n: usize| if n == 1 { "argument" } else { "arguments" };
+    match max {
+        Some(m) if m == min => format!("{name}: expected {min} {}, got {got}", plural(min)),
+        Some(m) => format!("{name}: expected {min} to {m} arguments, got {got}"),
+        None => format!("{name}: expected at least {min} {}, got {got}", plural(min)),
+    }
+}

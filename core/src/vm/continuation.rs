@@ -1,0 +1,55 @@
+//! Continuations: a capture copies the stacks and the dynamic state (the
+//! `dynamic-wind` list, the handler stack, the tier); a throw puts them
+//! back. Assigned variables live in boxes, so re-entering a continuation
+//! does not bring back their old values.
+
+use super::Vm;
+use crate::code::Frame;
+use crate::value::{Continuation, Object, Value};
+
+impl Vm {
+    /// Resumes continuation `k` with `vals`.
+    pub(super) fn throw(&mut self, k: Value, vals: &[Value]) {
+        let v = match vals.len() {
+            1 => vals[0],
+            _ => self.heap.alloc(Object::Values(vals.to_vec())),
+        };
+        if let Some(Object::Continuation(c)) = self.heap.obj(k) {
+            self.stack.clear();
+            self.stack.extend_from_slice(&c.stack);
+            self.frames.clear();
+            self.frames.extend(c.frames.iter().cloned());
+            self.winders = c.winders;
+            self.handlers = c.handlers;
+            self.tier = c.tier;
+        }
+        self.acc = v;
+        // The continuation's top frame is where the value is delivered.
+        if let Some(fr) = self.frames.pop() {
+            self.resume_frame(fr);
+        }
+    }
+
+    pub(super) fn capture(&mut self, callee_idx: usize, tail: bool) -> Value {
+        let (stack, mut frames) = if tail {
+            (self.stack[..self.fp - 1].to_vec(), self.frames.clone())
+        } else {
+            let mut frames = self.frames.clone();
+            frames.push(Frame {
+                template: self.tmpl.clone(),
+                pc: self.pc as u32,
+                fp: self.fp as u32,
+                closure: self.closure,
+            });
+            (self.stack[..callee_idx].to_vec(), frames)
+        };
+        frames.shrink_to_fit();
+        self.heap.alloc(Object::Continuation(Box::new(Continuation {
+            stack,
+            frames,
+            winders: self.winders,
+            handlers: self.handlers,
+            tier: self.tier,
+        })))
+    }
+}

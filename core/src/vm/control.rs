@@ -1,0 +1,244 @@
+//! The control primitives: what a primitive cannot do without the VM
+//! (calls with computed arguments, continuations, the dynamic state,
+//! `eval`, running code at a lower tier, the end of a knowledge load).
+
+use std::rc::Rc;
+
+use super::call::Next;
+use super::{Vm, VmError};
+use crate::builtins::{Control, Fault};
+use crate::code::{Frame, Template};
+use crate::datum;
+use crate::pos::Pos;
+use crate::printer;
+use crate::reader;
+use crate::repo::Tier;
+use crate::syntax::{Ident, Syn};
+use crate::value::{Closure, Object, Value};
+
+impl Vm {
+    /// Performs control primitive `c`, called with `n` arguments above
+    /// `callee_idx` on the stack.
+    pub(super) fn control(
+        &mut self,
+        c: Control,
+        callee_idx: usize,
+        n: usize,
+        tail: bool,
+    ) -> Result<Next, VmError> {
+        let arg = |vm: &Vm, i: usize| vm.stack[callee_idx + 1 + i];
+        match c {
+            Control::Apply => self.apply(callee_idx, n),
+            Control::CallCC => {
+                let f = arg(self, 0);
+                let k = self.capture(callee_idx, tail);
+                self.stack.truncate(callee_idx);
+                self.stack.push(f);
+                self.stack.push(k);
+                Ok(Next::Call(1))
+            }
+            Control::ApplyValues => {
+                // (%apply-values f v): spread multiple values as arguments.
+                let f = arg(self, 0);
+                let v = arg(self, 1);
+                let vals: Vec<Value> = match self.heap.obj(v) {
+                    Some(Object::Values(vs)) => vs.clone(),
+                    _ => vec![v],
+                };
+                self.stack.truncate(callee_idx);
+                self.stack.push(f);
+                self.stack.extend_from_slice(&vals);
+                Ok(Next::Call(vals.len()))
+            }
+            Control::Throw => {
+                // (%throw k vals-list): resume without running winders.
+                let k = arg(self, 0);
+                let mut vals = Vec::new();
+                let mut l = arg(self, 1);
+                while let Some((a, d)) = self.heap.pair(l) {
+                    vals.push(a);
+                    l = d;
+                }
+                if !matches!(self.heap.obj(k), Some(Object::Continuation(_))) {
+                    return self.fail(
+                        callee_idx,
+                        Fault::Error("%throw: not a continuation".into(), vec![]),
+                    );
+                }
+                self.throw(k, &vals);
+                Ok(Next::Done)
+            }
+            Control::Abort => {
+                let obj = arg(self, 0);
+                self.stack.truncate(callee_idx);
+                Err(self.uncaught(obj))
+            }
+            Control::Winders => self.answer(callee_idx, self.winders, tail),
+            Control::Handlers => self.answer(callee_idx, self.handlers, tail),
+            Control::SetWinders => {
+                self.winders = arg(self, 0);
+                self.answer(callee_idx, Value::Unspecified, tail)
+            }
+            Control::SetHandlers => {
+                self.handlers = arg(self, 0);
+                self.answer(callee_idx, Value::Unspecified, tail)
+            }
+            Control::Eval => self.eval_datum(callee_idx, arg(self, 0)),
+            Control::EvalAtTier => self.eval_at_tier(callee_idx, arg(self, 0), arg(self, 1), tail),
+            Control::LoadEnded => {
+                let done = !matches!(arg(self, 0), Value::Bool(false));
+                let ids: Vec<u64> = (1..n)
+                    .filter_map(|i| crate::arb::values::as_id(&self.heap, arg(self, i)))
+                    .collect();
+                self.end_loading(done, &ids);
+                self.answer(callee_idx, Value::Unspecified, tail)
+            }
+            Control::ContinuationWinders => {
+                let v = match self.heap.obj(arg(self, 0)) {
+                    Some(Object::Continuation(c)) => c.winders,
+                    _ => Value::Null,
+                };
+                self.answer(callee_idx, v, tail)
+            }
+        }
+    }
+
+    /// The primitive's value `v`: the call is over.
+    fn answer(&mut self, callee_idx: usize, v: Value, tail: bool) -> Result<Next, VmError> {
+        self.deliver(callee_idx, v, tail);
+        Ok(Next::Done)
+    }
+
+    /// The primitive failed with `f`: raised in place of the call.
+    fn fail(&mut self, callee_idx: usize, f: Fault) -> Result<Next, VmError> {
+        self.stack.truncate(callee_idx);
+        self.raise_fault(f)?;
+        Ok(Next::Done)
+    }
+
+    /// `(apply f a ... lst)`.
+    fn apply(&mut self, callee_idx: usize, n: usize) -> Result<Next, VmError> {
+        let f = self.stack[callee_idx + 1];
+        let lst = self.stack[callee_idx + n];
+        let mut items = Vec::new();
+        let mut l = lst;
+        while let Some((a, d)) = self.heap.pair(l) {
+            items.push(a);
+            l = d;
+            if items.len() > 10_000_000 {
+                break;
+            }
+        }
+        if !matches!(l, Value::Null) {
+            let shown = printer::write_string(&self.heap, &self.syms, lst);
+            let message = format!("apply: last argument must be a proper list, got {shown}");
+            return self.fail(callee_idx, Fault::Error(message, vec![]));
+        }
+        let middle: Vec<Value> = self.stack[callee_idx + 2..callee_idx + n].to_vec();
+        self.stack.truncate(callee_idx);
+        self.stack.push(f);
+        self.stack.extend_from_slice(&middle);
+        self.stack.extend_from_slice(&items);
+        Ok(Next::Call(middle.len() + items.len()))
+    }
+
+    /// `(eval expr [environment])`: compiled, then called as a thunk.
+    fn eval_datum(&mut self, callee_idx: usize, expr: Value) -> Result<Next, VmError> {
+        let syn = match datum::to_syntax(&self.heap, &mut self.syms, expr) {
+            Ok(s) => s,
+            Err(msg) => return self.fail(callee_idx, Fault::Error(format!("eval: {msg}"), vec![])),
+        };
+        match self.compile_form(&syn, &None, false) {
+            Ok(t) => {
+                self.stack.truncate(callee_idx);
+                let c = self.thunk(t);
+                self.stack.push(c);
+                Ok(Next::Call(0))
+            }
+            Err(e) => {
+                let message = format!("eval: {}", e.message);
+                self.fail(callee_idx, Fault::Error(message, vec![]))
+            }
+        }
+    }
+
+    /// A closure of a top-level template, to call with no arguments.
+    fn thunk(&mut self, template: Rc<Template>) -> Value {
+        self.heap.alloc(Object::Closure(Closure {
+            template,
+            free: Box::new([]),
+        }))
+    }
+
+    /// `(%arb:eval-at-tier LEVEL EXPR)`: runs EXPR with the tier lowered to
+    /// LEVEL, above a frame that puts the tier back when it returns.
+    fn eval_at_tier(
+        &mut self,
+        callee_idx: usize,
+        level: Value,
+        expr: Value,
+        tail: bool,
+    ) -> Result<Next, VmError> {
+        let requested = match level {
+            Value::Int(i) => u8::try_from(i).ok().and_then(Tier::from_level),
+            _ => None,
+        };
+        let Some(requested) = requested else {
+            let message = "%arb:eval-at-tier: the tier must be 0, 1 or 2".into();
+            return self.fail(callee_idx, Fault::Error(message, vec![]));
+        };
+        let t = match self.compile_eval_expr(expr) {
+            Ok(t) => t,
+            Err(f) => return self.fail(callee_idx, f),
+        };
+        // The tier can only go down: code cannot give itself more rights
+        // than the code that runs it.
+        let old = self.tier;
+        let new = old.max(requested);
+        let mut base = callee_idx;
+        if tail {
+            // Slide this call over the current frame, as `enter` does.
+            let fp_base = self.fp - 1;
+            self.stack.drain(fp_base..callee_idx);
+            base = fp_base;
+        } else {
+            self.push_frame();
+        }
+        // Below the evaluated code: a frame that puts the tier back when it
+        // returns, then returns to the caller.
+        self.stack.truncate(base + 1);
+        self.frames.push(Frame {
+            template: self.restore_tier.clone(),
+            pc: 0,
+            fp: (base + 1) as u32,
+            closure: Value::Int(old.level() as i64),
+        });
+        let c = self.thunk(t.clone());
+        self.stack.push(c);
+        self.tier = new;
+        self.tmpl = t;
+        self.fp = base + 2;
+        self.closure = c;
+        self.pc = 0;
+        Ok(Next::Done)
+    }
+
+    /// `arb:eval`'s argument as a template: a datum, or source text (all
+    /// its forms, in order).
+    fn compile_eval_expr(&mut self, expr: Value) -> Result<Rc<Template>, Fault> {
+        let syn = if let Some(Object::Str(chars)) = self.heap.obj(expr) {
+            let text: String = chars.iter().collect();
+            let forms = reader::read_all(&text, &mut self.syms).map_err(|e| {
+                Fault::ReadError(format!("{}:{}: {}", e.pos.line, e.pos.col, e.message))
+            })?;
+            let begin = Syn::Sym(Ident::plain(self.syms.intern("begin")), Pos::NONE);
+            let mut items = vec![begin];
+            items.extend(forms);
+            Syn::list(items, Pos::NONE)
+        } else {
+            datum::to_syntax(&self.heap, &mut self.syms, expr).map_err(Fault::ReadError)?
+        };
+        self.compile_form(&syn, &None, false)
+            .map_err(|e| Fault::ReadError(e.message))
+    }
+}

@@ -1,0 +1,546 @@
+//! The instruction loop and the inline primitives.
+
+use super::{Vm, VmError};
+use crate::builtins::{type_fault, Fault};
+use crate::code::{Inline, Op, Template};
+use crate::number::{self, Num};
+use crate::repo::Tier;
+use crate::value::{Closure, Object, Value};
+
+/// Two-fixnum cases of the inline primitives; `None` on overflow or for
+/// operations that are not arithmetic or comparison.
+#[inline(always)]
+fn fixnum_op(op: Inline, x: i64, y: i64) -> Option<Value> {
+    match op {
+        Inline::Add => x.checked_add(y).map(Value::Int),
+        Inline::Sub => x.checked_sub(y).map(Value::Int),
+        Inline::Mul => x.checked_mul(y).map(Value::Int),
+        Inline::NumEq | Inline::EqP => Some(Value::Bool(x == y)),
+        Inline::Lt => Some(Value::Bool(x < y)),
+        Inline::Gt => Some(Value::Bool(x > y)),
+        Inline::Le => Some(Value::Bool(x <= y)),
+        Inline::Ge => Some(Value::Bool(x >= y)),
+        _ => None,
+    }
+}
+
+impl Vm {
+    /// Runs instructions until the evaluation halts.
+    ///
+    /// The outer loop reloads the current template whenever control moves
+    /// (call, return, raise); the inner loop runs straight-line code of one
+    /// template with `pc` in a local, which is where the time goes.
+    ///
+    /// Long by design: one `match` over every instruction, kept in one
+    /// function so that `pc` and the accumulator stay in registers. Work
+    /// that leaves the fast path is in the methods it calls.
+    pub(super) fn execute(&mut self) -> Result<Value, VmError> {
+        let mut since_poll: u64 = 0;
+        loop {
+            let t = self.tmpl.clone();
+            let code = &t.code[..];
+            let consts = &t.consts[..];
+            let fp = self.fp;
+            let mut pc = self.pc;
+            // The accumulator lives in a register here; `self.acc` is
+            // written back before anything that reads it (calls, raises,
+            // the collector) and read again when control returns.
+            let mut acc = self.acc;
+            loop {
+                let op = code[pc];
+                pc += 1;
+                match op {
+                    Op::Const(i) => acc = consts[i as usize],
+                    Op::Fixnum(i) => acc = Value::Int(i as i64),
+                    Op::Nil => acc = Value::Null,
+                    Op::True => acc = Value::Bool(true),
+                    Op::False => acc = Value::Bool(false),
+                    Op::Unspecified => acc = Value::Unspecified,
+                    Op::Local(s) => acc = self.stack[fp + s as usize],
+                    Op::PushLocal(s) => {
+                        let v = self.stack[fp + s as usize];
+                        self.stack.push(v);
+                    }
+                    Op::PushConst(i) => self.stack.push(consts[i as usize]),
+                    Op::Push => self.stack.push(acc),
+                    Op::SetLocal(s) => {
+                        self.stack[fp + s as usize] = acc;
+                        acc = Value::Unspecified;
+                    }
+                    Op::LocalBox(s) => acc = self.unbox(self.stack[fp + s as usize]),
+                    Op::SetLocalBox(s) => {
+                        let b = self.stack[fp + s as usize];
+                        self.set_box(b, acc);
+                        acc = Value::Unspecified;
+                    }
+                    Op::BoxLocal(s) => {
+                        let i = fp + s as usize;
+                        let v = self.stack[i];
+                        self.stack[i] = self.heap.alloc(Object::Box(v));
+                    }
+                    Op::Free(i) => acc = self.free(i),
+                    Op::FreeBox(i) => {
+                        let b = self.free(i);
+                        acc = self.unbox(b);
+                    }
+                    Op::SetFreeBox(i) => {
+                        let b = self.free(i);
+                        self.set_box(b, acc);
+                        acc = Value::Unspecified;
+                    }
+                    Op::LocalChecked(..)
+                    | Op::LocalBoxChecked(..)
+                    | Op::FreeChecked(..)
+                    | Op::FreeBoxChecked(..) => {
+                        let (v, k) = self.checked_variable(op, fp);
+                        if matches!(v, Value::Undefined) {
+                            self.pc = pc;
+                            self.acc = acc;
+                            let fault = self.used_before_defined(k);
+                            self.raise_fault(fault)?;
+                            break;
+                        }
+                        acc = v;
+                    }
+                    Op::Global(g) => {
+                        let v = self.globals.values[g as usize];
+                        if matches!(v, Value::Undefined) {
+                            self.pc = pc;
+                            self.acc = acc;
+                            match self.unbound_global(g, pc)? {
+                                Some(v) => acc = v,
+                                None => break,
+                            }
+                            continue;
+                        }
+                        acc = v;
+                    }
+                    Op::SetGlobal(g) => {
+                        if matches!(self.globals.values[g as usize], Value::Undefined) {
+                            self.pc = pc;
+                            self.acc = acc;
+                            let fault = self.unbound(g, "set!: ");
+                            self.raise_fault(fault)?;
+                            break;
+                        }
+                        self.set_global(g, acc);
+                        acc = Value::Unspecified;
+                    }
+                    Op::DefineGlobal(g) => {
+                        self.set_global(g, acc);
+                        acc = Value::Unspecified;
+                    }
+                    Op::Drop(n) => {
+                        let len = self.stack.len() - n as usize;
+                        self.stack.truncate(len);
+                    }
+                    Op::Jump(target) => pc = target as usize,
+                    Op::JumpIfFalse(target) => {
+                        if matches!(acc, Value::Bool(false)) {
+                            pc = target as usize;
+                        }
+                    }
+                    Op::MakeClosure(c) => acc = self.make_closure(&t, c),
+                    Op::PatchFree {
+                        closure,
+                        free,
+                        value,
+                    } => self.patch_free(fp, closure, free, value),
+                    Op::MakeCaseLambda(n) => {
+                        let start = self.stack.len() - n as usize;
+                        let cs = self.stack[start..].to_vec();
+                        self.stack.truncate(start);
+                        acc = self.heap.alloc(Object::CaseLambda(cs));
+                    }
+                    Op::Call(n) | Op::TailCall(n) => {
+                        self.pc = pc;
+                        self.acc = acc;
+                        self.count_step(&mut since_poll)?;
+                        self.call(n as usize, matches!(op, Op::TailCall(_)))?;
+                        break;
+                    }
+                    Op::Return => {
+                        self.acc = acc;
+                        self.do_return();
+                        break;
+                    }
+                    Op::Inline(iop) => {
+                        if iop.arity() == 2 {
+                            let len = self.stack.len();
+                            if let Some(r) = self.inline2_fast(iop, self.stack[len - 1], acc) {
+                                self.stack.truncate(len - 1);
+                                acc = r;
+                                continue;
+                            }
+                        }
+                        match self.inline_general(iop, pc, acc, &mut since_poll)? {
+                            Some(v) => acc = v,
+                            None => break,
+                        }
+                    }
+                    Op::InlineLI { op: iop, slot, imm } => {
+                        let x = self.stack[fp + slot as usize];
+                        if self.inline.ok & (1 << iop as u32) != 0 {
+                            if let Value::Int(a) = x {
+                                if let Some(r) = fixnum_op(iop, a, imm as i64) {
+                                    acc = r;
+                                    continue;
+                                }
+                            }
+                        }
+                        self.stack.push(x);
+                        match self.inline_general(
+                            iop,
+                            pc,
+                            Value::Int(imm as i64),
+                            &mut since_poll,
+                        )? {
+                            Some(v) => acc = v,
+                            None => break,
+                        }
+                    }
+                    Op::InlineLL { op: iop, a, b } => {
+                        let x = self.stack[fp + a as usize];
+                        let y = self.stack[fp + b as usize];
+                        if let Some(r) = self.inline2_fast(iop, x, y) {
+                            acc = r;
+                            continue;
+                        }
+                        self.stack.push(x);
+                        match self.inline_general(iop, pc, y, &mut since_poll)? {
+                            Some(v) => acc = v,
+                            None => break,
+                        }
+                    }
+                    Op::Inline1L { op: iop, slot } => {
+                        let x = self.stack[fp + slot as usize];
+                        if let Some(r) = self.inline1_fast(iop, x) {
+                            acc = r;
+                            continue;
+                        }
+                        match self.inline_general(iop, pc, x, &mut since_poll)? {
+                            Some(v) => acc = v,
+                            None => break,
+                        }
+                    }
+                    Op::PushGlobal(g) => {
+                        let v = self.globals.values[g as usize];
+                        if matches!(v, Value::Undefined) {
+                            self.pc = pc;
+                            self.acc = acc;
+                            match self.unbound_global(g, pc)? {
+                                Some(v) => self.stack.push(v),
+                                None => break,
+                            }
+                            continue;
+                        }
+                        self.stack.push(v);
+                    }
+                    Op::Halt => return Ok(acc),
+                    Op::RestoreTier => self.restore_tier_from_frame(),
+                }
+            }
+        }
+    }
+
+    /// The fast path of a binary inline operation whose guard holds: `eq?`,
+    /// `cons`, and fixnum arithmetic and comparison. `None`: take the
+    /// general path.
+    #[inline(always)]
+    fn inline2_fast(&mut self, iop: Inline, x: Value, y: Value) -> Option<Value> {
+        if self.inline.ok & (1 << iop as u32) == 0 {
+            return None;
+        }
+        match (iop, x, y) {
+            (Inline::EqP, _, _) => Some(Value::Bool(x.eq(y))),
+            (Inline::Cons, _, _) => Some(self.heap.cons(x, y)),
+            (_, Value::Int(p), Value::Int(q)) => fixnum_op(iop, p, q),
+            _ => None,
+        }
+    }
+
+    /// The fast path of a unary inline operation whose guard holds: the
+    /// list predicates and accessors, `not`, `zero?` of a fixnum.
+    #[inline(always)]
+    fn inline1_fast(&self, iop: Inline, x: Value) -> Option<Value> {
+        if self.inline.ok & (1 << iop as u32) == 0 {
+            return None;
+        }
+        match (iop, x) {
+            (Inline::NullP, _) => Some(Value::Bool(matches!(x, Value::Null))),
+            (Inline::Not, _) => Some(Value::Bool(matches!(x, Value::Bool(false)))),
+            (Inline::ZeroP, Value::Int(i)) => Some(Value::Bool(i == 0)),
+            (Inline::Car | Inline::Cdr | Inline::PairP, Value::Obj(r)) => match self.heap.get(r) {
+                Object::Pair(a, d) => Some(match iop {
+                    Inline::Car => *a,
+                    Inline::Cdr => *d,
+                    _ => Value::Bool(true),
+                }),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The value of a checked variable reference (one that may run before
+    /// its `letrec` initialisation) and the constant naming it for errors.
+    #[inline]
+    fn checked_variable(&self, op: Op, fp: usize) -> (Value, u32) {
+        match op {
+            Op::LocalChecked(s, k) => (self.stack[fp + s as usize], k),
+            Op::LocalBoxChecked(s, k) => (self.unbox(self.stack[fp + s as usize]), k),
+            Op::FreeChecked(i, k) => (self.free(i), k),
+            Op::FreeBoxChecked(i, k) => (self.unbox(self.free(i)), k),
+            _ => (Value::Unspecified, 0),
+        }
+    }
+
+    /// `set!` or `define` of a global: saved for a rollback first, and the
+    /// inline guards checked again when it names an inlined primitive.
+    #[inline]
+    fn set_global(&mut self, g: u32, v: Value) {
+        self.save_global(g);
+        self.globals.values[g as usize] = v;
+        self.note_global_write(g);
+    }
+
+    /// A closure of child template `c` of `t`, its free values popped off
+    /// the stack.
+    #[inline]
+    fn make_closure(&mut self, t: &Template, c: u32) -> Value {
+        let child = t.children[c as usize].clone();
+        let start = self.stack.len() - child.nfree as usize;
+        let free: Box<[Value]> = self.stack[start..].into();
+        self.stack.truncate(start);
+        self.heap.alloc(Object::Closure(Closure {
+            template: child,
+            free,
+        }))
+    }
+
+    /// Sets free slot `free` of the closure in frame slot `closure` to
+    /// frame slot `value` (closures of one `letrec` that refer to each
+    /// other).
+    fn patch_free(&mut self, fp: usize, closure: u16, free: u16, value: u16) {
+        let c = self.stack[fp + closure as usize];
+        let v = self.stack[fp + value as usize];
+        if let Some(Object::Closure(cl)) = self.heap.obj_mut(c) {
+            if let Some(slot) = cl.free.get_mut(free as usize) {
+                *slot = v;
+            }
+        }
+    }
+
+    /// The frame `%arb:eval-at-tier` left below the code it ran holds the
+    /// tier to return to in its closure slot.
+    fn restore_tier_from_frame(&mut self) {
+        if let Value::Int(i) = self.closure {
+            if let Some(t) = u8::try_from(i).ok().and_then(Tier::from_level) {
+                self.tier = t;
+            }
+        }
+    }
+
+    /// The operands of an inline primitive are in place (first on the stack,
+    /// last in `acc`) but the fixnum fast path did not apply: run the
+    /// primitive in full, or call whatever the name now holds. `None` means
+    /// control moved (a call or a raise) and the loop must reload.
+    pub(super) fn inline_general(
+        &mut self,
+        iop: Inline,
+        pc: usize,
+        acc: Value,
+        since_poll: &mut u64,
+    ) -> Result<Option<Value>, VmError> {
+        self.pc = pc;
+        self.acc = acc;
+        if self.inline.ok & (1 << iop as u32) != 0 {
+            return match self.inline(iop) {
+                Ok(()) => Ok(Some(self.acc)),
+                Err(f) => {
+                    self.raise_fault(f)?;
+                    Ok(None)
+                }
+            };
+        }
+        let n = iop.arity();
+        let current = self.globals.values[self.inline.globals[iop as usize] as usize];
+        self.stack.push(acc);
+        let at = self.stack.len() - n;
+        self.stack.insert(at, current);
+        self.count_step(since_poll)?;
+        self.call(n, false)?;
+        Ok(None)
+    }
+
+    #[inline]
+    pub(super) fn note_global_write(&mut self, g: u32) {
+        if self.inline.globals.contains(&g) {
+            self.refresh_inline();
+        }
+    }
+
+    /// Recomputes which inline primitives still have their original global.
+    pub(super) fn refresh_inline(&mut self) {
+        let mut ok = 0u32;
+        for (k, (&g, &p)) in self
+            .inline
+            .globals
+            .iter()
+            .zip(self.inline.prims.iter())
+            .enumerate()
+        {
+            if matches!(self.globals.values.get(g as usize), Some(Value::Prim(q)) if *q == p) {
+                ok |= 1 << k;
+            }
+        }
+        self.inline.ok = ok;
+    }
+
+    #[inline]
+    pub(super) fn free(&self, i: u16) -> Value {
+        match self.heap.obj(self.closure) {
+            Some(Object::Closure(c)) => c.free[i as usize],
+            _ => Value::Undefined,
+        }
+    }
+
+    #[inline]
+    pub(super) fn unbox(&self, b: Value) -> Value {
+        match self.heap.obj(b) {
+            Some(Object::Box(v)) => *v,
+            _ => Value::Undefined,
+        }
+    }
+
+    #[inline]
+    pub(super) fn set_box(&mut self, b: Value, v: Value) {
+        if let Some(Object::Box(slot)) = self.heap.obj_mut(b) {
+            *slot = v;
+        }
+    }
+
+    /// Inline primitives; the second operand is in `acc`, the first on the stack.
+    #[inline]
+    pub(super) fn inline(&mut self, op: Inline) -> Result<(), Fault> {
+        let b = self.acc;
+        match op {
+            Inline::Car | Inline::Cdr => {
+                match self.heap.pair(b) {
+                    Some((a, d)) => self.acc = if op == Inline::Car { a } else { d },
+                    None => {
+                        return Err(type_fault(op.name(), "a pair", b, &self.heap, &self.syms));
+                    }
+                }
+                return Ok(());
+            }
+            Inline::NullP => {
+                self.acc = Value::Bool(matches!(b, Value::Null));
+                return Ok(());
+            }
+            Inline::PairP => {
+                self.acc = Value::Bool(self.heap.pair(b).is_some());
+                return Ok(());
+            }
+            Inline::Not => {
+                self.acc = Value::Bool(matches!(b, Value::Bool(false)));
+                return Ok(());
+            }
+            Inline::ZeroP => {
+                self.acc = match b {
+                    Value::Int(i) => Value::Bool(i == 0),
+                    Value::Float(f) => Value::Bool(f == 0.0),
+                    _ => match Num::from_value(&self.heap, b) {
+                        Some(n) => Value::Bool(n.is_zero()),
+                        None => {
+                            return Err(type_fault("zero?", "a number", b, &self.heap, &self.syms))
+                        }
+                    },
+                };
+                return Ok(());
+            }
+            _ => {}
+        }
+        let a = self.stack.pop().unwrap_or(Value::Unspecified);
+        self.acc = match (op, a, b) {
+            (Inline::Add, Value::Int(x), Value::Int(y)) => match x.checked_add(y) {
+                Some(z) => Value::Int(z),
+                None => self.arith_slow(op, a, b)?,
+            },
+            (Inline::Sub, Value::Int(x), Value::Int(y)) => match x.checked_sub(y) {
+                Some(z) => Value::Int(z),
+                None => self.arith_slow(op, a, b)?,
+            },
+            (Inline::Mul, Value::Int(x), Value::Int(y)) => match x.checked_mul(y) {
+                Some(z) => Value::Int(z),
+                None => self.arith_slow(op, a, b)?,
+            },
+            (Inline::Add, Value::Float(x), Value::Float(y)) => Value::Float(x + y),
+            (Inline::Sub, Value::Float(x), Value::Float(y)) => Value::Float(x - y),
+            (Inline::Mul, Value::Float(x), Value::Float(y)) => Value::Float(x * y),
+            (Inline::NumEq, Value::Int(x), Value::Int(y)) => Value::Bool(x == y),
+            (Inline::Lt, Value::Int(x), Value::Int(y)) => Value::Bool(x < y),
+            (Inline::Gt, Value::Int(x), Value::Int(y)) => Value::Bool(x > y),
+            (Inline::Le, Value::Int(x), Value::Int(y)) => Value::Bool(x <= y),
+            (Inline::Ge, Value::Int(x), Value::Int(y)) => Value::Bool(x >= y),
+            (Inline::EqP, _, _) => Value::Bool(a.eq(b)),
+            (Inline::Cons, _, _) => self.heap.cons(a, b),
+            (Inline::VectorRef, _, _) => match (self.heap.obj(a), b) {
+                (Some(Object::Vector(v)), Value::Int(i)) => {
+                    match usize::try_from(i).ok().and_then(|i| v.get(i)) {
+                        Some(x) => *x,
+                        None => {
+                            let msg = format!(
+                                "vector-ref: index {i} out of range for a vector of length {}",
+                                v.len()
+                            );
+                            return Err(Fault::Error(msg, vec![]));
+                        }
+                    }
+                }
+                (Some(Object::Vector(_)), _) => {
+                    return Err(type_fault(
+                        "vector-ref",
+                        "an exact integer index",
+                        b,
+                        &self.heap,
+                        &self.syms,
+                    ))
+                }
+                _ => {
+                    return Err(type_fault(
+                        "vector-ref",
+                        "a vector",
+                        a,
+                        &self.heap,
+                        &self.syms,
+                    ))
+                }
+            },
+            _ => self.arith_slow(op, a, b)?,
+        };
+        Ok(())
+    }
+
+    pub(super) fn arith_slow(&mut self, op: Inline, a: Value, b: Value) -> Result<Value, Fault> {
+        let name = op.name();
+        let x = Num::from_value(&self.heap, a)
+            .ok_or_else(|| type_fault(name, "a number", a, &self.heap, &self.syms))?;
+        let y = Num::from_value(&self.heap, b)
+            .ok_or_else(|| type_fault(name, "a number", b, &self.heap, &self.syms))?;
+        let cmp = |o: Option<std::cmp::Ordering>, f: fn(std::cmp::Ordering) -> bool| {
+            Value::Bool(o.is_some_and(f))
+        };
+        Ok(match op {
+            Inline::Add => number::add(&x, &y).into_value(&mut self.heap),
+            Inline::Sub => number::sub(&x, &y).into_value(&mut self.heap),
+            Inline::Mul => number::mul(&x, &y).into_value(&mut self.heap),
+            Inline::NumEq => cmp(number::compare(&x, &y), |o| o.is_eq()),
+            Inline::Lt => cmp(number::compare(&x, &y), |o| o.is_lt()),
+            Inline::Gt => cmp(number::compare(&x, &y), |o| o.is_gt()),
+            Inline::Le => cmp(number::compare(&x, &y), |o| o.is_le()),
+            Inline::Ge => cmp(number::compare(&x, &y), |o| o.is_ge()),
+            _ => Value::Unspecified,
+        })
+    }
+}

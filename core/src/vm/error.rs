@@ -1,0 +1,223 @@
+//! Errors: raising them into Scheme, ending an evaluation with one, and
+//! saying where it happened.
+
+use std::rc::Rc;
+
+use super::Vm;
+use crate::builtins::Fault;
+use crate::code::Template;
+use crate::pos::Pos;
+use crate::printer;
+use crate::value::{ErrorObject, ErrorObjectKind, Object, Value};
+
+/// What kind of failure ended an evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The source text could not be read (unbalanced parentheses, bad token, ...).
+    Syntax,
+    /// A Scheme error was raised and not handled (includes wrong types, unbound variables).
+    Runtime,
+    /// The step budget ran out.
+    StepLimit,
+    /// The memory cap was reached.
+    MemoryLimit,
+    /// The host asked the evaluation to stop.
+    Interrupted,
+}
+
+impl ErrorKind {
+    /// Every kind with its short stable name, used across every boundary
+    /// (WIT, JavaScript, error output) and in messages.
+    pub const ALL: [(ErrorKind, &'static str); 5] = [
+        (ErrorKind::Syntax, "syntax-error"),
+        (ErrorKind::Runtime, "runtime-error"),
+        (ErrorKind::StepLimit, "step-limit"),
+        (ErrorKind::MemoryLimit, "memory-limit"),
+        (ErrorKind::Interrupted, "interrupted"),
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        ErrorKind::ALL[self as usize].1
+    }
+
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(k, _)| *k)
+    }
+
+    /// Whether a limit ended the evaluation (which then undid all of it),
+    /// rather than an error in the program.
+    pub fn is_limit(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::StepLimit | ErrorKind::MemoryLimit | ErrorKind::Interrupted
+        )
+    }
+}
+
+/// An evaluation that did not complete.
+#[derive(Debug, Clone)]
+pub struct VmError {
+    pub kind: ErrorKind,
+    pub message: String,
+    pub pos: Option<Pos>,
+    pub backtrace: Vec<String>,
+}
+
+impl Vm {
+    pub(super) fn limit_error(&mut self, kind: ErrorKind, message: String) -> VmError {
+        let (pos, backtrace) = self.where_();
+        VmError {
+            kind,
+            message,
+            pos,
+            backtrace,
+        }
+    }
+
+    /// The error that ends an evaluation that outgrew the memory cap.
+    pub(super) fn memory_limit_error(&mut self) -> VmError {
+        let cap = self.heap.cap;
+        self.limit_error(
+            ErrorKind::MemoryLimit,
+            format!("memory limit exceeded: the evaluation needs more than {cap} bytes"),
+        )
+    }
+
+    /// The position of the innermost user code and a short backtrace:
+    /// innermost first, repeated frames (deep recursion) folded into one
+    /// line with a count, at most `MAX_BACKTRACE` lines.
+    pub(super) fn where_(&self) -> (Option<Pos>, Vec<String>) {
+        const MAX_BACKTRACE: usize = 12;
+        let mut pos = None;
+        // (template, position, count) runs: equal frames fold into one.
+        let mut runs: Vec<(Rc<Template>, Option<Pos>, usize)> = Vec::new();
+        let mut visit = |t: &Rc<Template>, pc: usize| {
+            if t.internal {
+                return;
+            }
+            let p = t.position_at(pc);
+            if pos.is_none() {
+                pos = p;
+            }
+            match runs.last_mut() {
+                Some((rt, lp, n)) if Rc::ptr_eq(rt, t) && *lp == p => *n += 1,
+                _ => runs.push((t.clone(), p, 1)),
+            }
+        };
+        visit(&self.tmpl, self.pc);
+        for f in self.frames.iter().rev() {
+            visit(&f.template, f.pc as usize);
+        }
+        let total = runs.len();
+        let mut bt: Vec<String> = runs
+            .into_iter()
+            .take(MAX_BACKTRACE)
+            .map(|(t, p, n)| {
+                let name = match t.name {
+                    Some(n) => self.syms.name(n).to_string(),
+                    None if t.pos.is_known() => "anonymous procedure".to_string(),
+                    None => "top level".to_string(),
+                };
+                let mut line = match p {
+                    Some(p) if p.is_known() => format!("{name} ({}:{})", p.line, p.col),
+                    _ => name,
+                };
+                if n > 1 {
+                    line.push_str(&format!(" [{n} frames]"));
+                }
+                line
+            })
+            .collect();
+        if total > MAX_BACKTRACE {
+            bt.push(format!("... {} more", total - MAX_BACKTRACE));
+        }
+        (pos, bt)
+    }
+
+    // ---- errors raised by Scheme code ---------------------------------------
+
+    pub(super) fn make_error_object(&mut self, message: String, irritants: Vec<Value>) -> Value {
+        let m = self.heap.string(&message);
+        let irr = self.heap.list(&irritants);
+        self.heap.alloc(Object::Error(Box::new(ErrorObject {
+            kind: ErrorObjectKind::Error,
+            message: m,
+            irritants: irr,
+        })))
+    }
+
+    /// Turns a fault into a Scheme `raise`: calls the prelude's `raise` when a
+    /// handler is installed, else ends the evaluation with the error.
+    pub(super) fn raise_fault(&mut self, f: Fault) -> Result<(), VmError> {
+        let obj = match f {
+            Fault::Error(message, irritants) => self.make_error_object(message, irritants),
+            Fault::Raise(v) => v,
+            Fault::ReadError(message) => {
+                let m = self.heap.string(&message);
+                self.heap.alloc(Object::Error(Box::new(ErrorObject {
+                    kind: ErrorObjectKind::Read,
+                    message: m,
+                    irritants: Value::Null,
+                })))
+            }
+            Fault::OutOfMemory => return Err(self.memory_limit_error()),
+        };
+        if matches!(self.handlers, Value::Null) {
+            return Err(self.uncaught(obj));
+        }
+        let Some(g) = self.hooks.raise else {
+            return Err(self.uncaught(obj));
+        };
+        let raise = self.globals.values[g as usize];
+        // Call raise as if the failing instruction had been a call to it.
+        self.stack.push(raise);
+        self.stack.push(obj);
+        self.call(1, false)
+    }
+
+    pub(super) fn uncaught(&mut self, obj: Value) -> VmError {
+        let message = printer::condition_text(&self.heap, &self.syms, obj);
+        let (pos, backtrace) = self.where_();
+        VmError {
+            kind: ErrorKind::Runtime,
+            message,
+            pos,
+            backtrace,
+        }
+    }
+
+    pub(super) fn not_procedure(&mut self, f: Value) -> Fault {
+        let shown = printer::write_string(&self.heap, &self.syms, f);
+        Fault::Error(format!("not a procedure: {shown}"), vec![])
+    }
+
+    pub(super) fn proc_name(&self, t: &Template) -> String {
+        match t.name {
+            Some(n) => self.syms.name(n).to_string(),
+            None => "anonymous procedure".into(),
+        }
+    }
+
+    /// The error for reading (or `set!`ing) a global that has no value.
+    pub(super) fn unbound(&self, g: u32, who: &str) -> Fault {
+        let name = self.globals.names[g as usize];
+        Fault::Error(
+            format!("{who}unbound variable: {}", self.syms.name(name)),
+            vec![],
+        )
+    }
+
+    pub(super) fn used_before_defined(&mut self, k: u32) -> Fault {
+        let name = match self.tmpl.consts.get(k as usize) {
+            Some(Value::Sym(s)) => self.syms.name(*s).to_string(),
+            _ => "variable".into(),
+        };
+        Fault::Error(
+            format!("{name}: variable used before its definition"),
+            vec![],
+        )
+    }
+}

@@ -1,0 +1,97 @@
+//! What bounds an evaluation: the step budget, the memory cap and the
+//! host's interrupt check, polled at safe points, where the collector may
+//! also run.
+
+use std::rc::Rc;
+
+use super::{ErrorKind, Vm, VmError};
+use crate::code::{Frame, Template};
+use crate::value::Value;
+
+/// How often (in steps) the VM polls the interrupt check and memory use.
+const POLL_INTERVAL: u64 = 4096;
+
+/// Per-evaluation limits. Every evaluation starts with the full budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Procedure calls allowed in one evaluation (one call = one step).
+    pub max_steps: u64,
+    /// Bytes the Scheme heap and stacks may occupy.
+    pub max_memory: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_steps: 1_000_000_000,
+            max_memory: 512 << 20,
+        }
+    }
+}
+
+impl Vm {
+    /// One step of the budget per call; polls every `POLL_INTERVAL` steps
+    /// and whenever the heap asks for a collection.
+    #[inline]
+    pub(super) fn count_step(&mut self, since_poll: &mut u64) -> Result<(), VmError> {
+        if self.steps_left == 0 {
+            return Err(self.limit_error(
+                ErrorKind::StepLimit,
+                "step limit exceeded: the evaluation ran out of its step budget".into(),
+            ));
+        }
+        self.steps_left -= 1;
+        *since_poll += 1;
+        if *since_poll >= POLL_INTERVAL || self.heap.wants_gc {
+            *since_poll = 0;
+            self.poll()?;
+        }
+        Ok(())
+    }
+
+    /// Periodic checks: interrupt, memory. Called at safe points only.
+    pub(super) fn poll(&mut self) -> Result<(), VmError> {
+        if self.host.get().should_stop() {
+            return Err(self.limit_error(ErrorKind::Interrupted, "evaluation interrupted".into()));
+        }
+        self.check_memory()
+    }
+
+    pub(super) fn check_memory(&mut self) -> Result<(), VmError> {
+        if self.heap.wants_gc || self.heap.bytes + self.stack_bytes() > self.heap.cap {
+            self.collect_garbage();
+            if self.heap.bytes + self.stack_bytes() > self.heap.cap {
+                return Err(self.memory_limit_error());
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn stack_bytes(&self) -> usize {
+        self.stack.capacity() * std::mem::size_of::<Value>()
+            + self.frames.capacity() * std::mem::size_of::<Frame>()
+    }
+
+    /// Collects from every root: registers, stacks, frames, globals and
+    /// the values saved for a rollback.
+    pub fn collect_garbage(&mut self) {
+        let mut roots: Vec<Value> = Vec::with_capacity(self.frames.len() + 8);
+        roots.push(self.acc);
+        roots.push(self.closure);
+        roots.push(self.winders);
+        roots.push(self.handlers);
+        roots.extend(self.saved_globals.iter().map(|(_, v)| *v));
+        for f in &self.frames {
+            roots.push(f.closure);
+        }
+        let mut templates: Vec<&Rc<Template>> = vec![&self.tmpl];
+        for f in &self.frames {
+            templates.push(&f.template);
+        }
+        let roots = roots
+            .into_iter()
+            .chain(self.stack.iter().copied())
+            .chain(self.globals.values.iter().copied());
+        self.heap.collect(roots, templates.into_iter());
+    }
+}

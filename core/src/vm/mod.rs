@@ -1,0 +1,308 @@
+//! The virtual machine: runs templates with heap-allocated frames.
+//!
+//! Nothing here recurses on the Rust stack: a Scheme call pushes a
+//! [`Frame`] onto `frames` and values onto `stack`, so deep non-tail
+//! recursion is bounded only by the memory cap, and `call/cc` is a copy of
+//! those two vectors. Every evaluation runs under a step budget (one step
+//! per procedure call), a memory cap and the host's interrupt check, and
+//! stops cleanly on each.
+//!
+//! - `eval`: an evaluation of source text from start to end (read, compile
+//!   and run each form; undo it all when a limit ends it), and the prelude.
+//! - `dispatch`: the instruction loop and the inline primitives.
+//! - `call`: procedure calls and returns, primitives of every kind.
+//! - `control`: the control primitives (`apply`, `call/cc`, `eval`, ...).
+//! - `continuation`: capturing and resuming continuations.
+//! - `rollback`: what an evaluation changed, saved so a limit can undo it.
+//! - `limits`: the step budget, the memory cap, the interrupt check and the
+//!   collector's roots.
+//! - `error`: errors, raising them into Scheme, backtraces.
+//! - `loader`: stored knowledge used by name.
+//!
+//! Fields are private: the engine (`api`) drives the VM through methods.
+
+mod call;
+mod continuation;
+mod control;
+mod dispatch;
+mod error;
+mod eval;
+mod limits;
+mod loader;
+mod rollback;
+
+use std::rc::Rc;
+
+use crate::builtins::PrimTable;
+use crate::code::{Frame, Inline, Op, Template};
+use crate::compiler::front::Front;
+use crate::compiler::gen::Gen;
+use crate::compiler::globals::{GlobalSyntax, Globals};
+use crate::compiler::special::Special;
+use crate::compiler::{CompileError, Known};
+use crate::heap::Heap;
+use crate::host::{BasicHost, Host, HostSlot};
+use crate::repo::forest::Timestamp;
+use crate::repo::knowledge::Knowledge;
+use crate::repo::Tier;
+use crate::symbol::SymbolTable;
+use crate::syntax::scope::Scope;
+use crate::syntax::Syn;
+use crate::value::Value;
+
+pub use error::{ErrorKind, VmError};
+pub use limits::Limits;
+use loader::Links;
+
+/// Globals holding prelude procedures the VM calls itself.
+#[derive(Default)]
+struct PreludeHooks {
+    /// `raise`: a primitive's error becomes a call of it when a handler is
+    /// installed.
+    raise: Option<u32>,
+    /// `%invoke-continuation`: runs `dynamic-wind` handlers, then throws.
+    invoke_continuation: Option<u32>,
+    /// `%arb:run-thunks`: runs the load of stored nodes.
+    run_thunks: Option<u32>,
+}
+
+/// The guards of the inline operations (see `code::Inline`).
+#[derive(Default)]
+struct InlineGuards {
+    /// For each operation, the primitive its global must still hold.
+    prims: Vec<u32>,
+    /// For each operation, the global that names its primitive.
+    globals: Vec<u32>,
+    /// Bit k set: operation k may take its fast path (its global is intact).
+    ok: u32,
+}
+
+pub struct Vm {
+    heap: Heap,
+    syms: SymbolTable,
+    globals: Globals,
+    prims: PrimTable,
+    known: Known,
+    host: HostSlot,
+    stack: Vec<Value>,
+    frames: Vec<Frame>,
+    winders: Value,
+    handlers: Value,
+    /// Text written to the current output port in this evaluation.
+    out: String,
+    steps_left: u64,
+    inline: InlineGuards,
+    /// Globals the current evaluation changed, with their values before it,
+    /// and per global the evaluation that saved it last.
+    saved_globals: Vec<(u32, Value)>,
+    global_stamps: Vec<u32>,
+    eval_stamp: u32,
+    hooks: PreludeHooks,
+    /// The knowledge base; created on first use (see `Vm::knowledge`).
+    knowledge: Option<Knowledge>,
+    /// The tier of the running code, and the tier each evaluation starts in.
+    tier: Tier,
+    session_tier: Tier,
+    /// Stored nodes this session has loaded.
+    links: Links,
+    halt: Rc<Template>,
+    /// The frame below code run by `%arb:eval-at-tier`: puts the tier back.
+    restore_tier: Rc<Template>,
+    // registers
+    pc: usize,
+    fp: usize,
+    tmpl: Rc<Template>,
+    closure: Value,
+    acc: Value,
+}
+
+impl Vm {
+    /// A VM with these primitives bound to their names, every special form
+    /// bound, and nothing else (see `load_prelude`).
+    pub fn new(prims: PrimTable) -> Vm {
+        let mut syms = SymbolTable::default();
+        let mut globals = Globals::default();
+        for (i, p) in prims.prims.iter().enumerate() {
+            let s = syms.intern(p.name);
+            globals.define(s, Value::Prim(i as u32));
+        }
+        for (name, sp) in Special::ALL {
+            let s = syms.intern(name);
+            globals.syntax.insert(s, GlobalSyntax::Special(*sp));
+        }
+        let known = Known::new(&mut syms, |name| prims.id(name));
+        let mut inline = InlineGuards::default();
+        for (_, name) in Inline::ALL {
+            inline.prims.push(prims.id(name).unwrap_or(u32::MAX));
+            inline.globals.push(globals.index(syms.intern(name)));
+        }
+        let halt = Template::internal(vec![Op::Halt]);
+        let restore_tier = Template::internal(vec![Op::RestoreTier, Op::Return]);
+        let mut vm = Vm {
+            heap: Heap::new(),
+            syms,
+            globals,
+            prims,
+            known,
+            host: HostSlot::default(),
+            stack: Vec::new(),
+            frames: Vec::new(),
+            winders: Value::Null,
+            handlers: Value::Null,
+            out: String::new(),
+            steps_left: u64::MAX,
+            inline,
+            saved_globals: Vec::new(),
+            global_stamps: Vec::new(),
+            eval_stamp: 0,
+            hooks: PreludeHooks::default(),
+            knowledge: None,
+            tier: Tier::default(),
+            session_tier: Tier::default(),
+            links: Links::default(),
+            halt: halt.clone(),
+            restore_tier,
+            pc: 0,
+            fp: 0,
+            tmpl: halt,
+            closure: Value::Null,
+            acc: Value::Unspecified,
+        };
+        vm.refresh_inline();
+        vm
+    }
+
+    // ---- what the engine sets and reads --------------------------------------
+
+    pub fn install_host(&mut self, host: Box<dyn Host>) {
+        self.host.install(host);
+    }
+
+    /// The engine's own host (a settable clock and interrupt check), in
+    /// place of an installed one.
+    pub fn basic_host(&mut self) -> &mut BasicHost {
+        self.host.basic()
+    }
+
+    /// The tier evaluations start in.
+    pub fn session_tier(&self) -> Tier {
+        self.session_tier
+    }
+
+    pub fn set_session_tier(&mut self, tier: Tier) {
+        self.session_tier = tier;
+    }
+
+    /// The knowledge base, created (holding the builtins) on first use.
+    pub fn knowledge(&mut self) -> &mut Knowledge {
+        let host = self.host.get();
+        self.knowledge
+            .get_or_insert_with(|| Knowledge::new(Timestamp::from_seconds(host.now())))
+    }
+
+    /// The knowledge base if it was ever used.
+    pub fn existing_knowledge(&self) -> Option<&Knowledge> {
+        self.knowledge.as_ref()
+    }
+
+    /// Replaces the knowledge base; everything loaded from the old one is
+    /// forgotten.
+    pub fn install_knowledge(&mut self, k: Knowledge) {
+        self.knowledge = Some(k);
+        self.forget_loaded();
+    }
+
+    // ---- running -------------------------------------------------------------
+
+    /// Runs a top-level template to completion.
+    pub fn run(&mut self, t: Rc<Template>) -> Result<Value, VmError> {
+        self.tier = self.session_tier;
+        self.stack.clear();
+        self.frames.clear();
+        self.stack.push(Value::Unspecified); // the callee slot below the frame
+        self.frames.push(Frame {
+            template: self.halt.clone(),
+            pc: 0,
+            fp: 1,
+            closure: Value::Null,
+        });
+        self.fp = 1;
+        self.pc = 0;
+        self.tmpl = t;
+        self.closure = Value::Null;
+        self.acc = Value::Unspecified;
+        let r = self.execute();
+        // Drop references so the collector and the templates can let go.
+        self.stack.clear();
+        self.frames.clear();
+        self.tmpl = self.halt.clone();
+        self.closure = Value::Null;
+        if r.is_err() {
+            self.winders = Value::Null;
+            self.handlers = Value::Null;
+        }
+        r
+    }
+
+    /// Compiles one top-level form (top-level `begin` is compiled as a
+    /// sequence) in `env`: none at the top level, a library's scope in its body.
+    pub fn compile_form(
+        &mut self,
+        form: &Syn,
+        env: &Option<Rc<Scope>>,
+        internal: bool,
+    ) -> Result<Rc<Template>, CompileError> {
+        let mut front = Front::new(
+            &mut self.syms,
+            &mut self.heap,
+            &mut self.globals,
+            &self.known,
+        );
+        let expr = front.toplevel(form, env)?;
+        let vars = std::mem::take(&mut front.vars);
+        Gen::new(&vars, internal)
+            .toplevel(&expr, form.pos())
+            .map_err(|_| CompileError {
+                message: "procedure has too many local variables".into(),
+                pos: form.pos(),
+            })
+    }
+
+    /// If `form` is a top-level `begin` or `define-library`, its forms and
+    /// the environment they run in (so each is compiled after the previous
+    /// one ran: a macro defined by one is used by the next).
+    #[allow(clippy::type_complexity)]
+    pub fn toplevel_begin(
+        &mut self,
+        form: &Syn,
+        env: &Option<Rc<Scope>>,
+    ) -> Result<Option<(Vec<Syn>, Option<Rc<Scope>>)>, CompileError> {
+        let mut front = Front::new(
+            &mut self.syms,
+            &mut self.heap,
+            &mut self.globals,
+            &self.known,
+        );
+        front.toplevel_begin(form, env)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compiler::KnownPrims;
+
+    #[test]
+    fn every_primitive_the_compiler_and_the_inline_guards_name_exists() {
+        let mut t = PrimTable::default();
+        crate::builtins::register(&mut t);
+        for name in KnownPrims::NAMES {
+            assert!(t.id(name).is_some(), "{name}");
+        }
+        for (_, name) in Inline::ALL {
+            assert!(t.id(name).is_some(), "{name}");
+        }
+        let vm = Vm::new(t);
+        assert_eq!(vm.inline.ok.count_ones() as usize, Inline::ALL.len());
+    }
+}

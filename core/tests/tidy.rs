@@ -1,0 +1,413 @@
+//! Tidy checks: the architecture invariants of docs/ARCHITECTURE.md that
+//! a compiler does not check, read from the source text (as
+//! rust-analyzer's tidy tests do), so that breaking one fails CI.
+//!
+//! - Layers: each module of the core uses (through `crate::` or `super::`
+//!   paths) only modules of its own layer or below; `repo` uses only
+//!   itself. The host's modules are layered the same way.
+//! - Size: no function of the core, the host or the bindings is longer
+//!   than 150 lines unless a comment beside it gives the reason, starting
+//!   "Long by design:".
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The core's layers, lowest first. A module may use the modules of its
+/// own layer and of every layer below. `lib` is the crate root.
+const CORE_LAYERS: &[(&str, &[&str])] = &[
+    ("leaves", &["pos", "symbol", "number", "host"]),
+    ("values", &["value", "code"]),
+    ("heap", &["heap"]),
+    ("syntax", &["syntax"]),
+    ("text", &["reader", "printer"]),
+    ("datum", &["datum"]),
+    ("compiler", &["compiler"]),
+    ("primitives", &["builtins"]),
+    ("knowledge", &["arb"]),
+    ("vm", &["vm"]),
+    ("api", &["api", "lib"]),
+];
+
+/// Beside the layers: uses only itself; every layer may use it.
+const CORE_BESIDE: &str = "repo";
+
+/// The host's modules, lowest first.
+const HOST_LAYERS: &[(&str, &[&str])] = &[
+    ("leaves", &["paths", "store"]),
+    ("engines", &["backend"]),
+    ("engine", &["native", "wasm"]),
+    ("session", &["session"]),
+    ("faces", &["report", "playground"]),
+    ("repl", &["repl"]),
+    ("main", &["main"]),
+];
+
+const MAX_FUNCTION_LINES: usize = 150;
+const LONG_REASON: &str = "Long by design:";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the core is inside the workspace")
+        .to_path_buf()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The module path of a file below `src` (`vm/call.rs` → `[vm, call]`,
+/// `vm/mod.rs` → `[vm]`, `lib.rs` and `main.rs` → `[]`).
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).expect("a file below src");
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|c| c.to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop().expect("a file name");
+    let stem = last.trim_end_matches(".rs");
+    if !matches!(stem, "mod" | "lib" | "main") {
+        parts.push(stem.to_string());
+    }
+    parts
+}
+
+/// The text of a file without comments, string and character literals,
+/// and `#[cfg(test)]` items (tests may reach anywhere).
+fn code_of(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"/*") {
+            i += 2;
+            while i < b.len() && !b[i..].starts_with(b"*/") {
+                i += 1;
+            }
+            i += 2;
+        } else if b[i] == b'"' {
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("\"\"");
+        } else if b[i] == b'\'' && i + 2 < b.len() && (b[i + 2] == b'\'' || b[i + 1] == b'\\') {
+            // A character literal (not a lifetime).
+            i += 1;
+            while i < b.len() && b[i] != b'\'' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("' '");
+        } else if b[i..].starts_with(b"#[cfg(test)]") {
+            // Skip the attribute and the item it marks: up to its closing
+            // brace, or its semicolon.
+            i += "#[cfg(test)]".len();
+            let mut depth = 0usize;
+            while i < b.len() {
+                match b[i] {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            i += 1;
+                            break;
+                        }
+                    }
+                    b';' if depth == 0 => {
+                        i += 1;
+                        break;
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+        } else {
+            out.push(b[i] as char);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn is_ident_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+fn ident_at(b: &[u8], i: usize) -> String {
+    let mut j = i;
+    while j < b.len() && is_ident_byte(b[j]) {
+        j += 1;
+    }
+    String::from_utf8_lossy(&b[i..j]).into_owned()
+}
+
+/// The top-level modules a file's code names: the first segment after each
+/// `crate::` (every name in a `crate::{...}` group), and where `super::`
+/// climbs out of the file's top-level module, the segment after it.
+fn used_modules(code: &str, path: &[String]) -> Vec<String> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let starts_word = i == 0 || !(is_ident_byte(b[i - 1]) || b[i - 1] == b':');
+        if starts_word && b[i..].starts_with(b"crate::") {
+            let j = i + "crate::".len();
+            if b.get(j) == Some(&b'{') {
+                let mut depth = 0;
+                let mut k = j;
+                let mut at_item = true;
+                while k < b.len() {
+                    match b[k] {
+                        b'{' => {
+                            depth += 1;
+                            at_item = depth == 1;
+                        }
+                        b'}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        b',' if depth == 1 => at_item = true,
+                        c if is_ident_byte(c) && at_item && depth == 1 => {
+                            out.push(ident_at(b, k));
+                            at_item = false;
+                        }
+                        _ => {}
+                    }
+                    k += 1;
+                }
+                i = k;
+            } else {
+                out.push(ident_at(b, j));
+                i = j;
+            }
+            continue;
+        }
+        if starts_word && b[i..].starts_with(b"super::") {
+            let mut depth = path.len();
+            let mut j = i;
+            while b[j..].starts_with(b"super::") {
+                depth = depth.saturating_sub(1);
+                j += "super::".len();
+            }
+            if depth == 0 {
+                // At the crate root: the next segment is a top-level module.
+                out.push(ident_at(b, j));
+            }
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    out.retain(|m| !m.is_empty() && m != "self");
+    out
+}
+
+fn layer_of(layers: &[(&str, &[&str])], module: &str) -> Option<usize> {
+    layers.iter().position(|(_, ms)| ms.contains(&module))
+}
+
+/// Every use of a module of a higher layer, as `file: uses M (layer)`.
+fn layer_violations(
+    src: &Path,
+    layers: &[(&str, &[&str])],
+    beside: Option<&str>,
+) -> (Vec<String>, BTreeMap<String, usize>) {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut problems = Vec::new();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for file in files {
+        let path = module_path(src, &file);
+        let top = path.first().cloned().unwrap_or_else(|| {
+            let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+            if stem == "main" { "main" } else { "lib" }.to_string()
+        });
+        *seen.entry(top.clone()).or_default() += 1;
+        let text = std::fs::read_to_string(&file).expect("a readable source file");
+        let shown = file
+            .strip_prefix(root())
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        let used = used_modules(&code_of(&text), &path);
+        if Some(top.as_str()) == beside {
+            for m in used.iter().filter(|m| **m != top) {
+                problems.push(format!(
+                    "{shown}: `{top}` uses only itself, but it uses `{m}`"
+                ));
+            }
+            continue;
+        }
+        let Some(own) = layer_of(layers, &top) else {
+            problems.push(format!(
+                "{shown}: module `{top}` is in no layer of the tidy test"
+            ));
+            continue;
+        };
+        for m in used {
+            if Some(m.as_str()) == beside || m == top {
+                continue;
+            }
+            match layer_of(layers, &m) {
+                Some(l) if l <= own => {}
+                Some(l) => problems.push(format!(
+                    "{shown}: `{top}` (layer {}) uses `{m}` of the higher layer {}",
+                    layers[own].0, layers[l].0
+                )),
+                None => problems.push(format!("{shown}: uses `{m}`, which is in no layer")),
+            }
+        }
+    }
+    (problems, seen)
+}
+
+#[test]
+fn core_modules_use_only_their_layer_and_below() {
+    let src = root().join("core/src");
+    let (problems, seen) = layer_violations(&src, CORE_LAYERS, Some(CORE_BESIDE));
+    assert!(
+        problems.is_empty(),
+        "layer violations:\n{}",
+        problems.join("\n")
+    );
+    // Every layer's modules exist: the table is not stale.
+    for (layer, modules) in CORE_LAYERS {
+        for m in *modules {
+            assert!(
+                seen.contains_key(*m),
+                "layer {layer} lists `{m}`, which does not exist"
+            );
+        }
+    }
+    assert!(seen.contains_key(CORE_BESIDE));
+}
+
+#[test]
+fn host_modules_use_only_their_layer_and_below() {
+    let src = root().join("host/src");
+    let (problems, seen) = layer_violations(&src, HOST_LAYERS, None);
+    assert!(
+        problems.is_empty(),
+        "layer violations:\n{}",
+        problems.join("\n")
+    );
+    for (layer, modules) in HOST_LAYERS {
+        for m in *modules {
+            assert!(
+                seen.contains_key(*m),
+                "layer {layer} lists `{m}`, which does not exist"
+            );
+        }
+    }
+}
+
+/// Functions (`fn` at the start of a line) longer than the limit whose
+/// comments above do not give a reason.
+fn long_functions(file: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(file).expect("a readable source file");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut in_tests = false;
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim_start().starts_with("#[cfg(test)]") {
+            in_tests = true;
+        }
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        let is_fn = ["fn ", "pub fn ", "pub(crate) fn ", "pub(super) fn "]
+            .iter()
+            .any(|p| trimmed.starts_with(p));
+        if in_tests || !is_fn || trimmed.ends_with(';') {
+            continue;
+        }
+        let close = format!("{indent}}}");
+        let Some(end) = lines[i..].iter().position(|l| *l == close) else {
+            continue;
+        };
+        let length = end + 1;
+        if length <= MAX_FUNCTION_LINES {
+            continue;
+        }
+        let mut j = i;
+        let mut reason = false;
+        while j > 0 {
+            j -= 1;
+            let above = lines[j].trim_start();
+            if !(above.starts_with("//") || above.starts_with("#[")) {
+                break;
+            }
+            reason |= above.contains(LONG_REASON);
+        }
+        if !reason {
+            let name = trimmed
+                .split("fn ")
+                .nth(1)
+                .and_then(|rest| rest.split(['(', '<']).next())
+                .unwrap_or(trimmed);
+            out.push(format!(
+                "{}:{}: `{name}` has {length} lines",
+                file.display(),
+                i + 1
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn long_functions_say_why() {
+    let mut files = Vec::new();
+    for dir in ["core/src", "host/src", "wasm/guest/src", "wasm/web/src"] {
+        rust_files(&root().join(dir), &mut files);
+    }
+    let problems: Vec<String> = files.iter().flat_map(|f| long_functions(f)).collect();
+    assert!(
+        problems.is_empty(),
+        "functions over {MAX_FUNCTION_LINES} lines without a comment above saying \
+         \"{LONG_REASON} ...\":\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_checker_sees_every_kind_of_path() {
+    let code = code_of(
+        "use crate::{heap::Heap, value::{Object, Value}};\n\
+         use super::super::vm::Vm; // crate::api in a comment\n\
+         let s = \"crate::repo\"; fn f() -> crate::number::Num {}\n\
+         #[cfg(test)]\nmod tests { use crate::api::Engine; }\n",
+    );
+    let path = vec!["compiler".to_string(), "front".to_string()];
+    assert_eq!(
+        used_modules(&code, &path),
+        vec!["heap", "value", "vm", "number"]
+    );
+    // One `super::` from a top-level module's own file is the crate root.
+    assert_eq!(
+        used_modules("use super::api::X;", &["vm".to_string()]),
+        vec!["api"]
+    );
+    assert_eq!(
+        used_modules("use super::call::X;", &["vm".to_string(), "x".to_string()]),
+        Vec::<String>::new()
+    );
+}
