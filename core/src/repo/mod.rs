@@ -6,12 +6,15 @@
 //! - `index`: the indexes of the current version (symbol names,
 //!   dependencies, meaning), updated incrementally.
 //! - `builtins`: the `arb:` procedures as nodes of the reserved id range.
+//! - `browse`: structured reads for a person browsing the knowledge base
+//!   (node pages, a node with its history, the version graph, diffs).
 //! - `knowledge`: the forest and its indexes kept in step.
 //! - `tier`: what an evaluation context may do with the knowledge base.
 //!
 //! Pure like the rest of the core: time comes in as an argument, snapshots
 //! go out and come in as bytes.
 
+pub mod browse;
 pub mod builtins;
 pub mod forest;
 pub mod index;
