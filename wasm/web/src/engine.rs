@@ -1,14 +1,15 @@
 //! The `Engine` class seen from JavaScript.
 
+use crate::browse;
 use crate::convert::{to_js, EvaluationJs};
-use crate::snapshot;
+use arbores_core::repo::browse::{self as browse_core, NodeFilter, SortBy};
 use arbores_core::{Host, Limits, Tier};
 use wasm_bindgen::prelude::*;
 
 /// One Scheme session with its own global environment: definitions made by
 /// one `eval` are visible to the next. Its knowledge base (the `arb:`
-/// procedures) goes out through `exportNew`/`exportFull` and comes back
-/// through `importStored`; where it is kept is the caller's business.
+/// procedures) is kept by a `BrowserStore` (store.rs), and read for the
+/// knowledge browser by the methods below (over the core's `repo::browse`).
 #[wasm_bindgen]
 pub struct Engine {
     inner: arbores_core::Engine,
@@ -83,47 +84,106 @@ impl Engine {
         self.inner.has_unsaved_changes()
     }
 
-    /// What is new since the last export or import, as
-    /// `{blobs: [{hash, bytes}], refs, size}`: store the blobs under their
-    /// hex names, then the refs record. If storing fails, store an
-    /// `exportFull()` next time: this export counts as saved.
-    #[wasm_bindgen(js_name = exportNew)]
-    pub fn export_new(&mut self) -> Result<JsValue, JsError> {
-        let s = self.inner.export_new();
-        snapshot::to_js(&s)
-    }
-
-    /// The whole knowledge base, in the shape of `exportNew`.
-    #[wasm_bindgen(js_name = exportFull)]
-    pub fn export_full(&mut self) -> Result<JsValue, JsError> {
-        let s = self.inner.export_full();
-        snapshot::to_js(&s)
-    }
-
-    /// Replaces the knowledge base with a stored one: `refs` is the refs
-    /// record (a `Uint8Array`), `blobs` a `Map` from hex name to bytes.
-    /// Every blob used is checked against its name; on any error the
-    /// knowledge base is left as it was and the error says what is wrong.
-    #[wasm_bindgen(js_name = importStored)]
-    pub fn import_stored(&mut self, refs: JsValue, blobs: &js_sys::Map) -> Result<(), JsError> {
-        let Some(refs) = snapshot::bytes_of(&refs) else {
-            return Err(JsError::new(&format!(
-                "the refs record is not bytes: found {}",
-                snapshot::describe(&refs)
-            )));
+    /// The current version, how many nodes it holds and the newest
+    /// `reflogLimit` reflog entries: `{version, nodes, reflog: [{version,
+    /// timestamp, description}]}`.
+    pub fn knowledge(&mut self, reflog_limit: usize) -> Result<JsValue, JsError> {
+        let k = self.inner.knowledge();
+        let summary = browse::SummaryOfKnowledgeJs {
+            version: k.current(),
+            nodes: k.node_count(),
+            reflog: k
+                .forest
+                .reflog(0, reflog_limit)
+                .map(|e| browse::ReflogJs {
+                    version: e.version,
+                    timestamp: e.timestamp.to_iso8601(),
+                    description: e.description.clone(),
+                })
+                .collect(),
         };
-        self.inner
-            .import(&refs, |hash| {
-                let value = blobs.get(&JsValue::from_str(&snapshot::hex(hash)));
-                if value.is_undefined() {
-                    return None;
-                }
-                // A stored value that is not bytes is damaged: empty bytes
-                // make the core report it as a blob that does not match its name.
-                Some(snapshot::bytes_of(&value).unwrap_or_default())
-            })
-            .map_err(|e| JsError::new(&e.to_string()))
+        js(&summary)
     }
+
+    /// A page of the nodes of `version` (the current one if null):
+    /// `{version, total, offset, nodes: [{id, symbolNames, type,
+    /// description, changedIn}], types: [{type, count}]}`. `sort` is "name",
+    /// "recency" or "id"; `type` keeps only nodes of that type; `builtins`
+    /// includes the `arb:` procedures.
+    pub fn nodes(
+        &mut self,
+        version: Option<f64>,
+        kind: Option<String>,
+        sort: &str,
+        offset: usize,
+        limit: usize,
+        builtins: bool,
+    ) -> Result<JsValue, JsError> {
+        let sort = SortBy::from_name(sort).ok_or_else(|| {
+            JsError::new(&format!(
+                "sort: expected \"name\", \"recency\" or \"id\", got {sort:?}"
+            ))
+        })?;
+        let filter = NodeFilter { kind, builtins };
+        let version = id_arg("version", version)?;
+        let page = browse_core::node_page(
+            self.inner.knowledge(),
+            version,
+            &filter,
+            sort,
+            offset,
+            limit,
+        )
+        .map_err(|e| JsError::new(&e.to_string()))?;
+        js(&browse::PageJs::from(page))
+    }
+
+    /// One node as it is in `version` (the current one if null), with its
+    /// dependencies and dependents as links and every version that changed
+    /// it; `null` if it is not there.
+    pub fn node(&mut self, id: f64, version: Option<f64>) -> Result<JsValue, JsError> {
+        let id = whole_number("id", id)?;
+        let version = id_arg("version", version)?;
+        match browse_core::node_view(self.inner.knowledge(), id, version)
+            .map_err(|e| JsError::new(&e.to_string()))?
+        {
+            Some(view) => js(&browse::NodeViewJs::from(view)),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// Every version with its parent, for the version graph:
+    /// `{current, versions: [{id, parent, timestamp, description, nodeCount}]}`.
+    pub fn versions(&mut self) -> Result<JsValue, JsError> {
+        js(&browse::GraphJs::from(browse_core::version_graph(
+            self.inner.knowledge(),
+        )))
+    }
+
+    /// What differs from version `from` to version `to`:
+    /// `{from, to, added: [node], removed: [node], changed: [{before, after}]}`.
+    pub fn diff(&mut self, from: f64, to: f64) -> Result<JsValue, JsError> {
+        let from = whole_number("from", from)?;
+        let to = whole_number("to", to)?;
+        let d = browse_core::version_diff(self.inner.knowledge(), from, to)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        js(&browse::DiffJs::from(d))
+    }
+}
+
+impl Engine {
+    /// The core engine, for the store (store.rs).
+    pub(crate) fn core(&mut self) -> &mut arbores_core::Engine {
+        &mut self.inner
+    }
+}
+
+fn js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsError> {
+    to_js(value).map_err(|e| JsError::new(&format!("cannot convert the answer: {e}")))
+}
+
+fn id_arg(name: &str, n: Option<f64>) -> Result<Option<u64>, JsError> {
+    n.map(|n| whole_number(name, n)).transpose()
 }
 
 /// The core's host in the browser: the page's clock. A running evaluation

@@ -8,20 +8,26 @@
 //! Layout, so later additions have an obvious home:
 //! - [`engine`]: the `Engine` class exported to JavaScript.
 //! - [`convert`]: plain serde shapes of what crosses the boundary.
-//! - [`snapshot`]: the knowledge base's stored form (blobs and refs record)
+//! - [`browse`]: the knowledge browser's reads (the core's `repo::browse`)
 //!   as JavaScript values.
+//! - [`store`]: `BrowserStore`, the knowledge base kept in IndexedDB
+//!   (`indexed_db_futures`), in the store format and with the save rule of
+//!   the `arbores` command's store directory.
+//! - [`snapshot`]: blob names and stored bytes as JavaScript values.
 //! - [`panic`]: keeps the text of a Rust panic for the host to report.
 //!
-//! Persistence is not here: the worker (`web/store.js`) keeps the exports in
-//! IndexedDB with the browser's own API. The engine stays synchronous and
-//! free of browser bindings; IndexedDB's events are handled where the
-//! worker's message loop already runs. The knowledge-store calls are the
-//! `arb:` procedures, reached through `eval` like any Scheme.
+//! The engine stays synchronous; the store's reads and writes are
+//! promises, and the worker (`web/src/worker.js`) sequences them. The
+//! knowledge-store calls are the `arb:` procedures, reached through `eval`
+//! like any Scheme.
 
+mod browse;
 mod convert;
 mod engine;
 mod panic;
 mod snapshot;
+mod store;
 
 pub use engine::Engine;
 pub use panic::panic_message;
+pub use store::{BrowserStore, Stored};

@@ -1,16 +1,10 @@
-//! The knowledge base's stored form as JavaScript sees it.
-//!
-//! An export is `{blobs: [{hash, bytes}], refs}`: each blob's name as 64
-//! lowercase hex digits and its bytes as a `Uint8Array`, and the refs record
-//! as a `Uint8Array`. The worker stores them in IndexedDB as they are (blobs
-//! under their hex names, then the refs record) and gives them back to
-//! `Engine.importStored` as a `Map` from hex name to bytes.
-//!
-//! Only the translation lives here; what is valid is decided by the core,
-//! which checks every blob against its name on import.
+//! The knowledge base's stored form as JavaScript values: a blob's name as
+//! 64 lowercase hex digits (its IndexedDB key), and bytes read back from
+//! IndexedDB. What is valid is decided by the core, which checks every blob
+//! against its name on import.
 
-use arbores_core::{Hash, Snapshot};
-use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
+use arbores_core::Hash;
+use js_sys::{Array, ArrayBuffer, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -23,29 +17,6 @@ pub fn hex(hash: &Hash) -> String {
         s.push(DIGITS[usize::from(b & 15)] as char);
     }
     s
-}
-
-/// `{blobs: [{hash, bytes}], refs, size}`, where `size` is the number of
-/// bytes to store (blob names counted as 32 bytes each, as the core does).
-pub fn to_js(snapshot: &Snapshot) -> Result<JsValue, JsError> {
-    let blobs = Array::new_with_length(snapshot.blobs.len() as u32);
-    for (i, (hash, bytes)) in snapshot.blobs.iter().enumerate() {
-        let blob = Object::new();
-        set(&blob, "hash", &JsValue::from_str(&hex(hash)))?;
-        set(&blob, "bytes", &Uint8Array::from(bytes.as_slice()))?;
-        blobs.set(i as u32, blob.into());
-    }
-    let out = Object::new();
-    set(&out, "blobs", &blobs)?;
-    set(&out, "refs", &Uint8Array::from(snapshot.refs.as_slice()))?;
-    set(&out, "size", &JsValue::from_f64(snapshot.size() as f64))?;
-    Ok(out.into())
-}
-
-fn set(target: &Object, key: &str, value: &JsValue) -> Result<(), JsError> {
-    Reflect::set(target, &JsValue::from_str(key), value)
-        .map(|_| ())
-        .map_err(|_| JsError::new(&format!("cannot set the field {key} of an export")))
 }
 
 /// The bytes of a stored value: a `Uint8Array` or an `ArrayBuffer` (what

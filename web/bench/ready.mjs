@@ -1,0 +1,77 @@
+// How fast the playground is ready, and how big it is: prints figures, run
+// by hand (not a test). For each page directory given (default web/dist),
+// alternating between them, it starts `arbores playground`, opens the page
+// in headless Chromium and takes the time from navigation start to the
+// engine being ready (body[data-engine="ready"]: the wasm module compiled,
+// the knowledge base loaded from IndexedDB), on a fresh profile (a first
+// visit) and on a reload (the browser's caches and the service worker warm).
+//
+//   node web/bench/ready.mjs [DIR ...] [--runs N]
+//
+// Needs target/release/arbores and Chromium (as the tests do).
+
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, chromiumPath, dist, root } from '../tests/harness.mjs';
+
+const args = process.argv.slice(2);
+const runsAt = args.indexOf('--runs');
+const runs = runsAt >= 0 ? Number(args.splice(runsAt, 2)[1]) : 5;
+const dirs = args.length ? args.map((d) => path.resolve(d)) : [dist];
+const bin = path.join(root, 'target', 'release', 'arbores');
+
+async function serve(dir, port) {
+  const child = spawn(bin, ['playground', '--port', String(port), '--dir', dir], { stdio: 'ignore' });
+  for (let i = 0; i < 100; i++) {
+    try { if ((await fetch(`http://127.0.0.1:${port}/`)).ok) return child; } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error(`no server for ${dir}`);
+}
+
+async function readyMs(page, url, reload) {
+  if (reload) await page.reload({ waitUntil: 'commit' });
+  else await page.goto(url, { waitUntil: 'commit' });
+  await page.waitForFunction(() => document.body?.dataset.engine === 'ready', null, { timeout: 30_000, polling: 5 });
+  return page.evaluate(() => performance.now());
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const results = dirs.map(() => ({ first: [], reload: [] }));
+const servers = [];
+for (const [i, dir] of dirs.entries()) servers.push({ dir, port: 18700 + i, child: await serve(dir, 18700 + i) });
+try {
+  for (let r = 0; r < runs; r++) {
+    for (const [i, s] of servers.entries()) {
+      const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'arbores-bench-'));
+      const context = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath, headless: true, args: CHROMIUM_ARGS });
+      const page = context.pages()[0] || await context.newPage();
+      const url = `http://127.0.0.1:${s.port}/`;
+      results[i].first.push(await readyMs(page, url, false));
+      await page.waitForTimeout(500); // let the service worker install
+      results[i].reload.push(await readyMs(page, url, true));
+      await context.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+    }
+  }
+} finally {
+  for (const s of servers) s.child.kill();
+}
+
+const gz = (f) => zlib.gzipSync(fs.readFileSync(f), { level: 9 }).length;
+const kib = (n) => `${(n / 1024).toFixed(0)} KiB`;
+console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}; chromium ${execFileSync(chromiumPath, ['--version']).toString().trim()}; ${runs} runs each, alternating`);
+console.log('page                               first visit (median, min-max)   reload (median, min-max)   transferred (gzip: js+css+html+wasm)');
+for (const [i, s] of servers.entries()) {
+  const { first, reload } = results[i];
+  const files = ['index.html', 'app.js', 'worker.js', 'style.css', 'pkg/arbores_web.js', 'pkg/arbores_web_bg.wasm', 'sexp.js', 'store.js']
+    .map((f) => path.join(s.dir, f)).filter((f) => fs.existsSync(f));
+  const total = files.reduce((n, f) => n + gz(f), 0);
+  const fmt = (xs) => `${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`;
+  console.log(`${path.relative(process.cwd(), s.dir).padEnd(34)} ${fmt(first).padEnd(31)} ${fmt(reload).padEnd(26)} ${kib(total)}`);
+}

@@ -1,0 +1,349 @@
+// The engine's thread. It loads the wasm module, owns the one Engine of a
+// session and its BrowserStore (the knowledge base in IndexedDB, kept by the
+// wasm module: wasm/web/src/store.rs); the page never calls the engine
+// directly, so a long evaluation can only ever block this worker, and the
+// page stops it by terminating the worker.
+//
+// The knowledge base outlives the worker: before its first evaluation a
+// worker loads what is stored, and after every evaluation that changed the
+// knowledge base it saves, before it reports the result. So whatever an
+// evaluation reported as done is stored, and the worker that replaces a
+// stopped one starts from it. (An evaluation stopped while it runs is lost
+// with its worker, changes to the knowledge base included.) Definitions made
+// with `define` live in the session only, until the engine can save a
+// session (see SESSION_SNAPSHOTS).
+//
+// The messages are defined in protocol.js.
+
+import { DEFAULT_LIMITS, Query, StoreState, ToPage, ToWorker } from './protocol.js';
+
+// How many reflog entries the page shows.
+const REFLOG_SHOWN = 15;
+
+let wasm = null;
+let engine = null;
+let broken = false;
+let pendingLimits = null;
+
+// The IndexedDB side: the open store (null when IndexedDB is unavailable)
+// and the state reported to the page.
+let store = null;
+const status = {
+  state: StoreState.SAVED,
+  message: '',
+  loaded: null,
+  moveFailed: false, // START_FRESH could not copy the damaged records
+};
+
+const ready = (async () => {
+  try {
+    wasm = await import('./pkg/arbores_web.js');
+    await wasm.default();
+  } catch (e) {
+    throw new Error(`could not load the engine module (pkg/arbores_web.js): ${describe(e)}`);
+  }
+  engine = new wasm.Engine();
+  engine.setLimits(DEFAULT_LIMITS.steps, DEFAULT_LIMITS.memoryBytes);
+  engine.setTier('system');
+  if (pendingLimits) applyLimits(pendingLimits, false);
+  await loadKnowledge();
+  const knowledge = readKnowledge();
+  // A first visit: the knowledge base was just created; store it.
+  const saved = await save();
+  return { knowledge, saved };
+})();
+
+// Whether this engine can save and restore a whole session (its heap, so
+// `define`s survive Stop and reload). The page says so when it cannot.
+const SESSION_SNAPSHOTS = () => typeof wasm?.Engine?.prototype?.saveSession === 'function';
+
+ready.then(
+  ({ knowledge, saved }) => post(ToPage.READY, {
+    limits: currentLimits(),
+    tier: engine.tier,
+    store: storeReport(saved),
+    knowledge,
+    session: { snapshots: SESSION_SNAPSHOTS() },
+  }),
+  (e) => {
+    broken = true;
+    post(ToPage.FATAL, { message: describe(e) });
+  },
+);
+
+function post(type, fields) {
+  self.postMessage({ type, ...fields });
+}
+
+// One message at a time, in order: an evaluation's save finishes before the
+// next message is looked at.
+let queue = ready.catch(() => {});
+self.onmessage = ({ data }) => {
+  if (data?.type === ToWorker.LIMITS && !engine) {
+    // Remember the latest; applied as soon as the engine exists.
+    pendingLimits = data;
+    return;
+  }
+  queue = queue.then(() => handle(data)).catch((e) => {
+    console.error('worker: a message failed', e);
+  });
+};
+
+async function handle(data) {
+  if (broken || !engine) return; // a load failure is already reported as fatal
+  switch (data?.type) {
+    case ToWorker.EVAL:
+      await evaluate(data.id, String(data.source ?? ''));
+      break;
+    case ToWorker.LIMITS:
+      applyLimits(data, true);
+      break;
+    case ToWorker.START_FRESH:
+      await startFresh(Boolean(data.discard));
+      break;
+    case ToWorker.QUERY:
+      answer(data.id, () => query(data.query, data.args ?? {}));
+      break;
+    default:
+      console.warn('worker: unknown message', data);
+  }
+}
+
+async function evaluate(id, source) {
+  const started = performance.now();
+  let result;
+  let knowledge;
+  try {
+    result = engine.eval(source);
+  } catch (e) {
+    crashed(id, e);
+    return;
+  }
+  const ms = performance.now() - started;
+  try {
+    knowledge = readKnowledge();
+  } catch (e) {
+    crashed(id, e);
+    return;
+  }
+  const saved = await save();
+  post(ToPage.RESULT, { id, result, ms, store: storeReport(saved), knowledge });
+}
+
+// Scheme errors come back inside the result; a throw means the engine itself
+// failed (a Rust panic aborts as "unreachable"). Its state can no longer be
+// trusted, so this worker refuses further work, and saves nothing more.
+function crashed(id, e) {
+  broken = true;
+  let panic = null;
+  try {
+    panic = wasm.panicMessage();
+  } catch {
+    // the module is too damaged to say more
+  }
+  post(ToPage.CRASHED, { id, message: panic || describe(e) });
+}
+
+// ------------------------------------------------------------- knowledge ---
+
+// Loads the stored knowledge base into the engine. Never throws: what went
+// wrong becomes the store's state, and the engine keeps an empty knowledge
+// base (created on first use).
+async function loadKnowledge() {
+  const started = performance.now();
+  try {
+    store = await wasm.BrowserStore.open();
+  } catch (e) {
+    setState(StoreState.UNAVAILABLE, describe(e));
+    return;
+  }
+  let stored;
+  try {
+    stored = await store.read();
+  } catch (e) {
+    setState(StoreState.DAMAGED, describe(e));
+    return;
+  }
+  try {
+    store.loadInto(stored, engine);
+    if (stored.hasRefs) status.loaded = { blobs: stored.count, bytes: stored.bytes, ms: performance.now() - started };
+  } catch (e) {
+    setState(StoreState.DAMAGED, describe(e));
+  } finally {
+    stored.free();
+  }
+}
+
+// Saves what changed since the last save. Returns {blobs, bytes, ms} when
+// something was written, else null.
+async function save() {
+  if (!store || ![StoreState.SAVED, StoreState.ERROR].includes(status.state)) return null;
+  try {
+    const saved = await store.save(engine);
+    setState(StoreState.SAVED, '');
+    return saved;
+  } catch (e) {
+    if (e?.name === 'conflict') setState(StoreState.CONFLICT, describe(e));
+    else setState(StoreState.ERROR, `the knowledge base could not be saved: ${describe(e)}`);
+    return null;
+  }
+}
+
+async function startFresh(discard) {
+  let saved = null;
+  if (status.state === StoreState.DAMAGED && store) {
+    try {
+      let where;
+      if (discard) {
+        await store.clear();
+        where = 'The damaged records were deleted.';
+      } else {
+        where = `The damaged records were moved to the IndexedDB database "${await store.moveAside()}".`;
+      }
+      store.startOver();
+      status.moveFailed = false;
+      setState(StoreState.SAVED, '');
+      saved = await save();
+      status.message = status.state === StoreState.SAVED
+        ? `${where} From now on the knowledge base is saved again.`
+        : `${where}\n${status.message}`;
+    } catch (e) {
+      // Still damaged: say why the records could not be moved.
+      status.message = `${status.message.split('\n')[0]}\nStarting fresh failed: ${describe(e)}`;
+      status.moveFailed = !discard;
+    }
+  }
+  let knowledge;
+  try {
+    knowledge = readKnowledge();
+  } catch (e) {
+    crashed(null, e);
+    return;
+  }
+  post(ToPage.STORE, { store: storeReport(saved), knowledge });
+}
+
+function setState(state, message) {
+  status.state = state;
+  status.message = message;
+}
+
+function storeReport(saved) {
+  return { ...status, saved };
+}
+
+// The current version, its node count and the newest reflog entries.
+// Throws only when the engine itself fails.
+function readKnowledge() {
+  return engine.knowledge(REFLOG_SHOWN);
+}
+
+// ----------------------------------------------------------------- queries ---
+
+function answer(id, work) {
+  let value;
+  try {
+    value = work();
+  } catch (e) {
+    post(ToPage.ANSWER, { id, error: describe(e) });
+    return;
+  }
+  post(ToPage.ANSWER, { id, value });
+}
+
+const num = (v) => (v == null || v === '' ? undefined : Number(v));
+
+function query(what, a) {
+  switch (what) {
+    case Query.NODES:
+      return engine.nodes(num(a.version), a.type || undefined, a.sort ?? 'name', a.offset ?? 0, a.limit ?? 50, Boolean(a.builtins));
+    case Query.NODE:
+      return engine.node(Number(a.id), num(a.version));
+    case Query.VERSIONS:
+      return engine.versions();
+    case Query.DIFF:
+      return engine.diff(Number(a.from), Number(a.to));
+    case Query.CLOSURE:
+      return closure(Number(a.id), num(a.version));
+    case Query.SEARCH:
+      return search(String(a.text ?? ''), num(a.version));
+    default:
+      throw new Error(`unknown query ${JSON.stringify(what)}`);
+  }
+}
+
+// A Scheme string literal holding `text`.
+function schemeString(text) {
+  return `"${text.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\u0000-\u001f]/g, (c) => `\\x${c.charCodeAt(0).toString(16)};`)}"`;
+}
+
+const versionArg = (version) => (version === undefined ? '#f' : String(version));
+
+// Runs a Scheme program whose output is the answer: it prints the error
+// message and returns #t when the arb: call returned an error alist.
+function evalForOutput(program) {
+  const r = engine.eval(program);
+  if (r.error) throw new Error(r.error.message);
+  if (r.value === '#t') throw new Error(r.output);
+  return r.output;
+}
+
+function closure(id, version) {
+  return evalForOutput(`(let ((r (arb:closure (list ${id}) ${versionArg(version)})))
+  (if (arb:error? r) (display (cdr (assoc "message" r))) (display r))
+  (arb:error? r))`);
+}
+
+// Both searches of `text`: by symbol name (prefix, then fuzzy when nothing
+// starts so) and by meaning, with scores. The arb: procedures answer; their
+// hits are printed as "id score" lines and described by the node view.
+function search(text, version) {
+  const q = schemeString(text);
+  const v = versionArg(version);
+  const hits = (call) => evalForOutput(`(let ((r ${call}))
+  (if (arb:error? r)
+      (display (cdr (assoc "message" r)))
+      (for-each (lambda (h)
+                  (display (cdr (assoc "id" h)))
+                  (let ((s (assoc "score" h))) (if s (begin (display " ") (display (cdr s)))))
+                  (newline))
+                r))
+  (arb:error? r))`).split('\n').filter(Boolean).map((line) => {
+    const [id, score] = line.split(' ');
+    return { id: Number(id), score: score === undefined ? null : Number(score) };
+  });
+  let symbol = hits(`(arb:search-by-symbol ${q} "prefix" 50 ${v})`);
+  let mode = 'prefix';
+  if (!symbol.length) {
+    symbol = hits(`(arb:search-by-symbol ${q} "fuzzy" 50 ${v})`);
+    mode = 'fuzzy';
+  }
+  const meaning = hits(`(arb:semantic-search ${q} 20 0 #f ${v})`);
+  const describeHit = (h) => {
+    const n = engine.node(h.id, version);
+    return n && { ...h, symbolNames: n.node.symbolNames, type: n.node.type, description: n.node.description };
+  };
+  return {
+    symbol: { mode, hits: symbol.map(describeHit).filter(Boolean) },
+    meaning: meaning.map(describeHit).filter(Boolean),
+  };
+}
+
+// ---------------------------------------------------------------- limits ---
+
+function applyLimits({ steps, memoryBytes }, report) {
+  try {
+    engine.setLimits(Number(steps), Number(memoryBytes));
+    if (report) post(ToPage.LIMITS, { limits: currentLimits() });
+  } catch (e) {
+    post(ToPage.LIMITS_ERROR, { message: describe(e) });
+  }
+}
+
+function currentLimits() {
+  return { steps: engine.maxSteps, memoryBytes: engine.maxMemory };
+}
+
+function describe(e) {
+  return e instanceof Error ? e.message : String(e);
+}
