@@ -116,6 +116,15 @@ export function checkBuilt() {
   assert.ok(fs.existsSync(chromiumPath), `no Chromium at ${chromiumPath} (set CHROMIUM, or run scripts/bootstrap --test)`);
 }
 
+/** Checks the build, starts a server and a browser on a fresh profile. */
+export async function startSession() {
+  checkBuilt();
+  const server = await startServer();
+  const session = new Session(server);
+  await session.launch();
+  return { server, session };
+}
+
 // ----------------------------------------------------------------- browser ---
 
 /** A browser session on its own profile directory, with the page helpers. */

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  checkBuilt, field, root, Session, shown, startServer, stopServer,
+  field, root, shown, startSession, stopServer,
 } from './harness.mjs';
 
 const screenshotPath = process.env.PLAYGROUND_SCREENSHOT || path.join(root, 'target', 'web-test', 'playground.png');
@@ -51,10 +51,7 @@ async function runLoopThenStop(source) {
 
 describe('playground', () => {
   before(async () => {
-    checkBuilt();
-    server = await startServer();
-    s = new Session(server);
-    await s.launch();
+    ({ server, session: s } = await startSession());
   });
 
   after(async () => {

@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkBuilt, closeTour, field, root, Session, startServer, stopServer } from './harness.mjs';
+import { closeTour, field, root, startSession, stopServer } from './harness.mjs';
 
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
 const fixture = JSON.parse(fs.readFileSync(path.join(root, 'web', 'tests', 'fixtures', 'store-written-by-the-page-before.json'), 'utf8'));
@@ -42,10 +42,7 @@ function listed() {
 
 describe('workbench', () => {
   before(async () => {
-    checkBuilt();
-    server = await startServer();
-    s = new Session(server);
-    await s.launch();
+    ({ server, session: s } = await startSession());
   });
 
   after(async () => {
