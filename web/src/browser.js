@@ -67,6 +67,11 @@ export class KnowledgeBrowser {
   /** After every evaluation: the knowledge base may have changed. */
   async changed(knowledge) {
     this.current = knowledge?.version ?? this.current;
+    if (this.viewing === this.current) {
+      // Switched to the version being viewed: it is the current one now.
+      this.viewing = null;
+      this.drawAsOf();
+    }
     await Promise.all([this.refreshList(), this.refreshGraph(), this.refreshNode()]);
   }
 

@@ -244,6 +244,7 @@ describe('workbench', () => {
     await page().click('#kb-switch');
     await s.waitFor(`.graph .version.current[data-version="${before}"]`, `version ${before} to become current`);
     assert.equal(Number((await s.panel()).version), before);
+    assert.ok(await page().isHidden('#kb-as-of'), 'after switching, the version shown is the current one: no read-only banner');
     await s.value('pi', '3.14159');
     await page().click('#tab-nodes');
   });
