@@ -561,7 +561,8 @@ pub fn parse(text: &str, default_radix: u32) -> Option<Num> {
 }
 
 fn parse_real(s: &str, radix: u32) -> Option<Num> {
-    match s {
+    // R7RS 7.1.1: the letters of `+inf.0` and `+nan.0` may be in any case.
+    match s.to_ascii_lowercase().as_str() {
         "+inf.0" => return Some(Num::Float(f64::INFINITY)),
         "-inf.0" => return Some(Num::Float(f64::NEG_INFINITY)),
         "+nan.0" | "-nan.0" => return Some(Num::Float(f64::NAN)),
@@ -620,13 +621,22 @@ fn parse_decimal(s: &str) -> Option<Num> {
         return None;
     }
     if let Some((i, c)) = chars.next() {
-        if c != 'e' && c != 'E' {
+        // `e`, and the R5RS precision markers `s` `f` `d` `l` that most
+        // Schemes still read (all mean a double here).
+        if !matches!(c.to_ascii_lowercase(), 'e' | 's' | 'f' | 'd' | 'l') {
             return None;
         }
         let exp = &body[i + 1..];
         let exp_digits = exp.strip_prefix(['+', '-']).unwrap_or(exp);
         if exp_digits.is_empty() || !exp_digits.chars().all(|c| c.is_ascii_digit()) {
             return None;
+        }
+        if c != 'e' && c != 'E' {
+            let sign = &s[..s.len() - body.len()];
+            return format!("{sign}{}e{exp}", &body[..i])
+                .parse::<f64>()
+                .ok()
+                .map(Num::Float);
         }
     }
     s.parse::<f64>().ok().map(Num::Float)

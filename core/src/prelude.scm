@@ -325,6 +325,22 @@
 
 (define (exact-nonnegative-integer? x) (and (exact-integer? x) (>= x 0)))
 
+;; R7RS 6.2.6: the simplest rational within y of x (Stern-Brocot descent by
+;; continued fractions). Inexact if either argument is.
+(define (rationalize x y)
+  (define (simplest lo hi)              ; 0 < lo <= hi
+    (let ((fl (floor lo)))
+      (cond ((= fl lo) fl)
+            ((< fl (floor hi)) (+ fl 1))
+            (else (+ fl (/ 1 (simplest (/ 1 (- hi fl)) (/ 1 (- lo fl)))))))))
+  (let ((lo (- x (abs y))) (hi (+ x (abs y))))
+    (cond ((or (nan? x) (nan? y)) (+ x y))
+          ((infinite? y) (if (infinite? x) +nan.0 0.0))
+          ((infinite? x) x)
+          ((positive? lo) (simplest lo hi))
+          ((negative? hi) (- (simplest (- hi) (- lo))))
+          (else (if (and (exact? x) (exact? y)) 0 0.0)))))
+
 (define (call-with-output-string proc)
   (let ((port (open-output-string)))
     (proc port)

@@ -334,31 +334,41 @@ pub fn write_string_literal(chars: impl Iterator<Item = char>, out: &mut String)
     out.push('"');
 }
 
+/// A symbol as `write` shows it: in bars when the reader would otherwise read
+/// it as something else (a number such as `+i` or `+nan.0`, `.`, a `#`
+/// form), or when it holds a delimiter, whitespace or a control character
+/// (R7RS 2.1). Letters of any script are written as they are, as Guile
+/// does (chibi puts any non-ASCII name in bars).
 fn write_symbol(name: &str, out: &mut String) {
     let needs_bars = name.is_empty()
         || name.chars().any(|c| {
             c.is_whitespace()
+                || c.is_control()
                 || matches!(
                     c,
-                    '(' | ')' | '"' | ';' | '\'' | '`' | ',' | '|' | '[' | ']'
+                    '(' | ')' | '"' | ';' | '\'' | '`' | ',' | '|' | '[' | ']' | '{' | '}' | '\\'
                 )
         })
         || name.starts_with('#')
         || number::parse(name, 10).is_some()
         || name == ".";
-    if needs_bars {
-        out.push('|');
-        for c in name.chars() {
-            match c {
-                '|' => out.push_str("\\|"),
-                '\\' => out.push_str("\\\\"),
-                c => out.push(c),
-            }
-        }
-        out.push('|');
-    } else {
+    if !needs_bars {
         out.push_str(name);
+        return;
     }
+    out.push('|');
+    for c in name.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\x{:x};", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('|');
 }
 
 /// Syntax printed back as source (for messages).

@@ -127,12 +127,44 @@ pub fn downcase(c: char) -> char {
     }
 }
 
+/// Simple case folding (Unicode CaseFolding.txt, statuses C and S).
 pub fn foldcase(c: char) -> char {
-    // Final and non-final sigma fold alike; otherwise folding is downcasing.
-    if c == 'ς' {
-        return 'σ';
+    match fold_exception(c) {
+        Some(f) => f,
+        None => downcase(c),
     }
-    downcase(c)
+}
+
+/// The characters whose folding is not their lowercase: variant letter
+/// forms that fold to the common letter, and Cherokee, whose small letters
+/// fold to the capitals. Every other character folds to its lowercase.
+fn fold_exception(c: char) -> Option<char> {
+    let folded = match c as u32 {
+        0x00B5 => 0x03BC,          // micro sign -> mu
+        0x017F => 0x0073,          // long s -> s
+        0x0345 | 0x1FBE => 0x03B9, // ypogegrammeni, prosgegrammeni -> iota
+        0x03C2 => 0x03C3,          // final sigma -> sigma
+        0x03D0 => 0x03B2,          // beta symbol
+        0x03D1 => 0x03B8,          // theta symbol
+        0x03D5 => 0x03C6,          // phi symbol
+        0x03D6 => 0x03C0,          // pi symbol
+        0x03F0 => 0x03BA,          // kappa symbol
+        0x03F1 => 0x03C1,          // rho symbol
+        0x03F5 => 0x03B5,          // lunate epsilon
+        0x1E9B => 0x1E61,          // long s with dot above
+        0x1C80 => 0x0432,          // Cyrillic rounded ve ...
+        0x1C81 => 0x0434,
+        0x1C82 => 0x043E,
+        0x1C83 => 0x0441,
+        0x1C84 | 0x1C85 => 0x0442,
+        0x1C86 => 0x044A,
+        0x1C87 => 0x0463,
+        0x1C88 => 0xA64B,
+        x @ 0x13F8..=0x13FD => x - 8, // Cherokee small ye .. mv
+        x @ 0xAB70..=0xABBF => x - 0xAB70 + 0x13A0, // Cherokee small a .. ya
+        _ => return None,
+    };
+    char::from_u32(folded)
 }
 
 fn digit_value(c: char) -> Option<u32> {

@@ -1,7 +1,7 @@
 //! Output to the evaluation's text, string and bytevector ports, `read`
 //! (R7RS 6.13). There are no file ports: the core does no I/O.
 
-use super::{boolean, character, index, string, type_error, Ctx, Fault, PrimTable};
+use super::{boolean, character, index, range, string, type_error, Ctx, Fault, PrimTable};
 use crate::datum;
 use crate::printer::{self, Mode};
 use crate::reader::Reader;
@@ -176,6 +176,25 @@ pub fn register(t: &mut PrimTable) {
         let b = p.bytes[p.pos..end].to_vec();
         p.pos = end;
         Ok(c.heap.alloc(Object::Bytevector(b)))
+    });
+    t.add("read-bytevector!", 1, Some(4), |c, a| {
+        let who = "read-bytevector!";
+        let len = match c.heap.obj(a[0]) {
+            Some(Object::Bytevector(b)) => b.len(),
+            _ => return Err(type_error(c, who, "a bytevector", a[0])),
+        };
+        let (start, end) = range(c, who, a, 2, len)?;
+        let p = input(c, a.get(1).copied(), who, false)?;
+        if p.pos >= p.bytes.len() && end > start {
+            return Ok(Value::Eof);
+        }
+        let n = (end - start).min(p.bytes.len() - p.pos);
+        let read = p.bytes[p.pos..p.pos + n].to_vec();
+        p.pos += n;
+        if let Some(Object::Bytevector(b)) = c.heap.obj_mut(a[0]) {
+            b[start..start + n].copy_from_slice(&read);
+        }
+        Ok(Value::Int(n as i64))
     });
     t.add("read", 0, Some(1), read);
     t.add("eof-object", 0, Some(0), |_, _| Ok(Value::Eof));

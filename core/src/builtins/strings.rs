@@ -229,7 +229,6 @@ pub fn fold_string(s: &str) -> String {
     for ch in s.chars() {
         match ch {
             'ß' => out.push_str("ss"),
-            'ς' => out.push('σ'),
             c => {
                 let d = downcase(c);
                 if d == c && c.is_uppercase() {

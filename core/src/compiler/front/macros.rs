@@ -110,6 +110,11 @@ impl Front<'_> {
             };
             literals.push(id.clone());
         }
+        // R7RS 4.3.2: an ellipsis listed among the literals is a literal;
+        // these rules then have no ellipsis at all.
+        if literals.iter().any(|l| l.sym == ellipsis.sym) {
+            ellipsis = Ident::plain(crate::symbol::Sym(u32::MAX));
+        }
         let mut out = Vec::new();
         for r in rules {
             let Some([pat, tmpl]) = r.as_list() else {
