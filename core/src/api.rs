@@ -62,8 +62,10 @@ pub struct Evaluation {
 
 /// An Arbores engine: one Scheme session with its global environment.
 pub struct Engine {
-    limits: Limits,
-    vm: Vm,
+    pub(crate) limits: Limits,
+    pub(crate) vm: Vm,
+    /// The host tools defined so far (see `tools.rs`).
+    pub(crate) tools: Vec<crate::tools::Tool>,
 }
 
 impl Default for Engine {
@@ -93,6 +95,7 @@ impl Engine {
         Engine {
             limits: Limits::default(),
             vm,
+            tools: Vec::new(),
         }
     }
 
@@ -215,7 +218,7 @@ impl Engine {
     }
 }
 
-fn eval_error(e: VmError) -> EvalError {
+pub(crate) fn eval_error(e: VmError) -> EvalError {
     EvalError {
         kind: e.kind,
         message: e.message,

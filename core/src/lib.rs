@@ -34,6 +34,7 @@ pub mod arb;
 mod vm;
 // 7. the public face
 mod api;
+mod tools;
 // beside: the knowledge repository
 pub mod repo;
 
@@ -41,4 +42,5 @@ pub use api::{Engine, EvalError, Evaluation, Position};
 pub use host::{BasicHost, Host, InterruptCheck};
 pub use repo::forest::{Hash, ImportError, Snapshot};
 pub use repo::Tier;
+pub use tools::{Run, Suspension, Tool, ToolAnswer, ToolCall};
 pub use vm::{ErrorKind, Limits};

@@ -428,3 +428,100 @@
 (define (arb:eval-readonly expr)
   (guard (e (#t (%arb:failure e)))
     (%arb:eval-at-tier 2 expr)))
+
+;; ---- host tools and par ------------------------------------------------------
+;;
+;; A host tool is a procedure that calls `%tool-call` (Engine::define_tool
+;; defines one per tool). A call waits on the host: outside `par` the
+;; evaluation suspends (`%suspend`) and the host resumes it with the answers;
+;; inside a `par` branch the branch is parked and the scheduler runs the
+;; next one, so that one suspension hands the host every branch's calls.
+;; An answer is (#t . value) or (#f . condition); a condition is raised at
+;; the call.
+
+;; The escape of the `par` branch running now, or #f outside `par`. Reset
+;; to #f when an evaluation starts or resumes (the VM's `par_escape` hook).
+(define %par-escape #f)
+
+;; Waits on a list of calls; their answers, in order.
+(define (%wait-on calls)
+  (if %par-escape
+      (call/cc (lambda (k) (%par-escape (list 'wait calls k))))
+      (%suspend calls)))
+
+(define (%tool-answer a)
+  (if (car a) (cdr a) (raise (cdr a))))
+
+(define (%tool-call name . args)
+  (%tool-answer (car (%wait-on (list (cons name args))))))
+
+;; Runs each thunk as a branch until it returns or waits on tools; then
+;; waits on all the waiting branches' calls at once (in branch order) and
+;; resumes each with its answers, until every branch has returned. The
+;; value is the list of the branches' values, in order. A branch that
+;; raises ends the `par` with its condition (the first such branch in
+;; order), raised where the `par` is.
+(define (%list-head l n)
+  (if (= n 0) '() (cons (car l) (%list-head (cdr l) (- n 1)))))
+
+(define (%par thunks)
+  (let ((outer %par-escape))
+    ;; Runs (go) as a branch: ('done . value), ('raised . condition) or
+    ;; ('wait calls k).
+    (define (step go)
+      (call/cc (lambda (escape) (set! %par-escape escape) (go))))
+    (define (branch thunk)
+      (lambda ()
+        (let ((r (guard (e (#t (cons 'raised e))) (cons 'done (thunk)))))
+          ;; Read the escape after the branch ran: it may have waited and
+          ;; been resumed by a later round.
+          (%par-escape r))))
+    (define (step-all states)
+      (if (null? states)
+          '()
+          (let ((s (car states)))
+            (cons (if (eq? (car s) 'wait) s (step (cdr s)))
+                  (step-all (cdr states))))))
+    (define (first-raised states)
+      (cond ((null? states) #f)
+            ((eq? (car (car states)) 'raised) (car states))
+            (else (first-raised (cdr states)))))
+    (define (all-done? states)
+      (or (null? states)
+          (and (eq? (car (car states)) 'done) (all-done? (cdr states)))))
+    (define (calls-of states)
+      (if (null? states)
+          '()
+          (let ((s (car states)))
+            (if (eq? (car s) 'wait)
+                (append (cadr s) (calls-of (cdr states)))
+                (calls-of (cdr states))))))
+    ;; Each waiting branch resumed with its share of ANSWERS.
+    (define (resume-all states answers)
+      (if (null? states)
+          '()
+          (let ((s (car states)))
+            (if (eq? (car s) 'wait)
+                (let* ((n (length (cadr s)))
+                       (mine (%list-head answers n))
+                       (k (caddr s)))
+                  (let ((r (step (lambda () (k mine)))))
+                    (cons r (resume-all (cdr states) (list-tail answers n)))))
+                (cons s (resume-all (cdr states) answers))))))
+    (let loop ((states (step-all (map (lambda (t) (cons 'new (branch t))) thunks))))
+      (set! %par-escape outer)
+      (cond ((first-raised states) => (lambda (s) (raise (cdr s))))
+            ((all-done? states) (map cdr states))
+            (else
+             (let ((answers (%wait-on (calls-of states))))
+               ;; Resumed: the escape of whatever runs this `par` now.
+               (set! outer %par-escape)
+               (loop (resume-all states answers))))))))
+
+(define-syntax par
+  (syntax-rules ()
+    ((_ e ...) (%par (list (lambda () e) ...)))))
+
+;; `par` over a list: (f x) for each x as a branch; the list of values.
+(define (par-map f lst)
+  (%par (map (lambda (x) (lambda () (f x))) lst)))

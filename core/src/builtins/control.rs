@@ -33,6 +33,7 @@ pub fn register(t: &mut PrimTable) {
     t.control("eval", 1, Some(2), Control::Eval);
     t.control("%arb:eval-at-tier", 2, Some(2), Control::EvalAtTier);
     t.control("%arb:load-ended", 1, None, Control::LoadEnded);
+    t.control("%suspend", 1, Some(1), Control::Suspend);
     t.add("values", 0, None, |c, a| {
         Ok(if a.len() == 1 {
             a[0]

@@ -105,6 +105,10 @@ pub enum Control {
     /// `(%arb:load-ended DONE ID ...)`: the load of these stored nodes
     /// finished (DONE true) or was left by an error.
     LoadEnded,
+    /// `(%suspend CALLS)`: ends the run slice and hands the host CALLS (a
+    /// list of `(tool-name arg ...)`); the call's value is the list of the
+    /// host's answers, each `(#t . value)` or `(#f . condition)`.
+    Suspend,
 }
 
 #[derive(Clone, Copy)]

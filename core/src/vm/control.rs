@@ -93,6 +93,7 @@ impl Vm {
                 self.end_loading(done, &ids);
                 self.answer(callee_idx, Value::Unspecified, tail)
             }
+            Control::Suspend => self.suspend(callee_idx, arg(self, 0), tail),
             Control::ContinuationWinders => {
                 let v = match self.heap.obj(arg(self, 0)) {
                     Some(Object::Continuation(c)) => c.winders,
@@ -110,7 +111,7 @@ impl Vm {
     }
 
     /// The primitive failed with `f`: raised in place of the call.
-    fn fail(&mut self, callee_idx: usize, f: Fault) -> Result<Next, VmError> {
+    pub(super) fn fail(&mut self, callee_idx: usize, f: Fault) -> Result<Next, VmError> {
         self.stack.truncate(callee_idx);
         self.raise_fault(f)?;
         Ok(Next::Done)

@@ -3,13 +3,13 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
+use super::suspend::{Parked, QueuedForm};
 use super::{ErrorKind, Limits, Vm, VmError};
 use crate::code::Template;
 use crate::compiler::CompileError;
+use crate::datum;
 use crate::printer;
 use crate::reader;
-use crate::syntax::scope::Scope;
-use crate::syntax::Syn;
 use crate::value::Value;
 
 /// What an evaluation gives back: the value of its last form, or the error
@@ -20,6 +20,9 @@ pub struct Outcome {
     /// an unspecified value).
     pub value: Result<Option<String>, VmError>,
     pub output: String,
+    /// The number the evaluation is parked under, when a tool call
+    /// suspended it (the value is then `Ok(None)`).
+    pub suspended: Option<u64>,
 }
 
 impl Vm {
@@ -49,6 +52,7 @@ impl Vm {
         self.hooks.raise = global(self, "raise");
         self.hooks.invoke_continuation = global(self, "%invoke-continuation");
         self.hooks.run_thunks = global(self, "%arb:run-thunks");
+        self.hooks.par_escape = global(self, "%par-escape");
         self.collect_garbage();
         Ok(())
     }
@@ -57,11 +61,14 @@ impl Vm {
     /// `limits`. A limit that ends the evaluation undoes all of it:
     /// globals, global syntax and every older object it changed are put
     /// back. A transaction left open by an error or a limit is aborted.
+    /// A tool call raises an error: nothing here can suspend.
     pub fn evaluate(&mut self, source: &str, limits: Limits) -> Outcome {
-        self.reset_loading();
-        self.out.clear();
-        self.steps_left = limits.max_steps;
-        self.heap.cap = limits.max_memory;
+        self.start(source, limits, false)
+    }
+
+    /// Like `evaluate`; when `may_suspend`, a tool call parks the
+    /// evaluation (`Outcome::suspended`) instead of raising an error.
+    pub fn start(&mut self, source: &str, limits: Limits, may_suspend: bool) -> Outcome {
         let forms = match reader::read_all(source, &mut self.syms) {
             Ok(f) => f,
             Err(e) => {
@@ -73,12 +80,101 @@ impl Vm {
                         backtrace: vec![],
                     }),
                     output: String::new(),
+                    suspended: None,
                 }
             }
         };
+        let queue = forms.into_iter().map(|f| (f, None)).collect();
+        self.slice(queue, None, limits, may_suspend)
+    }
+
+    /// Continues parked evaluation `id` with the host's answers to its
+    /// calls, in order: a value, or the message of an error raised at the
+    /// call. The answers are checked before anything runs; on error the
+    /// evaluation stays parked.
+    pub fn resume(
+        &mut self,
+        id: u64,
+        answers: Vec<Answer>,
+        limits: Limits,
+    ) -> Result<Outcome, String> {
+        let Some(calls) = self.pending_calls(id) else {
+            return Err(format!(
+                "no suspended evaluation {id} (finished, abandoned or never made)"
+            ));
+        };
+        let expected = calls.len();
+        if answers.len() != expected {
+            return Err(format!(
+                "suspended evaluation {id} waits on {expected} tool call(s), got {} answer(s)",
+                answers.len()
+            ));
+        }
+        let mut items = Vec::with_capacity(answers.len());
+        for (i, a) in answers.into_iter().enumerate() {
+            let item = match a {
+                Answer::Value(text) => {
+                    let v = self
+                        .read_datum(&text)
+                        .map_err(|e| format!("answer {}: {e}", i + 1))?;
+                    (Value::Bool(true), v)
+                }
+                Answer::Error(message) => {
+                    let who = self.heap.string(&calls[i].tool);
+                    (
+                        Value::Bool(false),
+                        self.make_error_object(message, vec![who]),
+                    )
+                }
+            };
+            items.push(item);
+        }
+        let parked = self.parking.parked.remove(&id).expect("checked above");
+        let pairs: Vec<Value> = items
+            .into_iter()
+            .map(|(ok, v)| self.heap.cons(ok, v))
+            .collect();
+        let answers = self.heap.list(&pairs);
+        Ok(self.slice(parked.queue, Some((parked.k, answers)), limits, true))
+    }
+
+    /// One run slice: the parked continuation `resume` with its answers (if
+    /// any), then the forms of `queue`, within `limits`.
+    fn slice(
+        &mut self,
+        mut queue: VecDeque<QueuedForm>,
+        resume: Option<(Value, Value)>,
+        limits: Limits,
+        may_suspend: bool,
+    ) -> Outcome {
+        self.reset_loading();
+        self.out.clear();
+        self.steps_left = limits.max_steps;
+        self.heap.cap = limits.max_memory;
+        self.parking.allowed = may_suspend;
+        // A slice starts outside any `par` (one that suspended waits at
+        // the top level).
+        if let Some(g) = self.hooks.par_escape {
+            self.globals.values[g as usize] = Value::Bool(false);
+        }
         let syntax_before = self.globals.syntax.clone();
         self.begin_evaluation();
-        let result = self.run_forms(forms);
+        let mut result = match resume {
+            Some((k, answers)) => self.resume_run(k, answers),
+            None => Ok(Value::Unspecified),
+        };
+        if result.is_ok() {
+            result = self.run_forms(&mut queue, result.unwrap_or(Value::Unspecified));
+        }
+        self.parking.allowed = false;
+        let mut suspended = None;
+        if let Err(e) = &result {
+            if self.is_suspending(e) {
+                let (k, calls) = self.parking.request.take().expect("checked");
+                suspended = Some(self.parking.park(Parked { k, calls, queue }));
+                result = Ok(Value::Unspecified);
+            }
+        }
         // A transaction still open was left by an error or a limit: it
         // changes nothing.
         if let Some(k) = &mut self.knowledge {
@@ -108,17 +204,19 @@ impl Vm {
         Outcome {
             value,
             output: std::mem::take(&mut self.out),
+            suspended,
         }
     }
 
     /// Compiles and runs each form after the previous one ran (a macro
-    /// defined by one is used by the next); the value of the last.
-    fn run_forms(&mut self, forms: Vec<Syn>) -> Result<Value, VmError> {
-        let mut last = Value::Unspecified;
-        // Each form with the environment it runs in (a library body runs in
-        // the library's scope).
-        let mut queue: VecDeque<(Syn, Option<Rc<Scope>>)> =
-            forms.into_iter().map(|f| (f, None)).collect();
+    /// defined by one is used by the next); the value of the last, or
+    /// `last` when there is none. On error `queue` holds the forms not
+    /// yet started.
+    fn run_forms(
+        &mut self,
+        queue: &mut VecDeque<QueuedForm>,
+        mut last: Value,
+    ) -> Result<Value, VmError> {
         while let Some((form, env)) = queue.pop_front() {
             if let Some((inner, inner_env)) =
                 self.toplevel_begin(&form, &env).map_err(compile_error)?
@@ -135,6 +233,64 @@ impl Vm {
         }
         Ok(last)
     }
+
+    /// One datum from text (a host's answer), as a value.
+    fn read_datum(&mut self, text: &str) -> Result<Value, String> {
+        let forms = reader::read_all(text, &mut self.syms)
+            .map_err(|e| format!("{}:{}: {}", e.pos.line, e.pos.col, e.message))?;
+        match forms.as_slice() {
+            [one] => datum::to_value(&mut self.heap, one).map_err(|e| e.message),
+            _ => Err(format!(
+                "expected one datum, got {} in {text:?}",
+                forms.len()
+            )),
+        }
+    }
+
+    /// The calls parked evaluation `id` waits on, in order.
+    pub fn pending_calls(&self, id: u64) -> Option<Vec<PendingCall>> {
+        let parked = self.parking.parked.get(&id)?;
+        let mut out = Vec::new();
+        let mut l = parked.calls;
+        while let Some((call, rest)) = self.heap.pair(l) {
+            let mut items = Vec::new();
+            let mut c = call;
+            while let Some((a, d)) = self.heap.pair(c) {
+                items.push(a);
+                c = d;
+            }
+            let mut items = items.into_iter();
+            let tool = match items.next() {
+                Some(Value::Sym(s)) => self.syms.name(s).to_string(),
+                Some(v) => printer::write_string(&self.heap, &self.syms, v),
+                None => String::new(),
+            };
+            let args = items
+                .map(|a| printer::write_string(&self.heap, &self.syms, a))
+                .collect();
+            out.push(PendingCall { tool, args });
+            l = rest;
+        }
+        Some(out)
+    }
+}
+
+/// A host's answer to one tool call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// The call's value, as the text of one datum.
+    Value(String),
+    /// The call failed: raised at the call as an error object with this
+    /// message and the tool's name as its irritant.
+    Error(String),
+}
+
+/// A tool call an evaluation waits on: the tool's name and the arguments
+/// in `write` form.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PendingCall {
+    pub tool: String,
+    pub args: Vec<String>,
 }
 
 fn compile_error(e: CompileError) -> VmError {

@@ -81,6 +81,7 @@ impl Vm {
         roots.push(self.winders);
         roots.push(self.handlers);
         roots.extend(self.saved_globals.iter().map(|(_, v)| *v));
+        roots.extend(self.parking.roots());
         for f in &self.frames {
             roots.push(f.closure);
         }

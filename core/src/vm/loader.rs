@@ -92,6 +92,11 @@ impl Vm {
         self.links.loading.clear();
     }
 
+    /// Whether stored code is being loaded.
+    pub(super) fn is_loading(&self) -> bool {
+        !self.links.loading.is_empty()
+    }
+
     /// Called when an evaluation starts: loads left unfinished by an
     /// earlier evaluation are forgotten.
     pub(super) fn reset_loading(&mut self) {

@@ -18,6 +18,7 @@
 //!   collector's roots.
 //! - `error`: errors, raising them into Scheme, backtraces.
 //! - `loader`: stored knowledge used by name.
+//! - `suspend`: evaluations parked while the host answers tool calls.
 //!
 //! Fields are private: the engine (`api`) drives the VM through methods.
 
@@ -30,6 +31,7 @@ mod eval;
 mod limits;
 mod loader;
 mod rollback;
+mod suspend;
 
 use std::rc::Rc;
 
@@ -51,8 +53,10 @@ use crate::syntax::Syn;
 use crate::value::Value;
 
 pub use error::{ErrorKind, VmError};
+pub use eval::{Answer, Outcome, PendingCall};
 pub use limits::Limits;
 use loader::Links;
+use suspend::ParkingLot;
 
 /// Globals holding prelude procedures the VM calls itself.
 #[derive(Default)]
@@ -64,6 +68,9 @@ struct PreludeHooks {
     invoke_continuation: Option<u32>,
     /// `%arb:run-thunks`: runs the load of stored nodes.
     run_thunks: Option<u32>,
+    /// `%par-escape`: the running `par` branch's escape, reset when a run
+    /// slice starts.
+    par_escape: Option<u32>,
 }
 
 /// The guards of the inline operations (see `code::Inline`).
@@ -105,6 +112,8 @@ pub struct Vm {
     session_tier: Tier,
     /// Stored nodes this session has loaded.
     links: Links,
+    /// Evaluations waiting for the host's answers to tool calls.
+    parking: ParkingLot,
     halt: Rc<Template>,
     /// The frame below code run by `%arb:eval-at-tier`: puts the tier back.
     restore_tier: Rc<Template>,
@@ -160,6 +169,7 @@ impl Vm {
             tier: Tier::default(),
             session_tier: Tier::default(),
             links: Links::default(),
+            parking: ParkingLot::default(),
             halt: halt.clone(),
             restore_tier,
             pc: 0,
@@ -231,6 +241,11 @@ impl Vm {
         self.tmpl = t;
         self.closure = Value::Null;
         self.acc = Value::Unspecified;
+        self.finish_run()
+    }
+
+    /// Runs the code set up in the registers to its `Halt`.
+    fn finish_run(&mut self) -> Result<Value, VmError> {
         let r = self.execute();
         // Drop references so the collector and the templates can let go.
         self.stack.clear();

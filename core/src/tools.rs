@@ -1,0 +1,162 @@
+//! Host tools: procedures Scheme calls and the host answers.
+//!
+//! A host declares a tool (name, parameters, description); Scheme calls it
+//! like any procedure. The call does not block inside the engine: the
+//! evaluation *suspends*, [`Engine::start`] (or [`Engine::resume`]) returns
+//! the pending calls with a number, and the host later resumes it with one
+//! answer per call, a value or an error that Scheme sees raised at the
+//! call. `par` branches waiting on tools suspend together, so one
+//! suspension can hold several calls. docs/AGENTS.md is the guide.
+
+use crate::api::{eval_error, Engine, Evaluation};
+use crate::vm::{Outcome, PendingCall};
+
+pub use crate::vm::Answer as ToolAnswer;
+
+/// A tool a host offers to Scheme code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tool {
+    /// The procedure's name in Scheme: 1 to 128 of `A-Z a-z 0-9 _ . -`,
+    /// starting with a letter (so it is also a valid MCP tool name).
+    pub name: String,
+    /// The names of its parameters, in order: the procedure takes exactly
+    /// these arguments.
+    pub params: Vec<String>,
+    /// What it does, for the people and models who write the code.
+    pub description: String,
+}
+
+/// One call an evaluation waits on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The tool's name.
+    pub tool: String,
+    /// The arguments, in order, each in `write` form.
+    pub args: Vec<String>,
+}
+
+/// An evaluation that waits on the host.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Suspension {
+    /// What to pass to [`Engine::resume`] or [`Engine::abandon`].
+    pub id: u64,
+    /// The calls to answer, in order: one call outside `par`; inside `par`,
+    /// every waiting branch's calls in branch order.
+    pub calls: Vec<ToolCall>,
+    /// What the evaluation wrote to the current output port in this run
+    /// slice.
+    pub output: String,
+}
+
+/// Where a run slice ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Run {
+    /// The evaluation finished (with a value or an error).
+    Done(Evaluation),
+    /// It waits on tool calls.
+    Suspended(Suspension),
+}
+
+impl Engine {
+    /// Defines (or redefines) a tool: a global procedure `name` taking
+    /// `params` whose calls suspend the evaluation.
+    pub fn define_tool(&mut self, tool: Tool) -> Result<(), String> {
+        check_name("tool", &tool.name)?;
+        for p in &tool.params {
+            check_name(&format!("tool {}: parameter", tool.name), p)?;
+        }
+        let params = tool.params.join(" ");
+        let source = format!(
+            "(define ({name} {params}) (%tool-call '{name} {params}))",
+            name = tool.name
+        );
+        let outcome = self.vm.evaluate(&source, self.limits);
+        if let Err(e) = outcome.value {
+            return Err(format!("tool {}: {}", tool.name, e.message));
+        }
+        self.tools.retain(|t| t.name != tool.name);
+        self.tools.push(tool);
+        Ok(())
+    }
+
+    /// The tools defined so far, in order of definition.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// Evaluates `source` like [`Engine::eval`], except that a tool call
+    /// suspends the evaluation instead of raising an error. The limits
+    /// apply to each run slice (from a start or resume to the next
+    /// suspension or the end), and a limit undoes only its slice.
+    pub fn start(&mut self, source: &str) -> Run {
+        let outcome = self.vm.start(source, self.limits, true);
+        self.run_of(outcome)
+    }
+
+    /// Continues suspended evaluation `id` with one answer per call, in
+    /// the order of [`Suspension::calls`]. An unknown `id`, a wrong number
+    /// of answers or an answer that is not one datum is refused, and the
+    /// evaluation stays suspended.
+    pub fn resume(&mut self, id: u64, answers: Vec<ToolAnswer>) -> Result<Run, String> {
+        let outcome = self.vm.resume(id, answers, self.limits)?;
+        Ok(self.run_of(outcome))
+    }
+
+    /// Forgets suspended evaluation `id` (what it did before it suspended
+    /// stays done); whether there was one.
+    pub fn abandon(&mut self, id: u64) -> bool {
+        self.vm.abandon(id)
+    }
+
+    /// The suspended evaluations, oldest first.
+    pub fn suspended(&self) -> Vec<u64> {
+        self.vm.parked_ids()
+    }
+
+    fn run_of(&mut self, outcome: Outcome) -> Run {
+        if let Some(id) = outcome.suspended {
+            let calls = self.vm.pending_calls(id).unwrap_or_default();
+            return Run::Suspended(Suspension {
+                id,
+                calls: calls.into_iter().map(tool_call).collect(),
+                output: outcome.output,
+            });
+        }
+        Run::Done(match outcome.value {
+            Ok(value) => Evaluation {
+                value,
+                output: outcome.output,
+                error: None,
+            },
+            Err(e) => Evaluation {
+                value: None,
+                output: outcome.output,
+                error: Some(eval_error(e)),
+            },
+        })
+    }
+}
+
+fn tool_call(c: PendingCall) -> ToolCall {
+    ToolCall {
+        tool: c.tool,
+        args: c.args,
+    }
+}
+
+/// A tool or parameter name: what Scheme reads as a plain symbol and MCP
+/// accepts as a tool name.
+fn check_name(what: &str, name: &str) -> Result<(), String> {
+    let ok = (1..=128).contains(&name.len())
+        && name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} name {name:?} is not 1 to 128 of A-Z a-z 0-9 _ . - starting with a letter"
+        ))
+    }
+}

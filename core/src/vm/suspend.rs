@@ -1,0 +1,122 @@
+//! Suspended evaluations: a call of `%suspend` ends the run slice and parks
+//! the evaluation (the continuation of the call, the calls it waits on and
+//! the top-level forms still to run) under a number the host resumes it by.
+//!
+//! Parking costs nothing special: the VM's stacks are already heap data, so
+//! the continuation of the `%suspend` call is an ordinary continuation
+//! object, and resuming is throwing the host's answers into it. A parked
+//! evaluation can be resumed once; its continuation stays valid for a
+//! dump (`snapshot`), which can be loaded and resumed any number of times.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
+
+use super::call::Next;
+use super::{ErrorKind, Vm, VmError};
+use crate::builtins::Fault;
+use crate::syntax::scope::Scope;
+use crate::syntax::Syn;
+use crate::value::Value;
+
+/// A top-level form still to run, with the environment it runs in (a
+/// library's scope inside its body).
+pub(crate) type QueuedForm = (Syn, Option<Rc<Scope>>);
+
+/// An evaluation waiting for the host's answers.
+pub(crate) struct Parked {
+    /// The continuation of the `%suspend` call.
+    pub k: Value,
+    /// The calls it waits on: a list of `(tool-name arg ...)`.
+    pub calls: Value,
+    /// The top-level forms after the one that suspended.
+    pub queue: VecDeque<QueuedForm>,
+}
+
+/// The parked evaluations of a VM, by number.
+#[derive(Default)]
+pub(crate) struct ParkingLot {
+    pub parked: BTreeMap<u64, Parked>,
+    next: u64,
+    /// Set by `%suspend` while the run unwinds: the continuation and calls.
+    pub request: Option<(Value, Value)>,
+    /// Whether the running evaluation may suspend (started by `start` or
+    /// `resume`, not `evaluate`).
+    pub allowed: bool,
+}
+
+impl ParkingLot {
+    pub fn park(&mut self, p: Parked) -> u64 {
+        self.next += 1;
+        self.parked.insert(self.next, p);
+        self.next
+    }
+
+    /// What the collector must keep alive.
+    pub fn roots(&self) -> impl Iterator<Item = Value> + '_ {
+        self.parked
+            .values()
+            .flat_map(|p| [p.k, p.calls])
+            .chain(self.request.iter().flat_map(|(k, c)| [*k, *c]))
+    }
+}
+
+/// The message of the error that carries a suspension out of the run loop;
+/// never shown (the evaluation is parked instead).
+const SUSPENDING: &str = "(suspending)";
+
+impl Vm {
+    /// `(%suspend CALLS)`: parks the evaluation when it may suspend, else
+    /// raises an error the program can handle.
+    pub(super) fn suspend(
+        &mut self,
+        callee_idx: usize,
+        calls: Value,
+        tail: bool,
+    ) -> Result<Next, VmError> {
+        let refuse = |why: &str| Fault::Error(format!("tool call: {why}"), vec![calls]);
+        if !self.parking.allowed {
+            let f = refuse("no host answers tool calls in this evaluation (a host runs code that calls tools with Engine::start, which can suspend)");
+            return self.fail(callee_idx, f);
+        }
+        if self.knowledge.as_ref().is_some_and(|k| k.depth() > 0) {
+            let f = refuse("a tool cannot be called inside arb:transaction (the transaction would stay open while the host works)");
+            return self.fail(callee_idx, f);
+        }
+        if self.is_loading() {
+            let f = refuse("a tool cannot be called while stored code is being loaded");
+            return self.fail(callee_idx, f);
+        }
+        let k = self.capture(callee_idx, tail);
+        self.stack.truncate(callee_idx);
+        self.parking.request = Some((k, calls));
+        Err(VmError {
+            kind: ErrorKind::Runtime,
+            message: SUSPENDING.into(),
+            pos: None,
+            backtrace: vec![],
+        })
+    }
+
+    /// Whether `e` is the error that carries a suspension out.
+    pub(super) fn is_suspending(&self, e: &VmError) -> bool {
+        self.parking.request.is_some() && e.message == SUSPENDING
+    }
+
+    /// Runs a parked continuation with `answers` to the end of its form.
+    pub(super) fn resume_run(&mut self, k: Value, answers: Value) -> Result<Value, VmError> {
+        self.stack.clear();
+        self.frames.clear();
+        self.throw(k, &[answers]);
+        self.finish_run()
+    }
+
+    /// Forgets a parked evaluation; whether there was one.
+    pub fn abandon(&mut self, id: u64) -> bool {
+        self.parking.parked.remove(&id).is_some()
+    }
+
+    /// The numbers of the parked evaluations, oldest first.
+    pub fn parked_ids(&self) -> Vec<u64> {
+        self.parking.parked.keys().copied().collect()
+    }
+}
