@@ -7,6 +7,32 @@
 //! answer per call, a value or an error that Scheme sees raised at the
 //! call. `par` branches waiting on tools suspend together, so one
 //! suspension can hold several calls. docs/AGENTS.md is the guide.
+//!
+//! ```
+//! use arbores_core::{Engine, Run, Tool, ToolAnswer};
+//!
+//! let mut engine = Engine::new();
+//! engine
+//!     .define_tool(Tool {
+//!         name: "search".into(),
+//!         params: vec!["query".into()],
+//!         description: "Searches the web; returns a list of titles.".into(),
+//!     })
+//!     .unwrap();
+//! let mut run = engine.start(r#"(map string-upcase (search "arbores"))"#);
+//! let evaluation = loop {
+//!     match run {
+//!         Run::Done(evaluation) => break evaluation,
+//!         Run::Suspended(s) => {
+//!             assert_eq!(s.calls[0].tool, "search");
+//!             assert_eq!(s.calls[0].args, [r#""arbores""#]);
+//!             let answers = vec![ToolAnswer::Value(r#"("a" "b")"#.into())];
+//!             run = engine.resume(s.id, answers).unwrap();
+//!         }
+//!     }
+//! };
+//! assert_eq!(evaluation.value.as_deref(), Some(r#"("A" "B")"#));
+//! ```
 
 use crate::api::{eval_error, Engine, Evaluation};
 use crate::vm::{Outcome, PendingCall};

@@ -36,7 +36,7 @@ const HOST_LAYERS: &[(&str, &[&str])] = &[
     ("leaves", &["paths", "store"]),
     ("engines", &["backend"]),
     ("engine", &["native", "wasm"]),
-    ("session", &["session"]),
+    ("session", &["session", "engines_agree"]),
     ("faces", &["report", "playground"]),
     ("repl", &["repl"]),
     ("main", &["main"]),

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arbores_core::{Evaluation, Limits, Snapshot, Tier};
+use arbores_core::{Evaluation, Limits, Run, Snapshot, Tier, Tool, ToolAnswer};
 
 use crate::store::{BlobReader, LoadError};
 
@@ -118,6 +118,9 @@ impl Stopper {
 
 /// What both engines offer the session. Calls into the wasm guest can trap;
 /// the instance is then replaced (see `replaced`) and the call fails.
+// The tool methods are checked on both engines by `engines_agree`; no
+// face of the command offers host tools yet (docs/AGENTS.md).
+#[cfg_attr(not(test), allow(dead_code))]
 pub trait Backend {
     /// The evaluation, and whether the instance trapped and was replaced.
     fn eval(&mut self, source: &str) -> (Evaluation, bool);
@@ -132,4 +135,15 @@ pub trait Backend {
     /// Whether the instance was replaced since the last call (and so lost
     /// its knowledge base); clears the flag.
     fn take_replaced(&mut self) -> bool;
+
+    // ---- host tools (docs/AGENTS.md) ----
+
+    /// Defines a tool the session's Scheme code can call.
+    fn define_tool(&mut self, tool: &Tool) -> Result<(), String>;
+    /// Evaluates `source`; a tool call suspends it. The flag is `eval`'s.
+    fn start(&mut self, source: &str) -> (Run, bool);
+    /// Continues a suspended evaluation with one answer per call.
+    fn resume(&mut self, id: u64, answers: Vec<ToolAnswer>) -> Result<Run, String>;
+    /// Forgets a suspended evaluation; whether there was one.
+    fn abandon(&mut self, id: u64) -> Result<bool, String>;
 }

@@ -1,6 +1,8 @@
 //! `arbores`: the Arbores Scheme from the command line.
 
 mod backend;
+#[cfg(test)]
+mod engines_agree;
 mod native;
 mod paths;
 mod playground;

@@ -1,7 +1,7 @@
 //! `--engine native`: arbores-core linked directly. No sandbox: the step and
 //! memory limits are the core's own, and nothing backs them up.
 
-use arbores_core::{Engine, Evaluation, Host, Snapshot};
+use arbores_core::{Engine, Evaluation, Host, Run, Snapshot, Tool, ToolAnswer};
 
 use crate::backend::{Backend, Settings, Stopper};
 use crate::store::{BlobReader, LoadError};
@@ -69,5 +69,21 @@ impl Backend for NativeSession {
 
     fn take_replaced(&mut self) -> bool {
         false
+    }
+
+    fn define_tool(&mut self, tool: &Tool) -> Result<(), String> {
+        self.engine.define_tool(tool.clone())
+    }
+
+    fn start(&mut self, source: &str) -> (Run, bool) {
+        (self.engine.start(source), false)
+    }
+
+    fn resume(&mut self, id: u64, answers: Vec<ToolAnswer>) -> Result<Run, String> {
+        self.engine.resume(id, answers)
+    }
+
+    fn abandon(&mut self, id: u64) -> Result<bool, String> {
+        Ok(self.engine.abandon(id))
     }
 }

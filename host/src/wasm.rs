@@ -18,7 +18,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Once;
 use std::time::Duration;
 
-use arbores_core::{ErrorKind, EvalError, Evaluation, Position, Snapshot, Tier};
+use arbores_core::{
+    ErrorKind, EvalError, Evaluation, Position, Run, Snapshot, Suspension, Tier, Tool, ToolAnswer,
+    ToolCall,
+};
 use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Config, Engine, ResourceLimiter, Store, Trap};
 
@@ -33,6 +36,7 @@ mod bindings {
 }
 
 use bindings::arbores::engine::types as wit;
+use bindings::exports::arbores::engine::tools as wit_tools;
 use bindings::{Arbores, ArboresPre};
 
 include!(concat!(env!("OUT_DIR"), "/guest.rs"));
@@ -229,6 +233,19 @@ impl WasmSession {
     /// Evaluates `source`; the flag says whether the instance trapped and
     /// was replaced, losing the session's state.
     pub fn eval(&mut self, source: &str) -> (Evaluation, bool) {
+        match self.run_slice(|i, s| i.arbores_engine_engine().call_eval(s, source)) {
+            Ok(result) => (from_wit(result), false),
+            Err(evaluation) => (evaluation, true),
+        }
+    }
+
+    /// Runs a call that evaluates Scheme code, under the wall-clock
+    /// backstop; a trap replaces the instance and becomes the failed
+    /// evaluation.
+    fn run_slice<T>(
+        &mut self,
+        f: impl FnOnce(&Arbores, &mut Store<HostState>) -> wasmtime::Result<T>,
+    ) -> Result<T, Evaluation> {
         let state = self.store.data_mut();
         state.panic = None;
         state.limiter.hit = false;
@@ -238,24 +255,15 @@ impl WasmSession {
             None => 1 << 48,
         };
         self.store.set_epoch_deadline(ticks);
-
-        match self
-            .instance
-            .arbores_engine_engine()
-            .call_eval(&mut self.store, source)
-        {
-            Ok(result) => (from_wit(result), false),
-            Err(err) => {
-                let error = self.explain_trap(&err);
-                let evaluation = Evaluation {
-                    value: None,
-                    output: String::new(),
-                    error: Some(error),
-                };
-                self.replace_instance();
-                (evaluation, true)
+        f(&self.instance, &mut self.store).map_err(|err| {
+            let error = self.explain_trap(&err);
+            self.replace_instance();
+            Evaluation {
+                value: None,
+                output: String::new(),
+                error: Some(error),
             }
-        }
+        })
     }
 
     fn explain_trap(&self, err: &wasmtime::Error) -> EvalError {
@@ -365,6 +373,63 @@ impl Backend for WasmSession {
 
     fn take_replaced(&mut self) -> bool {
         std::mem::take(&mut self.replaced)
+    }
+
+    fn define_tool(&mut self, tool: &Tool) -> Result<(), String> {
+        let wit_tool = wit_tools::Tool {
+            name: tool.name.clone(),
+            params: tool.params.clone(),
+            description: tool.description.clone(),
+        };
+        self.call("defining a tool", |i, s| {
+            i.arbores_engine_tools().call_define_tool(s, &wit_tool)
+        })?
+    }
+
+    fn start(&mut self, source: &str) -> (Run, bool) {
+        match self.run_slice(|i, s| i.arbores_engine_tools().call_start(s, source)) {
+            Ok(run) => (run_from_wit(run), false),
+            Err(evaluation) => (Run::Done(evaluation), true),
+        }
+    }
+
+    fn resume(&mut self, id: u64, answers: Vec<ToolAnswer>) -> Result<Run, String> {
+        let answers: Vec<wit_tools::Answer> = answers
+            .into_iter()
+            .map(|a| match a {
+                ToolAnswer::Value(v) => wit_tools::Answer::Value(v),
+                ToolAnswer::Error(m) => wit_tools::Answer::Error(m),
+            })
+            .collect();
+        match self.run_slice(|i, s| i.arbores_engine_tools().call_resume(s, id, &answers)) {
+            Ok(result) => result.map(run_from_wit),
+            Err(evaluation) => Ok(Run::Done(evaluation)),
+        }
+    }
+
+    fn abandon(&mut self, id: u64) -> Result<bool, String> {
+        self.call("abandoning a suspended evaluation", |i, s| {
+            i.arbores_engine_tools().call_abandon(s, id)
+        })
+    }
+}
+
+#[cfg_attr(not(test), allow(dead_code))]
+fn run_from_wit(run: wit_tools::Run) -> Run {
+    match run {
+        wit_tools::Run::Done(e) => Run::Done(from_wit(e)),
+        wit_tools::Run::Suspended(s) => Run::Suspended(Suspension {
+            id: s.id,
+            calls: s
+                .calls
+                .into_iter()
+                .map(|c| ToolCall {
+                    tool: c.tool,
+                    args: c.args,
+                })
+                .collect(),
+            output: s.output,
+        }),
     }
 }
 

@@ -8,7 +8,7 @@
 
 use std::cell::RefCell;
 
-use arbores_core::{Engine, Host, ImportError, Limits, Snapshot, Tier};
+use arbores_core::{Engine, Host, ImportError, Limits, Run, Snapshot, Tier, Tool, ToolAnswer};
 
 wit_bindgen::generate!({
     world: "arbores",
@@ -18,6 +18,7 @@ wit_bindgen::generate!({
 use arbores::engine::host;
 use arbores::engine::types as wit;
 use exports::arbores::engine::engine::{Evaluation, Guest, LoadError};
+use exports::arbores::engine::tools as wit_tools;
 
 thread_local! {
     // One session per instance. wasm32-unknown-unknown is single-threaded,
@@ -71,20 +72,7 @@ impl Guest for Component {
     }
 
     fn eval(source: String) -> Evaluation {
-        let result = with_engine(|engine| engine.eval(&source));
-        Evaluation {
-            value: result.value,
-            output: result.output,
-            error: result.error.map(|e| wit::EvalError {
-                kind: e.kind.as_str().to_string(),
-                message: e.message,
-                position: e.position.map(|p| wit::Position {
-                    line: p.line,
-                    column: p.column,
-                }),
-                backtrace: e.backtrace,
-            }),
-        }
+        evaluation_to_wit(with_engine(|engine| engine.eval(&source)))
     }
 
     fn set_tier(tier: wit::Tier) {
@@ -122,6 +110,71 @@ impl Guest for Component {
                 blob,
             }
         })
+    }
+}
+
+fn evaluation_to_wit(result: arbores_core::Evaluation) -> Evaluation {
+    Evaluation {
+        value: result.value,
+        output: result.output,
+        error: result.error.map(|e| wit::EvalError {
+            kind: e.kind.as_str().to_string(),
+            message: e.message,
+            position: e.position.map(|p| wit::Position {
+                line: p.line,
+                column: p.column,
+            }),
+            backtrace: e.backtrace,
+        }),
+    }
+}
+
+impl wit_tools::Guest for Component {
+    fn define_tool(tool: wit_tools::Tool) -> Result<(), String> {
+        with_engine(|engine| {
+            engine.define_tool(Tool {
+                name: tool.name,
+                params: tool.params,
+                description: tool.description,
+            })
+        })
+    }
+
+    fn start(source: String) -> wit_tools::Run {
+        run_to_wit(with_engine(|engine| engine.start(&source)))
+    }
+
+    fn resume(id: u64, answers: Vec<wit_tools::Answer>) -> Result<wit_tools::Run, String> {
+        let answers = answers
+            .into_iter()
+            .map(|a| match a {
+                wit_tools::Answer::Value(v) => ToolAnswer::Value(v),
+                wit_tools::Answer::Error(m) => ToolAnswer::Error(m),
+            })
+            .collect();
+        with_engine(|engine| engine.resume(id, answers)).map(run_to_wit)
+    }
+
+    fn abandon(id: u64) -> bool {
+        with_engine(|engine| engine.abandon(id))
+    }
+}
+
+fn run_to_wit(run: Run) -> wit_tools::Run {
+    match run {
+        Run::Done(e) => wit_tools::Run::Done(evaluation_to_wit(e)),
+        Run::Suspended(s) => wit_tools::Run::Suspended(wit_tools::Suspension {
+            id: s.id,
+            calls: s
+                .calls
+                .into_iter()
+                .map(|c| wit_tools::ToolCall {
+                    tool: c.tool,
+                    args: c.args,
+                })
+                .collect(),
+            output: s.output,
+        }),
     }
 }
 

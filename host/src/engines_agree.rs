@@ -1,0 +1,118 @@
+//! Both engines, native and wasmtime, run the same tool-calling programs
+//! and give the same suspensions and results.
+
+use arbores_core::{Limits, Run, Tool, ToolAnswer};
+
+use crate::backend::{Backend, EngineKind, Settings, Stopper};
+use crate::{native, wasm};
+
+fn settings(engine: EngineKind) -> Settings {
+    Settings {
+        engine,
+        limits: Limits {
+            max_steps: 1_000_000,
+            max_memory: 64 << 20,
+        },
+        timeout: None,
+        tier: arbores_core::Tier::ReadWrite,
+        clock: Some(0.0),
+    }
+}
+
+fn backends() -> Vec<(EngineKind, Box<dyn Backend>)> {
+    let native = native::NativeSession::new(&settings(EngineKind::Native), Stopper::default());
+    let wasm = wasm::WasmSession::new(&settings(EngineKind::Wasm), Stopper::default())
+        .expect("the wasm guest (run scripts/build)");
+    vec![
+        (EngineKind::Native, Box::new(native)),
+        (EngineKind::Wasm, Box::new(wasm)),
+    ]
+}
+
+fn tool(name: &str, params: &[&str]) -> Tool {
+    Tool {
+        name: name.into(),
+        params: params.iter().map(|p| p.to_string()).collect(),
+        description: String::new(),
+    }
+}
+
+/// Runs `source`, answering each call with the text its `answer` gives
+/// (`Err` for a failed tool); every suspension and the end, as text.
+fn transcript(
+    b: &mut dyn Backend,
+    source: &str,
+    answer: &dyn Fn(&str, &[String]) -> Result<String, String>,
+) -> Vec<String> {
+    let mut log = Vec::new();
+    let (mut run, _) = b.start(source);
+    loop {
+        match run {
+            Run::Done(e) => {
+                log.push(format!(
+                    "done {:?} {:?} {:?}",
+                    e.value,
+                    e.output,
+                    e.error.map(|e| e.message)
+                ));
+                return log;
+            }
+            Run::Suspended(s) => {
+                log.push(format!("calls {:?} output {:?}", s.calls, s.output));
+                let answers = s
+                    .calls
+                    .iter()
+                    .map(|c| match answer(&c.tool, &c.args) {
+                        Ok(v) => ToolAnswer::Value(v),
+                        Err(m) => ToolAnswer::Error(m),
+                    })
+                    .collect();
+                run = b.resume(s.id, answers).expect("resume");
+            }
+        }
+    }
+}
+
+#[test]
+fn tools_suspend_and_resume_alike_in_both_engines() {
+    let program = r#"
+        (define (lookup q) (search q))
+        (display "plan ")
+        (let ((both (par (lookup "a") (guard (c (#t (list 'failed (error-object-message c)))) (calc "1/0")) (lookup "b"))))
+          (list both (calc "2+3")))"#;
+    let answer = |tool: &str, args: &[String]| -> Result<String, String> {
+        match (tool, args[0].as_str()) {
+            ("calc", "\"1/0\"") => Err("division by zero".into()),
+            ("calc", _) => Ok("5".into()),
+            (_, q) => Ok(format!("(result {q})")),
+        }
+    };
+    let mut transcripts = Vec::new();
+    for (kind, mut b) in backends() {
+        b.define_tool(&tool("search", &["query"])).unwrap();
+        b.define_tool(&tool("calc", &["expression"])).unwrap();
+        let t = transcript(b.as_mut(), program, &answer);
+        assert_eq!(t.len(), 3, "{kind:?}: {t:#?}");
+        let expected = r#"(((result "a") (failed "division by zero") (result "b")) 5)"#;
+        assert_eq!(
+            t[2],
+            format!("done {:?} \"\" None", Some(expected)),
+            "{kind:?}"
+        );
+        // Refusals come back the same way too.
+        let err = b.resume(999, vec![]).unwrap_err();
+        assert!(
+            err.contains("no suspended evaluation 999"),
+            "{kind:?}: {err}"
+        );
+        assert!(b.define_tool(&tool("bad name", &[])).is_err());
+        let (run, _) = b.start("(search \"x\")");
+        let Run::Suspended(s) = run else {
+            panic!("{kind:?}: {run:?}")
+        };
+        assert_eq!(b.abandon(s.id), Ok(true));
+        assert_eq!(b.abandon(s.id), Ok(false));
+        transcripts.push(t);
+    }
+    assert_eq!(transcripts[0], transcripts[1]);
+}
