@@ -37,16 +37,23 @@ const status = {
 
 const ready = (async () => {
   try {
+    // The module's bytes are on their way while its glue loads.
+    const bytes = fetch(new URL('./pkg/arbores_web_bg.wasm', import.meta.url));
     wasm = await import('./pkg/arbores_web.js');
-    await wasm.default();
+    await wasm.default({ module_or_path: bytes });
   } catch (e) {
     throw new Error(`could not load the engine module (pkg/arbores_web.js): ${describe(e)}`);
   }
+  // IndexedDB opens the database (creates it, on a first visit) while the
+  // engine is built: the open request goes out on the next microtask, so
+  // it is sent before the engine's synchronous start.
+  const opening = wasm.BrowserStore.open().then((opened) => ({ opened }), (error) => ({ error }));
+  await null;
   engine = new wasm.Engine();
   engine.setLimits(DEFAULT_LIMITS.steps, DEFAULT_LIMITS.memoryBytes);
   engine.setTier('system');
   if (pendingLimits) applyLimits(pendingLimits, false);
-  await loadKnowledge();
+  await loadKnowledge(opening);
   const knowledge = readKnowledge();
   // A first visit: the knowledge base was just created; store it.
   const saved = await save();
@@ -149,14 +156,14 @@ function crashed(id, e) {
 // Loads the stored knowledge base into the engine. Never throws: what went
 // wrong becomes the store's state, and the engine keeps an empty knowledge
 // base (created on first use).
-async function loadKnowledge() {
+async function loadKnowledge(opening) {
   const started = performance.now();
-  try {
-    store = await wasm.BrowserStore.open();
-  } catch (e) {
-    setState(StoreState.UNAVAILABLE, describe(e));
+  const { opened, error } = await opening;
+  if (error !== undefined) {
+    setState(StoreState.UNAVAILABLE, describe(error));
     return;
   }
+  store = opened;
   let stored;
   try {
     stored = await store.read();
