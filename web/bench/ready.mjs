@@ -66,10 +66,10 @@ try {
 const gz = (f) => zlib.gzipSync(fs.readFileSync(f), { level: 9 }).length;
 const kib = (n) => `${(n / 1024).toFixed(0)} KiB`;
 console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}; chromium ${execFileSync(chromiumPath, ['--version']).toString().trim()}; ${runs} runs each, alternating`);
-console.log('page                               first visit (median, min-max)   reload (median, min-max)   transferred (gzip: js+css+html+wasm)');
+console.log('page                               first visit (median, min-max)   reload (median, min-max)   loaded at start (gzip: js+css+html+wasm)');
 for (const [i, s] of servers.entries()) {
   const { first, reload } = results[i];
-  const files = ['index.html', 'app.js', 'worker.js', 'style.css', 'pkg/arbores_web.js', 'pkg/arbores_web_bg.wasm', 'sexp.js', 'store.js']
+  const files = ['index.html', 'boot.js', 'app.js', 'worker.js', 'style.css', 'pkg/arbores_web.js', 'pkg/arbores_web_bg.wasm', 'sexp.js', 'store.js']
     .map((f) => path.join(s.dir, f)).filter((f) => fs.existsSync(f));
   const total = files.reduce((n, f) => n + gz(f), 0);
   const fmt = (xs) => `${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`;
