@@ -224,7 +224,10 @@ fn atom(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut String)
                 }
             }
             Object::Big(b) => out.push_str(&b.to_string()),
-            Object::Rat(q) => out.push_str(&number::to_string(&Num::Rat((**q).clone()), 10)),
+            Object::Rat(q) => out.push_str(
+                &number::to_string(&Num::Rat((**q).clone()), 10, &mut number::Unmetered)
+                    .unwrap_or_else(|e| match e {}),
+            ),
             Object::Bytevector(b) => {
                 out.push_str("#u8(");
                 for (i, x) in b.iter().enumerate() {
@@ -387,7 +390,9 @@ fn syn_print(s: &Syn, syms: &SymbolTable, out: &mut String, depth: usize) {
         Syn::Sym(id, _) => out.push_str(syms.name(id.sym)),
         Syn::Atom(a, _) => match a {
             Atom::Bool(b) => out.push_str(if *b { "#t" } else { "#f" }),
-            Atom::Num(n) => out.push_str(&number::to_string(n, 10)),
+            Atom::Num(n) => out.push_str(
+                &number::to_string(n, 10, &mut number::Unmetered).unwrap_or_else(|e| match e {}),
+            ),
             Atom::Char(c) => out.push_str(&char_name(*c)),
             Atom::Str(s) => write_string_literal(s.chars(), out),
             Atom::Bytes(b) => out.push_str(&format!("#u8{:?}", b)),

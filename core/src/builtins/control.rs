@@ -230,10 +230,10 @@ pub fn register(t: &mut PrimTable) {
     });
     // time, from the clock the host passes in
     t.add("current-second", 0, Some(0), |c, _| {
-        Ok(Value::Float(c.host.now()))
+        Ok(Value::Float(c.budget.host.now()))
     });
     t.add("current-jiffy", 0, Some(0), |c, _| {
-        Ok(Value::Int((c.host.now() * 1_000_000.0) as i64))
+        Ok(Value::Int((c.budget.host.now() * 1_000_000.0) as i64))
     });
     t.add("jiffies-per-second", 0, Some(0), |_, _| {
         Ok(Value::Int(1_000_000))

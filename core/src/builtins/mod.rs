@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 use crate::heap::{Heap, OutOfMemory};
 use crate::host::Host;
-use crate::number::Num;
+use crate::number::{self, Num};
 use crate::printer;
 use crate::repo::forest::Timestamp;
 use crate::repo::knowledge::Knowledge;
@@ -43,6 +43,10 @@ pub enum Fault {
     ReadError(String),
     /// A primitive would exceed the memory cap.
     OutOfMemory,
+    /// A primitive's work used up the step budget.
+    StepLimit,
+    /// The host asked to stop while a primitive worked.
+    Interrupted,
 }
 
 impl From<OutOfMemory> for Fault {
@@ -57,8 +61,66 @@ pub struct Ctx<'a> {
     pub syms: &'a mut SymbolTable,
     /// The text written to the current output port in this evaluation.
     pub out: &'a mut String,
-    /// The embedder (the clock).
+    /// The evaluation's limits, which the primitive's own work is charged
+    /// to, and the embedder (the clock).
+    pub budget: Budget<'a>,
+}
+
+/// Units of a primitive's work (about a nanosecond each, see
+/// `number::work`) per step of the budget: a step, one procedure call,
+/// takes about as long.
+pub const UNITS_PER_STEP: u64 = 32;
+
+/// Units between two questions to the host whether to stop (about a
+/// millisecond of work).
+const POLL_UNITS: u64 = 1 << 20;
+
+/// A primitive's share of the evaluation's limits. Work that grows with the
+/// size of the arguments (bignum arithmetic, building strings and vectors,
+/// comparing and writing structures) is charged here, so the step budget
+/// counts it and the host's interrupt check is asked as it goes: a limit
+/// stops a long primitive within about a millisecond of its work.
+pub struct Budget<'a> {
+    pub steps_left: &'a mut u64,
+    /// Units charged since the host was last asked.
+    pub unpolled: &'a mut u64,
     pub host: &'a mut dyn Host,
+}
+
+impl Budget<'_> {
+    /// Charges `units` of work: `Err` when the budget is used up or the
+    /// host says stop.
+    pub fn charge(&mut self, units: u64) -> Result<(), Fault> {
+        *self.unpolled += units;
+        if *self.unpolled < POLL_UNITS {
+            return Ok(());
+        }
+        let steps = *self.unpolled / UNITS_PER_STEP;
+        *self.unpolled %= UNITS_PER_STEP;
+        if steps > *self.steps_left {
+            *self.steps_left = 0;
+            return Err(Fault::StepLimit);
+        }
+        *self.steps_left -= steps;
+        if self.host.should_stop() {
+            return Err(Fault::Interrupted);
+        }
+        Ok(())
+    }
+}
+
+impl number::Work for Budget<'_> {
+    type Stop = Fault;
+    fn charge(&mut self, cost: u64) -> Result<(), Fault> {
+        Budget::charge(self, cost)
+    }
+}
+
+impl Ctx<'_> {
+    /// Charges `units` of the primitive's work to the evaluation's limits.
+    pub fn charge(&mut self, units: u64) -> Result<(), Fault> {
+        self.budget.charge(units)
+    }
 }
 
 pub type PrimFn = fn(&mut Ctx, &[Value]) -> Result<Value, Fault>;
@@ -205,11 +267,14 @@ pub fn type_fault(who: &str, expected: &str, got: Value, heap: &Heap, syms: &Sym
     )
 }
 
-pub fn num(ctx: &Ctx, who: &str, v: Value) -> Result<Num, Fault> {
-    Num::from_value(ctx.heap, v).ok_or_else(|| type_error(ctx, who, "a number", v))
+/// The number `v`, its reading (a copy, for a bignum) charged.
+pub fn num(ctx: &mut Ctx, who: &str, v: Value) -> Result<Num, Fault> {
+    let n = Num::from_value(ctx.heap, v).ok_or_else(|| type_error(ctx, who, "a number", v))?;
+    ctx.charge(n.limbs())?;
+    Ok(n)
 }
 
-pub fn integer(ctx: &Ctx, who: &str, v: Value) -> Result<Num, Fault> {
+pub fn integer(ctx: &mut Ctx, who: &str, v: Value) -> Result<Num, Fault> {
     let n = num(ctx, who, v)?;
     if n.is_integer() {
         Ok(n)

@@ -130,7 +130,8 @@ pub fn register(t: &mut PrimTable) {
     t.add("gcd", 0, None, |c, a| {
         let mut acc = Num::Int(0);
         for &v in a {
-            acc = number::gcd(&acc, &integer(c, "gcd", v)?);
+            let n = integer(c, "gcd", v)?;
+            acc = number::gcd(&acc, &n, &mut c.budget)?;
         }
         Ok(number::abs(&acc).into_value(c.heap))
     });
@@ -145,8 +146,10 @@ pub fn register(t: &mut PrimTable) {
                     Value::Float(0.0)
                 });
             }
-            let g = number::gcd(&acc, &n);
-            acc = number::abs(&number::div(&number::mul(&acc, &n), &g).unwrap_or(Num::Int(0)));
+            let w = &mut c.budget;
+            let g = number::gcd(&acc, &n, w)?;
+            let product = number::mul(&acc, &n, w)?;
+            acc = number::abs(&number::div(&product, &g, w)?.unwrap_or(Num::Int(0)));
         }
         Ok(acc.into_value(c.heap))
     });
@@ -184,14 +187,14 @@ pub fn register(t: &mut PrimTable) {
         if number::expt_result_bits(&b, &e) > 64 * 1024 * 1024 {
             return Err(Fault::OutOfMemory);
         }
-        match number::expt(&b, &e) {
+        match number::expt(&b, &e, &mut c.budget)? {
             Some(r) => Ok(r.into_value(c.heap)),
             None => Err(Fault::Error("expt: division by zero".into(), vec![])),
         }
     });
     t.add("exact-integer-sqrt", 1, Some(1), |c, a| {
         let n = num(c, "exact-integer-sqrt", a[0])?;
-        match number::exact_integer_sqrt(&n) {
+        match number::exact_integer_sqrt(&n, &mut c.budget)? {
             Some((s, r)) => {
                 let s = s.into_value(c.heap);
                 let r = r.into_value(c.heap);
@@ -213,11 +216,11 @@ pub fn register(t: &mut PrimTable) {
                 vec![a[0]],
             ));
         }
-        Ok(number::sqrt(&n).into_value(c.heap))
+        Ok(number::sqrt(&n, &mut c.budget)?.into_value(c.heap))
     });
     t.add("square", 1, Some(1), |c, a| {
         let n = num(c, "square", a[0])?;
-        Ok(number::mul(&n, &n).into_value(c.heap))
+        Ok(number::mul(&n, &n, &mut c.budget)?.into_value(c.heap))
     });
     t.add("exp", 1, Some(1), |c, a| float1(c, a, "exp", f64::exp));
     t.add("sin", 1, Some(1), |c, a| float1(c, a, "sin", f64::sin));
@@ -252,12 +255,16 @@ pub fn register(t: &mut PrimTable) {
                 vec![],
             ));
         }
-        let s = number::to_string(&n, radix);
+        let s = number::to_string(&n, radix, &mut c.budget)?;
+        c.charge(s.len() as u64)?;
         Ok(c.heap.string(&s))
     });
     t.add("string->number", 1, Some(2), |c, a| {
         let s: String = super::string(c, "string->number", a[0])?.iter().collect();
         let radix = radix_arg(c, a.get(1).copied(), "string->number")?;
+        // Reading digits is quadratic in num-bigint beyond a few hundred.
+        let len = s.len() as u64;
+        c.charge(len.saturating_mul(len) / 256 + len)?;
         Ok(match number::parse(&s, radix) {
             Some(n) => n.into_value(c.heap),
             None => Value::Bool(false),
@@ -274,7 +281,7 @@ pub fn register(t: &mut PrimTable) {
     });
 }
 
-fn real(c: &Ctx, who: &str, v: Value) -> Result<Num, Fault> {
+fn real(c: &mut Ctx, who: &str, v: Value) -> Result<Num, Fault> {
     num(c, who, v)
 }
 
@@ -289,7 +296,8 @@ fn radix_arg(c: &Ctx, v: Option<Value>, who: &str) -> Result<u32, Fault> {
 fn add(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
     let mut acc = Num::Int(0);
     for &v in a {
-        acc = number::add(&acc, &num(c, "+", v)?);
+        let n = num(c, "+", v)?;
+        acc = number::add(&acc, &n, &mut c.budget)?;
     }
     Ok(acc.into_value(c.heap))
 }
@@ -297,7 +305,8 @@ fn add(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
 fn mul(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
     let mut acc = Num::Int(1);
     for &v in a {
-        acc = number::mul(&acc, &num(c, "*", v)?);
+        let n = num(c, "*", v)?;
+        acc = number::mul(&acc, &n, &mut c.budget)?;
     }
     Ok(acc.into_value(c.heap))
 }
@@ -309,7 +318,8 @@ fn sub(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
     }
     let mut acc = first;
     for &v in &a[1..] {
-        acc = number::sub(&acc, &num(c, "-", v)?);
+        let n = num(c, "-", v)?;
+        acc = number::sub(&acc, &n, &mut c.budget)?;
     }
     Ok(acc.into_value(c.heap))
 }
@@ -323,7 +333,7 @@ fn div(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
     };
     for &v in rest {
         let d = num(c, "/", v)?;
-        acc = number::div(&acc, &d)
+        acc = number::div(&acc, &d, &mut c.budget)?
             .ok_or_else(|| Fault::Error("/: division by zero".into(), vec![]))?;
     }
     Ok(acc.into_value(c.heap))
@@ -334,7 +344,7 @@ fn compare(c: &mut Ctx, a: &[Value], who: &str, ok: fn(Ordering) -> bool) -> Res
     let mut result = true;
     for &v in &a[1..] {
         let n = num(c, who, v)?;
-        if !number::compare(&prev, &n).is_some_and(ok) {
+        if !number::compare(&prev, &n, &mut c.budget)?.is_some_and(ok) {
             result = false;
         }
         prev = n;
@@ -344,7 +354,7 @@ fn compare(c: &mut Ctx, a: &[Value], who: &str, ok: fn(Ordering) -> bool) -> Res
 
 fn parity(c: &mut Ctx, v: Value, who: &str, odd: bool) -> Result<Value, Fault> {
     let n = integer(c, who, v)?;
-    let r = number::int_div(&n, &Num::Int(2), IntDiv::Remainder)
+    let r = number::int_div(&n, &Num::Int(2), IntDiv::Remainder, &mut c.budget)?
         .map_err(|e| Fault::Error(format!("{who}: {e}"), vec![]))?;
     Ok(Value::Bool(r.is_zero() != odd))
 }
@@ -360,7 +370,7 @@ fn extremum(c: &mut Ctx, a: &[Value], who: &str, want: Ordering) -> Result<Value
                 return Ok(Value::Float(f));
             }
         }
-        if number::compare(&n, &best) == Some(want) {
+        if number::compare(&n, &best, &mut c.budget)? == Some(want) {
             best = n;
         }
     }
@@ -373,7 +383,7 @@ fn extremum(c: &mut Ctx, a: &[Value], who: &str, want: Ordering) -> Result<Value
 fn int_div(c: &mut Ctx, a: &[Value], who: &str, op: IntDiv) -> Result<Value, Fault> {
     let x = integer(c, who, a[0])?;
     let y = integer(c, who, a[1])?;
-    number::int_div(&x, &y, op)
+    number::int_div(&x, &y, op, &mut c.budget)?
         .map(|n| n.into_value(c.heap))
         .map_err(|e| Fault::Error(format!("{who}: {e}"), vec![]))
 }
@@ -381,21 +391,22 @@ fn int_div(c: &mut Ctx, a: &[Value], who: &str, op: IntDiv) -> Result<Value, Fau
 fn floor_quotient(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
     let x = integer(c, "floor-quotient", a[0])?;
     let y = integer(c, "floor-quotient", a[1])?;
-    let m = number::int_div(&x, &y, IntDiv::Modulo)
+    let w = &mut c.budget;
+    let m = number::int_div(&x, &y, IntDiv::Modulo, w)?
         .map_err(|e| Fault::Error(format!("floor-quotient: {e}"), vec![]))?;
     // (x - (x mod y)) / y is exact
-    let q = number::div(&number::sub(&x, &m), &y).unwrap_or(Num::Int(0));
+    let q = number::div(&number::sub(&x, &m, w)?, &y, w)?.unwrap_or(Num::Int(0));
     let q = if x.is_exact() && y.is_exact() {
         q
     } else {
-        number::round(&q, Rounding::Floor)
+        number::round(&q, Rounding::Floor, w)?
     };
     Ok(q.into_value(c.heap))
 }
 
 fn round(c: &mut Ctx, v: Value, who: &str, mode: Rounding) -> Result<Value, Fault> {
     let n = num(c, who, v)?;
-    Ok(number::round(&n, mode).into_value(c.heap))
+    Ok(number::round(&n, mode, &mut c.budget)?.into_value(c.heap))
 }
 
 fn exact(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {

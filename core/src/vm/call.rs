@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use super::{Vm, VmError};
-use crate::builtins::{Ctx, Fault, KCtx, PrimKind};
+use crate::builtins::{Budget, Ctx, Fault, KCtx, PrimKind};
 use crate::code::{Frame, Template};
 use crate::repo::forest::Timestamp;
 use crate::repo::knowledge::Knowledge;
@@ -91,7 +91,11 @@ impl Vm {
                         heap: &mut self.heap,
                         syms: &mut self.syms,
                         out: &mut self.out,
-                        host: self.host.get(),
+                        budget: Budget {
+                            steps_left: &mut self.steps_left,
+                            unpolled: &mut self.work_unpolled,
+                            host: self.host.get(),
+                        },
                     };
                     func(&mut ctx, &self.stack[callee_idx + 1..])
                 };

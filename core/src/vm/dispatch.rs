@@ -528,19 +528,23 @@ impl Vm {
             .ok_or_else(|| type_fault(name, "a number", a, &self.heap, &self.syms))?;
         let y = Num::from_value(&self.heap, b)
             .ok_or_else(|| type_fault(name, "a number", b, &self.heap, &self.syms))?;
+        let mut budget = self.budget();
+        budget.charge(x.limbs() + y.limbs())?;
         let cmp = |o: Option<std::cmp::Ordering>, f: fn(std::cmp::Ordering) -> bool| {
             Value::Bool(o.is_some_and(f))
         };
-        Ok(match op {
-            Inline::Add => number::add(&x, &y).into_value(&mut self.heap),
-            Inline::Sub => number::sub(&x, &y).into_value(&mut self.heap),
-            Inline::Mul => number::mul(&x, &y).into_value(&mut self.heap),
-            Inline::NumEq => cmp(number::compare(&x, &y), |o| o.is_eq()),
-            Inline::Lt => cmp(number::compare(&x, &y), |o| o.is_lt()),
-            Inline::Gt => cmp(number::compare(&x, &y), |o| o.is_gt()),
-            Inline::Le => cmp(number::compare(&x, &y), |o| o.is_le()),
-            Inline::Ge => cmp(number::compare(&x, &y), |o| o.is_ge()),
-            _ => Value::Unspecified,
-        })
+        let w = &mut budget;
+        let n = match op {
+            Inline::Add => number::add(&x, &y, w)?,
+            Inline::Sub => number::sub(&x, &y, w)?,
+            Inline::Mul => number::mul(&x, &y, w)?,
+            Inline::NumEq => return Ok(cmp(number::compare(&x, &y, w)?, |o| o.is_eq())),
+            Inline::Lt => return Ok(cmp(number::compare(&x, &y, w)?, |o| o.is_lt())),
+            Inline::Gt => return Ok(cmp(number::compare(&x, &y, w)?, |o| o.is_gt())),
+            Inline::Le => return Ok(cmp(number::compare(&x, &y, w)?, |o| o.is_le())),
+            Inline::Ge => return Ok(cmp(number::compare(&x, &y, w)?, |o| o.is_ge())),
+            _ => return Ok(Value::Unspecified),
+        };
+        Ok(n.into_value(&mut self.heap))
     }
 }

@@ -164,6 +164,8 @@ impl Vm {
                 })))
             }
             Fault::OutOfMemory => return Err(self.memory_limit_error()),
+            Fault::StepLimit => return Err(self.step_limit_error()),
+            Fault::Interrupted => return Err(self.interrupted_error()),
         };
         if matches!(self.handlers, Value::Null) {
             return Err(self.uncaught(obj));

@@ -5,6 +5,7 @@
 use std::rc::Rc;
 
 use super::{ErrorKind, Vm, VmError};
+use crate::builtins::Budget;
 use crate::code::{Frame, Template};
 use crate::value::Value;
 
@@ -35,10 +36,7 @@ impl Vm {
     #[inline]
     pub(super) fn count_step(&mut self, since_poll: &mut u64) -> Result<(), VmError> {
         if self.steps_left == 0 {
-            return Err(self.limit_error(
-                ErrorKind::StepLimit,
-                "step limit exceeded: the evaluation ran out of its step budget".into(),
-            ));
+            return Err(self.step_limit_error());
         }
         self.steps_left -= 1;
         *since_poll += 1;
@@ -49,10 +47,30 @@ impl Vm {
         Ok(())
     }
 
+    pub(super) fn step_limit_error(&mut self) -> VmError {
+        self.limit_error(
+            ErrorKind::StepLimit,
+            "step limit exceeded: the evaluation ran out of its step budget".into(),
+        )
+    }
+
+    pub(super) fn interrupted_error(&mut self) -> VmError {
+        self.limit_error(ErrorKind::Interrupted, "evaluation interrupted".into())
+    }
+
+    /// The evaluation's limits as primitive work sees them.
+    pub(super) fn budget(&mut self) -> Budget<'_> {
+        Budget {
+            steps_left: &mut self.steps_left,
+            unpolled: &mut self.work_unpolled,
+            host: self.host.get(),
+        }
+    }
+
     /// Periodic checks: interrupt, memory. Called at safe points only.
     pub(super) fn poll(&mut self) -> Result<(), VmError> {
         if self.host.get().should_stop() {
-            return Err(self.limit_error(ErrorKind::Interrupted, "evaluation interrupted".into()));
+            return Err(self.interrupted_error());
         }
         self.check_memory()
     }

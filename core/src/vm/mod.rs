@@ -98,6 +98,9 @@ pub struct Vm {
     /// Text written to the current output port in this evaluation.
     out: String,
     steps_left: u64,
+    /// Units of primitive work charged since the host was last asked
+    /// (`builtins::Budget`).
+    work_unpolled: u64,
     inline: InlineGuards,
     /// Globals the current evaluation changed, with their values before it,
     /// and per global the evaluation that saved it last.
@@ -160,6 +163,7 @@ impl Vm {
             handlers: Value::Null,
             out: String::new(),
             steps_left: u64::MAX,
+            work_unpolled: 0,
             inline,
             saved_globals: Vec::new(),
             global_stamps: Vec::new(),

@@ -5,12 +5,16 @@
 //! types. Results are normalised: an integer that fits a fixnum is a fixnum,
 //! a rational with denominator 1 is an integer.
 
+pub mod work;
+
 use std::cmp::Ordering;
 
 use num_bigint::{BigInt, Sign};
 use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
+
+pub use work::{Unmetered, Work};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Num {
@@ -56,6 +60,15 @@ impl Num {
 
     pub fn is_exact(&self) -> bool {
         !matches!(self, Num::Float(_))
+    }
+
+    /// 64-bit limbs it holds: what reading or copying it costs.
+    pub fn limbs(&self) -> u64 {
+        match self {
+            Num::Big(b) => b.bits() / 64 + 1,
+            Num::Rat(q) => (q.numer().bits() + q.denom().bits()) / 64 + 2,
+            _ => 1,
+        }
     }
 
     pub fn is_integer(&self) -> bool {
@@ -154,68 +167,72 @@ fn rat_to_f64(q: &BigRational) -> f64 {
     }
 }
 
-pub fn add(a: &Num, b: &Num) -> Num {
-    match (a, b) {
+// Arithmetic charges its superlinear work (products, quotients, gcds) to
+// `w`; reading the operands, which is linear, is charged by the caller.
+
+pub fn add<W: Work>(a: &Num, b: &Num, w: &mut W) -> Result<Num, W::Stop> {
+    Ok(match (a, b) {
         (Num::Int(x), Num::Int(y)) => match x.checked_add(*y) {
             Some(z) => Num::Int(z),
             None => Num::Big(BigInt::from(*x) + BigInt::from(*y)),
         },
         _ => match a.rank().max(b.rank()) {
             3 => Num::Float(a.to_f64() + b.to_f64()),
-            2 => Num::Rat(a.to_rat() + b.to_rat()).normalize(),
+            2 => Num::Rat(work::rat_add(&a.to_rat(), &b.to_rat(), false, w)?).normalize(),
             _ => Num::Big(a.to_big() + b.to_big()).normalize(),
         },
-    }
+    })
 }
 
-pub fn sub(a: &Num, b: &Num) -> Num {
-    match (a, b) {
+pub fn sub<W: Work>(a: &Num, b: &Num, w: &mut W) -> Result<Num, W::Stop> {
+    Ok(match (a, b) {
         (Num::Int(x), Num::Int(y)) => match x.checked_sub(*y) {
             Some(z) => Num::Int(z),
             None => Num::Big(BigInt::from(*x) - BigInt::from(*y)),
         },
         _ => match a.rank().max(b.rank()) {
             3 => Num::Float(a.to_f64() - b.to_f64()),
-            2 => Num::Rat(a.to_rat() - b.to_rat()).normalize(),
+            2 => Num::Rat(work::rat_add(&a.to_rat(), &b.to_rat(), true, w)?).normalize(),
             _ => Num::Big(a.to_big() - b.to_big()).normalize(),
         },
-    }
+    })
 }
 
-pub fn mul(a: &Num, b: &Num) -> Num {
-    match (a, b) {
+pub fn mul<W: Work>(a: &Num, b: &Num, w: &mut W) -> Result<Num, W::Stop> {
+    Ok(match (a, b) {
         (Num::Int(x), Num::Int(y)) => match x.checked_mul(*y) {
             Some(z) => Num::Int(z),
             None => Num::Big(BigInt::from(*x) * BigInt::from(*y)),
         },
         _ => match a.rank().max(b.rank()) {
             3 => Num::Float(a.to_f64() * b.to_f64()),
-            2 => Num::Rat(a.to_rat() * b.to_rat()).normalize(),
-            _ => Num::Big(a.to_big() * b.to_big()).normalize(),
+            2 => Num::Rat(work::rat_mul(&a.to_rat(), &b.to_rat(), false, w)?).normalize(),
+            _ => Num::Big(work::mul_int(&a.to_big(), &b.to_big(), w)?).normalize(),
         },
-    }
+    })
 }
 
-/// Division; `None` when an exact division by zero is attempted.
-pub fn div(a: &Num, b: &Num) -> Option<Num> {
+/// Division; `Ok(None)` when an exact division by zero is attempted.
+pub fn div<W: Work>(a: &Num, b: &Num, w: &mut W) -> Result<Option<Num>, W::Stop> {
     if a.rank().max(b.rank()) == 3 {
-        return Some(Num::Float(a.to_f64() / b.to_f64()));
+        return Ok(Some(Num::Float(a.to_f64() / b.to_f64())));
     }
     if b.is_zero() {
-        return None;
+        return Ok(None);
     }
     if let (Num::Int(x), Num::Int(y)) = (a, b) {
         if *y != 0 && x % y == 0 {
             if let Some(q) = x.checked_div(*y) {
-                return Some(Num::Int(q));
+                return Ok(Some(Num::Int(q)));
             }
         }
     }
-    Some(Num::Rat(a.to_rat() / b.to_rat()).normalize())
+    let q = work::rat_mul(&a.to_rat(), &b.to_rat(), true, w)?;
+    Ok(Some(Num::Rat(q).normalize()))
 }
 
-pub fn compare(a: &Num, b: &Num) -> Option<Ordering> {
-    match (a, b) {
+pub fn compare<W: Work>(a: &Num, b: &Num, w: &mut W) -> Result<Option<Ordering>, W::Stop> {
+    Ok(match (a, b) {
         (Num::Int(x), Num::Int(y)) => Some(x.cmp(y)),
         (Num::Float(x), Num::Float(y)) => x.partial_cmp(y),
         _ => {
@@ -224,23 +241,31 @@ pub fn compare(a: &Num, b: &Num) -> Option<Ordering> {
                 // so that large integers compare correctly with floats.
                 let (fa, fb) = (a.to_f64(), b.to_f64());
                 if fa.is_nan() || fb.is_nan() {
-                    return None;
+                    return Ok(None);
                 }
                 if !fa.is_finite() || !fb.is_finite() {
-                    return fa.partial_cmp(&fb);
+                    return Ok(fa.partial_cmp(&fb));
                 }
-                Some(a.to_rat().cmp(&b.to_rat()))
+                Some(work::rat_cmp(&a.to_rat(), &b.to_rat(), w)?)
             } else if a.rank().max(b.rank()) == 2 {
-                Some(a.to_rat().cmp(&b.to_rat()))
+                Some(work::rat_cmp(&a.to_rat(), &b.to_rat(), w)?)
             } else {
                 Some(a.to_big().cmp(&b.to_big()))
             }
         }
-    }
+    })
 }
 
 pub fn negate(a: &Num) -> Num {
-    sub(&Num::Int(0), a)
+    match a {
+        Num::Int(i) => match i.checked_neg() {
+            Some(n) => Num::Int(n),
+            None => Num::Big(-BigInt::from(*i)),
+        },
+        Num::Big(b) => Num::Big(-b).normalize(),
+        Num::Rat(q) => Num::Rat(BigRational::new_raw(-q.numer(), q.denom().clone())),
+        Num::Float(f) => Num::Float(-f),
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -250,13 +275,18 @@ pub enum IntDiv {
     Modulo,
 }
 
-/// Integer division family; `Err` names the problem.
-pub fn int_div(a: &Num, b: &Num, op: IntDiv) -> Result<Num, &'static str> {
+/// Integer division family; `Ok(Err(_))` names the problem.
+pub fn int_div<W: Work>(
+    a: &Num,
+    b: &Num,
+    op: IntDiv,
+    w: &mut W,
+) -> Result<Result<Num, &'static str>, W::Stop> {
     if !a.is_integer() || !b.is_integer() {
-        return Err("expected integers");
+        return Ok(Err("expected integers"));
     }
     if b.is_zero() {
-        return Err("division by zero");
+        return Ok(Err("division by zero"));
     }
     if !a.is_exact() || !b.is_exact() {
         let (x, y) = (a.to_f64(), b.to_f64());
@@ -272,11 +302,11 @@ pub fn int_div(a: &Num, b: &Num, op: IntDiv) -> Result<Num, &'static str> {
                 }
             }
         };
-        return Ok(Num::Float(r));
+        return Ok(Ok(Num::Float(r)));
     }
     if let (Num::Int(x), Num::Int(y)) = (a, b) {
         if let (Some(q), Some(r)) = (x.checked_div(*y), x.checked_rem(*y)) {
-            return Ok(Num::Int(match op {
+            return Ok(Ok(Num::Int(match op {
                 IntDiv::Quotient => q,
                 IntDiv::Remainder => r,
                 IntDiv::Modulo => {
@@ -286,19 +316,21 @@ pub fn int_div(a: &Num, b: &Num, op: IntDiv) -> Result<Num, &'static str> {
                         r
                     }
                 }
-            }));
+            })));
         }
     }
     let (x, y) = (a.to_big(), b.to_big());
-    Ok(Num::Big(match op {
-        IntDiv::Quotient => &x / &y,
-        IntDiv::Remainder => &x % &y,
-        IntDiv::Modulo => x.mod_floor(&y),
+    let (q, r) = work::div_rem_int(&x, &y, w)?;
+    Ok(Ok(Num::Big(match op {
+        IntDiv::Quotient => q,
+        IntDiv::Remainder => r,
+        IntDiv::Modulo if !r.is_zero() && r.sign() != y.sign() => r + y,
+        IntDiv::Modulo => r,
     })
-    .normalize())
+    .normalize()))
 }
 
-pub fn gcd(a: &Num, b: &Num) -> Num {
+pub fn gcd<W: Work>(a: &Num, b: &Num, w: &mut W) -> Result<Num, W::Stop> {
     if !a.is_exact() || !b.is_exact() {
         let (mut x, mut y) = (a.to_f64().abs(), b.to_f64().abs());
         while y != 0.0 {
@@ -306,9 +338,10 @@ pub fn gcd(a: &Num, b: &Num) -> Num {
             x = y;
             y = t;
         }
-        return Num::Float(x);
+        return Ok(Num::Float(x));
     }
-    Num::Big(a.to_big().gcd(&b.to_big())).normalize()
+    let g = work::gcd(a.to_big().magnitude(), b.to_big().magnitude(), w)?;
+    Ok(Num::Big(BigInt::from(g)).normalize())
 }
 
 pub fn abs(a: &Num) -> Num {
@@ -367,8 +400,8 @@ pub enum Rounding {
     Round,
 }
 
-pub fn round(a: &Num, mode: Rounding) -> Num {
-    match a {
+pub fn round<W: Work>(a: &Num, mode: Rounding, w: &mut W) -> Result<Num, W::Stop> {
+    Ok(match a {
         Num::Float(f) => Num::Float(match mode {
             Rounding::Floor => f.floor(),
             Rounding::Ceiling => f.ceil(),
@@ -376,31 +409,31 @@ pub fn round(a: &Num, mode: Rounding) -> Num {
             Rounding::Round => round_half_even(*f),
         }),
         Num::Rat(q) => {
+            // n/d with d > 0: the truncated quotient, then one step by the
+            // sign of the remainder.
+            let (n, d) = (q.numer(), q.denom());
+            let (t, r) = work::div_rem_int(n, d, w)?;
+            let floor = if r.is_negative() { &t - 1 } else { t.clone() };
             let r = match mode {
-                Rounding::Floor => q.floor(),
-                Rounding::Ceiling => q.ceil(),
-                Rounding::Truncate => q.trunc(),
+                Rounding::Truncate => t,
+                Rounding::Floor => floor,
+                Rounding::Ceiling if r.is_positive() => t + 1,
+                Rounding::Ceiling => t,
                 Rounding::Round => {
-                    let fl = q.floor();
-                    let diff = q - &fl;
-                    let half = BigRational::new(BigInt::one(), BigInt::from(2));
-                    match diff.cmp(&half) {
-                        Ordering::Less => fl,
-                        Ordering::Greater => fl + BigRational::one(),
-                        Ordering::Equal => {
-                            if fl.numer().is_even() {
-                                fl
-                            } else {
-                                fl + BigRational::one()
-                            }
-                        }
+                    // Twice what is above the floor, against the denominator.
+                    let above = if r.is_negative() { r + d } else { r };
+                    match (above << 1usize).cmp(d) {
+                        Ordering::Less => floor,
+                        Ordering::Greater => floor + 1,
+                        Ordering::Equal if floor.is_even() => floor,
+                        Ordering::Equal => floor + 1,
                     }
                 }
             };
-            Num::Rat(r).normalize()
+            Num::Big(r).normalize()
         }
         n => n.clone(),
-    }
+    })
 }
 
 fn round_half_even(f: f64) -> f64 {
@@ -412,39 +445,42 @@ fn round_half_even(f: f64) -> f64 {
     }
 }
 
-/// `expt` with an exact integer exponent stays exact.
-pub fn expt(base: &Num, e: &Num) -> Option<Num> {
+/// `expt` with an exact integer exponent stays exact; `Ok(None)` for an
+/// exact zero to a negative power.
+pub fn expt<W: Work>(base: &Num, e: &Num, w: &mut W) -> Result<Option<Num>, W::Stop> {
     match e {
         Num::Int(k) if base.is_exact() => {
-            let k = *k;
-            if k >= 0 {
-                if k > u32::MAX as i64 {
-                    return None;
-                }
-                Some(pow_exact(base, k as u32))
-            } else {
-                if base.is_zero() {
-                    return None;
-                }
-                let p = pow_exact(base, k.unsigned_abs().min(u32::MAX as u64) as u32);
-                div(&Num::Int(1), &p)
+            if *k < 0 && base.is_zero() {
+                return Ok(None);
             }
+            let inverse = *k < 0;
+            let k = k.unsigned_abs();
+            // A power of n/d is n^k/d^k, already in lowest terms.
+            let (n, d) = match base {
+                Num::Rat(q) => (q.numer().clone(), q.denom().clone()),
+                b => (b.to_big(), BigInt::one()),
+            };
+            let pow = |x: &BigInt, w: &mut W| -> Result<BigInt, W::Stop> {
+                let m = work::pow(x.magnitude(), k, w)?;
+                let negative = x.is_negative() && k % 2 == 1;
+                Ok(BigInt::from_biguint(
+                    if negative { Sign::Minus } else { Sign::Plus },
+                    m,
+                ))
+            };
+            let (mut n, mut d) = (pow(&n, w)?, pow(&d, w)?);
+            if inverse {
+                std::mem::swap(&mut n, &mut d);
+                if d.is_negative() {
+                    (n, d) = (-n, -d);
+                }
+            }
+            Ok(Some(Num::Rat(BigRational::new_raw(n, d)).normalize()))
         }
         _ => {
             let (b, x) = (base.to_f64(), e.to_f64());
-            Some(Num::Float(b.powf(x)))
+            Ok(Some(Num::Float(b.powf(x))))
         }
-    }
-}
-
-fn pow_exact(base: &Num, k: u32) -> Num {
-    match base {
-        Num::Rat(q) => {
-            let n = num_traits::pow(q.numer().clone(), k as usize);
-            let d = num_traits::pow(q.denom().clone(), k as usize);
-            Num::Rat(BigRational::new(n, d)).normalize()
-        }
-        _ => Num::Big(num_traits::pow(base.to_big(), k as usize)).normalize(),
     }
 }
 
@@ -462,38 +498,52 @@ pub fn expt_result_bits(base: &Num, e: &Num) -> u64 {
     }
 }
 
-pub fn exact_integer_sqrt(a: &Num) -> Option<(Num, Num)> {
+/// `(s, n - s²)` with `s` the integer square root of `n ≥ 0`; `Ok(None)`
+/// for a negative or inexact `n`.
+pub fn exact_integer_sqrt<W: Work>(a: &Num, w: &mut W) -> Result<Option<(Num, Num)>, W::Stop> {
     let n = match a {
         Num::Int(i) if *i >= 0 => BigInt::from(*i),
         Num::Big(b) if b.sign() != Sign::Minus => b.clone(),
-        _ => return None,
+        _ => return Ok(None),
     };
-    let s = n.sqrt();
-    let r = &n - &s * &s;
-    Some((Num::Big(s).normalize(), Num::Big(r).normalize()))
+    let s = BigInt::from(work::isqrt(n.magnitude(), w)?);
+    let r = &n - work::mul_int(&s, &s, w)?;
+    Ok(Some((Num::Big(s).normalize(), Num::Big(r).normalize())))
 }
 
-pub fn sqrt(a: &Num) -> Num {
-    if let Some((s, r)) = exact_integer_sqrt(a) {
+pub fn sqrt<W: Work>(a: &Num, w: &mut W) -> Result<Num, W::Stop> {
+    if let Some((s, r)) = exact_integer_sqrt(a, w)? {
         if r.is_zero() {
-            return s;
+            return Ok(s);
         }
     }
     if let Num::Rat(q) = a {
         if q.numer().sign() != Sign::Minus {
-            let (n, d) = (q.numer().sqrt(), q.denom().sqrt());
-            if &(&n * &n) == q.numer() && &(&d * &d) == q.denom() {
-                return Num::Rat(BigRational::new(n, d));
+            let (n, d) = (
+                work::isqrt(q.numer().magnitude(), w)?,
+                work::isqrt(q.denom().magnitude(), w)?,
+            );
+            let (n, d) = (BigInt::from(n), BigInt::from(d));
+            if &work::mul_int(&n, &n, w)? == q.numer() && &work::mul_int(&d, &d, w)? == q.denom() {
+                return Ok(Num::Rat(BigRational::new_raw(n, d)));
             }
         }
     }
-    Num::Float(a.to_f64().sqrt())
+    Ok(Num::Float(a.to_f64().sqrt()))
 }
 
 // ---- text ------------------------------------------------------------------
 
-pub fn to_string(n: &Num, radix: u32) -> String {
-    match n {
+pub fn to_string<W: Work>(n: &Num, radix: u32, w: &mut W) -> Result<String, W::Stop> {
+    let int = |b: &BigInt, w: &mut W| -> Result<String, W::Stop> {
+        let digits = work::to_radix(b.magnitude(), radix, w)?;
+        Ok(if b.is_negative() {
+            format!("-{digits}")
+        } else {
+            digits
+        })
+    };
+    Ok(match n {
         Num::Int(i) => {
             if radix == 10 {
                 i.to_string()
@@ -501,14 +551,10 @@ pub fn to_string(n: &Num, radix: u32) -> String {
                 BigInt::from(*i).to_str_radix(radix)
             }
         }
-        Num::Big(b) => b.to_str_radix(radix),
-        Num::Rat(q) => format!(
-            "{}/{}",
-            q.numer().to_str_radix(radix),
-            q.denom().to_str_radix(radix)
-        ),
+        Num::Big(b) => int(b, w)?,
+        Num::Rat(q) => format!("{}/{}", int(q.numer(), w)?, int(q.denom(), w)?),
         Num::Float(f) => float_to_string(*f),
-    }
+    })
 }
 
 pub fn float_to_string(f: f64) -> String {
