@@ -66,6 +66,8 @@ pub struct Engine {
     pub(crate) vm: Vm,
     /// The host tools defined so far (see `tools.rs`).
     pub(crate) tools: Vec<crate::tools::Tool>,
+    /// The key of the hash that checks dumps (see `Engine::set_dump_key`).
+    pub(crate) dump_key: [u8; 32],
 }
 
 impl Default for Engine {
@@ -96,6 +98,7 @@ impl Engine {
             limits: Limits::default(),
             vm,
             tools: Vec::new(),
+            dump_key: crate::tools::DEFAULT_DUMP_KEY,
         }
     }
 

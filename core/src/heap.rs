@@ -322,7 +322,7 @@ impl Heap {
 }
 
 /// The values an object refers to; templates it holds go to `tstack`.
-fn children(obj: &Object, tstack: &mut Vec<Rc<Template>>) -> Vec<Value> {
+pub(crate) fn children(obj: &Object, tstack: &mut Vec<Rc<Template>>) -> Vec<Value> {
     let mut kids: Vec<Value> = Vec::new();
     match obj {
         Object::Pair(a, d) => {

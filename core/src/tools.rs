@@ -163,6 +163,45 @@ impl Engine {
     }
 }
 
+/// The key dumps are hashed with until a host sets its own: the hash then
+/// detects damage, not forgery.
+pub(crate) const DEFAULT_DUMP_KEY: [u8; 32] = *b"arbores suspended evaluation 001";
+
+impl Engine {
+    /// The bytes of suspended evaluation `id` with the session it needs:
+    /// every global the session defined or changed and everything they
+    /// reach (docs/AGENTS.md, "Suspensions as bytes"). The evaluation
+    /// stays suspended here; the bytes can be loaded, any number of times,
+    /// into any engine of the same build. Refused when the session holds
+    /// what a dump cannot carry yet (syntax it defined, a suspension inside
+    /// a library body).
+    pub fn dump(&self, id: u64) -> Result<Vec<u8>, String> {
+        self.vm.dump_parked(id, &self.dump_key)
+    }
+
+    /// Loads bytes made by [`Engine::dump`]: the session's globals are set
+    /// from them and the evaluation is suspended here under a new number,
+    /// waiting on the same calls. Bytes that are not a dump, of another
+    /// format or build, damaged, or hashed with another key are refused
+    /// with an error that says which, and nothing changes.
+    pub fn load_suspension(&mut self, bytes: &[u8]) -> Result<Suspension, String> {
+        let id = self.vm.load_parked(bytes, &self.dump_key)?;
+        let calls = self.vm.pending_calls(id).unwrap_or_default();
+        Ok(Suspension {
+            id,
+            calls: calls.into_iter().map(tool_call).collect(),
+            output: String::new(),
+        })
+    }
+
+    /// Sets the key of the hash that checks dumps. With a secret key shared
+    /// only by the host's engines, bytes changed or made by anyone else are
+    /// refused, so a dump can be kept where others can write.
+    pub fn set_dump_key(&mut self, key: [u8; 32]) {
+        self.dump_key = key;
+    }
+}
+
 fn tool_call(c: PendingCall) -> ToolCall {
     ToolCall {
         tool: c.tool,

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arbores_core::{Evaluation, Limits, Run, Snapshot, Tier, Tool, ToolAnswer};
+use arbores_core::{Evaluation, Limits, Run, Snapshot, Suspension, Tier, Tool, ToolAnswer};
 
 use crate::store::{BlobReader, LoadError};
 
@@ -146,4 +146,8 @@ pub trait Backend {
     fn resume(&mut self, id: u64, answers: Vec<ToolAnswer>) -> Result<Run, String>;
     /// Forgets a suspended evaluation; whether there was one.
     fn abandon(&mut self, id: u64) -> Result<bool, String>;
+    /// The bytes of a suspended evaluation and its session.
+    fn dump(&mut self, id: u64) -> Result<Vec<u8>, String>;
+    /// Suspends here the evaluation that `bytes` hold.
+    fn load_suspension(&mut self, bytes: &[u8]) -> Result<Suspension, String>;
 }

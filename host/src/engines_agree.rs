@@ -116,3 +116,40 @@ fn tools_suspend_and_resume_alike_in_both_engines() {
     }
     assert_eq!(transcripts[0], transcripts[1]);
 }
+
+#[test]
+fn a_dump_from_either_engine_resumes_in_the_other() {
+    let program = "(define base 40) (define r (search \"q\")) (+ base r)";
+    let mut engines = backends();
+    for (_, b) in engines.iter_mut() {
+        b.define_tool(&tool("search", &["query"])).unwrap();
+    }
+    for from in 0..2 {
+        let to = 1 - from;
+        let (run, _) = engines[from].1.start(program);
+        let Run::Suspended(s) = run else {
+            panic!("{run:?}")
+        };
+        let bytes = engines[from].1.dump(s.id).unwrap();
+        // Loaded twice and answered differently: a fork.
+        for (answer, expected) in [("2", "42"), ("-40", "0")] {
+            let loaded = engines[to].1.load_suspension(&bytes).unwrap();
+            assert_eq!(loaded.calls, s.calls);
+            let run = engines[to]
+                .1
+                .resume(loaded.id, vec![ToolAnswer::Value(answer.into())])
+                .unwrap();
+            let Run::Done(e) = run else { panic!("{run:?}") };
+            assert_eq!(
+                e.value.as_deref(),
+                Some(expected),
+                "{:?} -> {:?}",
+                engines[from].0,
+                engines[to].0
+            );
+        }
+        let err = engines[to].1.load_suspension(&bytes[1..]).unwrap_err();
+        assert!(err.contains("not a suspended evaluation"), "{err}");
+        engines[from].1.abandon(s.id).unwrap();
+    }
+}

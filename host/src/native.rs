@@ -1,7 +1,7 @@
 //! `--engine native`: arbores-core linked directly. No sandbox: the step and
 //! memory limits are the core's own, and nothing backs them up.
 
-use arbores_core::{Engine, Evaluation, Host, Run, Snapshot, Tool, ToolAnswer};
+use arbores_core::{Engine, Evaluation, Host, Run, Snapshot, Suspension, Tool, ToolAnswer};
 
 use crate::backend::{Backend, Settings, Stopper};
 use crate::store::{BlobReader, LoadError};
@@ -85,5 +85,13 @@ impl Backend for NativeSession {
 
     fn abandon(&mut self, id: u64) -> Result<bool, String> {
         Ok(self.engine.abandon(id))
+    }
+
+    fn dump(&mut self, id: u64) -> Result<Vec<u8>, String> {
+        self.engine.dump(id)
+    }
+
+    fn load_suspension(&mut self, bytes: &[u8]) -> Result<Suspension, String> {
+        self.engine.load_suspension(bytes)
     }
 }

@@ -412,24 +412,41 @@ impl Backend for WasmSession {
             i.arbores_engine_tools().call_abandon(s, id)
         })
     }
+
+    fn dump(&mut self, id: u64) -> Result<Vec<u8>, String> {
+        self.call("dumping a suspended evaluation", |i, s| {
+            i.arbores_engine_tools().call_dump(s, id)
+        })?
+    }
+
+    fn load_suspension(&mut self, bytes: &[u8]) -> Result<Suspension, String> {
+        self.call("loading a suspended evaluation", |i, s| {
+            i.arbores_engine_tools().call_load_suspension(s, bytes)
+        })?
+        .map(suspension_from_wit)
+    }
+}
+
+fn suspension_from_wit(s: wit_tools::Suspension) -> Suspension {
+    Suspension {
+        id: s.id,
+        calls: s
+            .calls
+            .into_iter()
+            .map(|c| ToolCall {
+                tool: c.tool,
+                args: c.args,
+            })
+            .collect(),
+        output: s.output,
+    }
 }
 
 #[cfg_attr(not(test), allow(dead_code))]
 fn run_from_wit(run: wit_tools::Run) -> Run {
     match run {
         wit_tools::Run::Done(e) => Run::Done(from_wit(e)),
-        wit_tools::Run::Suspended(s) => Run::Suspended(Suspension {
-            id: s.id,
-            calls: s
-                .calls
-                .into_iter()
-                .map(|c| ToolCall {
-                    tool: c.tool,
-                    args: c.args,
-                })
-                .collect(),
-            output: s.output,
-        }),
+        wit_tools::Run::Suspended(s) => Run::Suspended(suspension_from_wit(s)),
     }
 }
 

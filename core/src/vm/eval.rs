@@ -35,6 +35,7 @@ impl Vm {
                 e.message, e.pos.line, e.pos.col
             )
         })?;
+        let mut templates = Vec::new();
         for form in forms {
             let t = self.compile_form(&form, &None, true).map_err(|e| {
                 format!(
@@ -42,6 +43,7 @@ impl Vm {
                     e.message, e.pos.line, e.pos.col
                 )
             })?;
+            templates.push(t.clone());
             self.run(t)
                 .map_err(|e| format!("prelude does not run: {}", e.message))?;
         }
@@ -53,6 +55,7 @@ impl Vm {
         self.hooks.invoke_continuation = global(self, "%invoke-continuation");
         self.hooks.run_thunks = global(self, "%arb:run-thunks");
         self.hooks.par_escape = global(self, "%par-escape");
+        self.image = Some(super::image::PreludeImage::new(self, text, templates));
         self.collect_garbage();
         Ok(())
     }

@@ -94,16 +94,20 @@ impl Vm {
     /// the values saved for a rollback.
     pub fn collect_garbage(&mut self) {
         let mut roots: Vec<Value> = Vec::with_capacity(self.frames.len() + 8);
+        let mut templates: Vec<&Rc<Template>> = vec![&self.tmpl];
         roots.push(self.acc);
         roots.push(self.closure);
         roots.push(self.winders);
         roots.push(self.handlers);
         roots.extend(self.saved_globals.iter().map(|(_, v)| *v));
         roots.extend(self.parking.roots());
+        if let Some(image) = &self.image {
+            roots.extend(image.values.iter().copied());
+            templates.extend(image.templates.iter());
+        }
         for f in &self.frames {
             roots.push(f.closure);
         }
-        let mut templates: Vec<&Rc<Template>> = vec![&self.tmpl];
         for f in &self.frames {
             templates.push(&f.template);
         }

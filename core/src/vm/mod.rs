@@ -19,6 +19,7 @@
 //! - `error`: errors, raising them into Scheme, backtraces.
 //! - `loader`: stored knowledge used by name.
 //! - `suspend`: evaluations parked while the host answers tool calls.
+//! - `image`: a parked evaluation and its session as bytes.
 //!
 //! Fields are private: the engine (`api`) drives the VM through methods.
 
@@ -28,6 +29,7 @@ mod control;
 mod dispatch;
 mod error;
 mod eval;
+mod image;
 mod limits;
 mod loader;
 mod rollback;
@@ -117,6 +119,9 @@ pub struct Vm {
     links: Links,
     /// Evaluations waiting for the host's answers to tool calls.
     parking: ParkingLot,
+    /// What the prelude made, which dumps name rather than write; set
+    /// when the prelude is loaded.
+    image: Option<image::PreludeImage>,
     halt: Rc<Template>,
     /// The frame below code run by `%arb:eval-at-tier`: puts the tier back.
     restore_tier: Rc<Template>,
@@ -174,6 +179,7 @@ impl Vm {
             session_tier: Tier::default(),
             links: Links::default(),
             parking: ParkingLot::default(),
+            image: None,
             halt: halt.clone(),
             restore_tier,
             pc: 0,

@@ -158,23 +158,44 @@ impl wit_tools::Guest for Component {
     fn abandon(id: u64) -> bool {
         with_engine(|engine| engine.abandon(id))
     }
+
+    fn dump(id: u64) -> Result<Vec<u8>, String> {
+        with_engine(|engine| engine.dump(id))
+    }
+
+    fn load_suspension(bytes: Vec<u8>) -> Result<wit_tools::Suspension, String> {
+        with_engine(|engine| engine.load_suspension(&bytes)).map(suspension_to_wit)
+    }
+
+    fn set_dump_key(key: Vec<u8>) -> Result<(), String> {
+        let key: [u8; 32] = key
+            .as_slice()
+            .try_into()
+            .map_err(|_| format!("a dump key is 32 bytes, not {}", key.len()))?;
+        with_engine(|engine| engine.set_dump_key(key));
+        Ok(())
+    }
+}
+
+fn suspension_to_wit(s: arbores_core::Suspension) -> wit_tools::Suspension {
+    wit_tools::Suspension {
+        id: s.id,
+        calls: s
+            .calls
+            .into_iter()
+            .map(|c| wit_tools::ToolCall {
+                tool: c.tool,
+                args: c.args,
+            })
+            .collect(),
+        output: s.output,
+    }
 }
 
 fn run_to_wit(run: Run) -> wit_tools::Run {
     match run {
         Run::Done(e) => wit_tools::Run::Done(evaluation_to_wit(e)),
-        Run::Suspended(s) => wit_tools::Run::Suspended(wit_tools::Suspension {
-            id: s.id,
-            calls: s
-                .calls
-                .into_iter()
-                .map(|c| wit_tools::ToolCall {
-                    tool: c.tool,
-                    args: c.args,
-                })
-                .collect(),
-            output: s.output,
-        }),
+        Run::Suspended(s) => wit_tools::Run::Suspended(suspension_to_wit(s)),
     }
 }
 
