@@ -220,10 +220,9 @@ fn bench(n: u64) {
                     .symbols
                     .search(&format!("f{}", 100 + i % 800), SymbolMode::Prefix, 10);
         });
-        row("semantic top-10", &mut |i| {
+        row("semantic top-10 (hybrid)", &mut |i| {
             let _ = k
                 .indexes
-                .semantic
                 .search(&description(i * 13), &SemanticQuery::default());
         });
     }

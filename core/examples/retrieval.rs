@@ -2,7 +2,15 @@
 //! `tests/retrieval/`: recall@1, recall@5 and MRR@10 per kind of query and
 //! per language, for the dev and the held-out test split.
 //!
-//! cargo run --release -p arbores-core --example retrieval [-- --verbose]
+//! cargo run --release -p arbores-core --example retrieval -- [OPTIONS]
+//!
+//! Options: `--verbose` (every query's ranks), `--embedder hashing` (the
+//! model-free hashing embedder instead of the built-in table), `--table
+//! FILE` (another static table), `--weight W` and `--floor F` (the fusion's
+//! vector weight and cosine floor, for tuning), `--vectors FILE` (vectors
+//! of a real model computed beforehand for every text of the set, by
+//! `scripts/embedder/e5_dev_vectors.py`: measures what that model gives
+//! through the same search path).
 //!
 //! The scoring itself is Scheme (`tests/retrieval/evaluate.scm`), run through
 //! the engine as a user would: nodes made by `arb:create`, found by
@@ -12,10 +20,20 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use std::collections::HashMap;
+
+use arbores_core::repo::index::{Embedder, HashingEmbedder, SemanticConfig, StaticEmbedder};
 use arbores_core::{Engine, Tier};
 
 fn main() -> ExitCode {
-    let verbose = std::env::args().any(|a| a == "--verbose");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let verbose = args.iter().any(|a| a == "--verbose");
+    let option = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/retrieval");
     let read = |name: &str| {
         std::fs::read_to_string(dir.join(name))
@@ -23,6 +41,32 @@ fn main() -> ExitCode {
     };
     let mut engine = Engine::new();
     engine.set_tier(Tier::System);
+    if let Some(path) = option("--table") {
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+        let table = StaticEmbedder::from_bytes(bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
+        engine.set_embedder(Box::new(table), SemanticConfig::default());
+    }
+    if let Some(path) = option("--vectors") {
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+        engine.set_embedder(
+            Box::new(Precomputed::parse(&text)),
+            SemanticConfig::default(),
+        );
+    }
+    if option("--embedder").as_deref() == Some("hashing") {
+        engine.set_embedder(
+            Box::new(HashingEmbedder::default()),
+            SemanticConfig::default(),
+        );
+    }
+    let fusion = &mut engine.knowledge().indexes.fusion;
+    if let Some(w) = option("--weight") {
+        fusion.vector_weight = w.parse().expect("--weight takes a number");
+    }
+    if let Some(f) = option("--floor") {
+        fusion.vector_floor = f.parse().expect("--floor takes a number");
+    }
     let program = format!(
         "(define (%verbose?) {})\n(define %nodes '(\n{}\n))\n(define %queries '(\n{}\n))\n{}",
         if verbose { "#t" } else { "#f" },
@@ -39,4 +83,37 @@ fn main() -> ExitCode {
     }
     eprintln!("({:.1} s)", started.elapsed().as_secs_f64());
     ExitCode::SUCCESS
+}
+
+/// Vectors computed beforehand, looked up by text (a text not in the file
+/// gets the zero vector: it matches nothing by meaning).
+struct Precomputed {
+    dim: usize,
+    vectors: HashMap<String, Vec<f32>>,
+}
+
+impl Precomputed {
+    fn parse(file: &str) -> Precomputed {
+        let mut vectors = HashMap::new();
+        for line in file.lines() {
+            let (text, v) = line.split_once('\t').expect("TEXT<TAB>VECTOR lines");
+            let v: Vec<f32> = v.split(' ').map(|x| x.parse().expect("a number")).collect();
+            vectors.entry(text.to_string()).or_insert(v);
+        }
+        let dim = vectors.values().next().map_or(1, Vec::len);
+        Precomputed { dim, vectors }
+    }
+}
+
+impl Embedder for Precomputed {
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn embed(&self, text: &str) -> Vec<f32> {
+        self.vectors
+            .get(text)
+            .cloned()
+            .unwrap_or_else(|| vec![0.0; self.dim])
+    }
 }

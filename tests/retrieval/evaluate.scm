@@ -36,6 +36,9 @@
                    (else (loop (cdr l) (+ i 1))))))
          relevant)))
 
+(define (list-head* l k)
+  (if (or (= k 0) (null? l)) '() (cons (car l) (list-head* (cdr l) (- k 1)))))
+
 (define (recall-at k rs)
   (/ (length (filter (lambda (r) (and r (<= r k))) rs))
      (min k (length rs))))
@@ -54,7 +57,11 @@
                (split (if (= (modulo n 3) 2) 'test 'dev))
                (rs (ranks text rel)))
           (when (%verbose?)
-            (display (list kind split text rs)) (newline))
+            (display (list kind split text rs)) (newline)
+            (for-each (lambda (h)
+                        (display "    ") (display (cdr (assoc "score" h))) (display " ")
+                        (display (cdr (assoc "description" h))) (newline))
+                      (list-head* (arb:semantic-search text 10) 3)))
           (loop (cdr qs)
                 (cons (cons kind (+ n 1)) seen)
                 (cons (list kind lang split (recall-at 1 rs) (recall-at 5 rs) (reciprocal-rank rs))

@@ -10,7 +10,7 @@ use crate::heap::Heap;
 use crate::reader;
 use crate::repo::builtins::tier_of;
 use crate::repo::forest::{ForestError, NodeChanges, Op};
-use crate::repo::index::{SemanticQuery, SymbolIndex, SymbolMode};
+use crate::repo::index::{hybrid, SemanticHit, SemanticQuery, SymbolIndex, SymbolMode};
 use crate::repo::node::{is_reserved, Node, NodeId, VersionId};
 use crate::repo::Tier;
 use crate::symbol::SymbolTable;
@@ -306,28 +306,29 @@ fn semantic_search(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     };
     let kind = a.opt_string(ctx.heap, ctx.syms, 3)?;
     let version = version_arg(ctx, &a, 4)?;
-    let hits: Vec<(NodeId, f32)> = if indexed(ctx, version) {
+    let q = SemanticQuery {
+        top_k,
+        threshold,
+        kind: kind.as_deref(),
+    };
+    let err = |e: crate::repo::index::IndexError| {
+        ArbError::new(e.kind(), format!("{}: {}", a.who, e.message()))
+    };
+    let hits = if indexed(ctx, version) {
         // Graph work deferred by commits and loads is done here, when a
         // search needs it.
         ctx.k.indexes.semantic.maintain();
-        let q = SemanticQuery {
-            top_k,
-            threshold,
-            kind: kind.as_deref(),
-        };
-        ctx.k
-            .indexes
-            .semantic
-            .search(&query, &q)
-            .map_err(|e| ArbError::new(e.kind(), format!("{}: {}", a.who, e.message())))?
-            .into_iter()
-            .map(|h| (h.id, h.score))
-            .collect()
+        ctx.k.indexes.search(&query, &q).map_err(err)?
     } else {
-        scan_semantic(ctx, &query, top_k, threshold, kind.as_deref(), version)?
+        let nodes = ctx
+            .k
+            .nodes_at(version)
+            .map_err(|e| forest_error(a.who, e))?;
+        let ix = &ctx.k.indexes;
+        hybrid::scan(nodes, &ix.semantic, &ix.fusion, &query, &q).map_err(err)?
     };
     let mut out = Vec::with_capacity(hits.len());
-    for (node, score) in hits {
+    for SemanticHit { id: node, score } in hits {
         let desc = node_at(ctx, a.who, version, node)
             .ok()
             .and_then(|n| n.description.clone());
@@ -341,53 +342,6 @@ fn semantic_search(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
         ));
     }
     Ok(ctx.heap.list(&out))
-}
-
-/// Semantic search of a version other than the working state: every
-/// description of that version, embedded and compared exactly.
-fn scan_semantic(
-    ctx: &KCtx,
-    query: &str,
-    top_k: usize,
-    threshold: f32,
-    kind: Option<&str>,
-    version: Option<VersionId>,
-) -> Result<Vec<(NodeId, f32)>, ArbError> {
-    let sem = &ctx.k.indexes.semantic;
-    let err = |e: crate::repo::index::IndexError| {
-        ArbError::new(e.kind(), format!("arb:semantic-search: {}", e.message()))
-    };
-    let Some(q) = sem.embed_query(query).map_err(err)? else {
-        return Ok(Vec::new());
-    };
-    let mut hits = Vec::new();
-    for node in ctx
-        .k
-        .nodes_at(version)
-        .map_err(|e| forest_error("arb:semantic-search", e))?
-    {
-        if kind.is_some() && node.kind.as_deref() != kind {
-            continue;
-        }
-        let Some(d) = node.description.as_deref() else {
-            continue;
-        };
-        let Some(v) = sem.embed_query(d).map_err(err)? else {
-            continue;
-        };
-        let score: f32 = q
-            .iter()
-            .zip(v.iter())
-            .map(|(a, b)| a * b)
-            .sum::<f32>()
-            .clamp(0.0, 1.0);
-        if score > 0.0 && score >= threshold {
-            hits.push((node.id, score));
-        }
-    }
-    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    hits.truncate(top_k);
-    Ok(hits)
 }
 
 fn search_by_symbol(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {

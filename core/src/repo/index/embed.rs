@@ -24,11 +24,24 @@
 //! collisions cancel out on average instead of adding up. The vector is
 //! L2-normalised.
 
+use super::text::{is_cjk, stem};
+
 /// Text → vector. Vectors from one embedder must all have length `dim()`.
 /// They need not be normalised; the semantic index normalises them.
 pub trait Embedder {
     fn dim(&self) -> usize;
     fn embed(&self, text: &str) -> Vec<f32>;
+    /// A name that changes whenever the vectors would: recorded with
+    /// stored vectors, so that vectors of different embedders never mix.
+    fn id(&self) -> String {
+        format!("custom-{}", self.dim())
+    }
+    /// Words of other languages that mean what the words of `text` mean,
+    /// with a similarity from 0 to 1: the lexical scorer also looks for
+    /// them, so a Chinese query matches English words. None by default.
+    fn translations(&self, _text: &str) -> Vec<(String, f32)> {
+        Vec::new()
+    }
 }
 
 /// The built-in model-free embedder (see the module documentation).
@@ -129,6 +142,10 @@ impl Embedder for HashingEmbedder {
         self.dim
     }
 
+    fn id(&self) -> String {
+        format!("hashing-{}", self.dim)
+    }
+
     fn embed(&self, text: &str) -> Vec<f32> {
         let mut v = vec![0.0f32; self.dim];
         let mut word = String::new();
@@ -184,38 +201,6 @@ pub fn normalize(v: &mut [f32]) {
             *x /= norm;
         }
     }
-}
-
-/// Scripts written without spaces between words.
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3040..=0x30FF        // Hiragana, Katakana
-        | 0x31F0..=0x31FF      // Katakana phonetic extensions
-        | 0x3400..=0x4DBF      // CJK extension A
-        | 0x4E00..=0x9FFF      // CJK unified ideographs
-        | 0xAC00..=0xD7AF      // Hangul syllables
-        | 0xF900..=0xFAFF      // CJK compatibility ideographs
-        | 0x20000..=0x3134F    // CJK extensions B–G
-    )
-}
-
-/// A light English suffix stripper: enough to make `sort`, `sorts`,
-/// `sorted` and `sorting` one feature, conservative enough to leave short
-/// words alone.
-fn stem(word: &str) -> &str {
-    let n = word.len();
-    if !word.is_ascii() {
-        return word;
-    }
-    for (suffix, min_len) in [("ing", 6), ("ed", 5), ("es", 5), ("s", 4)] {
-        if n >= min_len && word.ends_with(suffix) {
-            if suffix == "s" && word.ends_with("ss") {
-                return word;
-            }
-            return &word[..n - suffix.len()];
-        }
-    }
-    word
 }
 
 /// FNV-1a 64 of a tag byte and the feature, finished with a mixing step so
@@ -362,16 +347,5 @@ mod tests {
             let bits = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect::<Vec<_>>();
             assert_eq!(bits(e.embed(t)), bits(reference(DEFAULT_DIM, t)), "{t}");
         }
-    }
-
-    #[test]
-    fn stems() {
-        assert_eq!(stem("sorting"), "sort");
-        assert_eq!(stem("sorted"), "sort");
-        assert_eq!(stem("sorts"), "sort");
-        assert_eq!(stem("class"), "class");
-        assert_eq!(stem("is"), "is");
-        assert_eq!(stem("algorithms"), "algorithm");
-        assert_eq!(stem("trié"), "trié");
     }
 }

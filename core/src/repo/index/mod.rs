@@ -21,15 +21,22 @@
 
 pub mod deps;
 pub mod embed;
+pub mod hybrid;
+pub mod lexical;
 pub mod semantic;
+pub mod static_embed;
 pub mod symbol;
+pub mod text;
 pub mod vector;
 
 use std::fmt;
 
 pub use deps::DependencyIndex;
 pub use embed::{Embedder, HashingEmbedder};
+pub use hybrid::Fusion;
+pub use lexical::{FieldWeights, LexicalIndex};
 pub use semantic::{SemanticConfig, SemanticHit, SemanticIndex, SemanticQuery};
+pub use static_embed::{StaticEmbedder, TableError};
 pub use symbol::{SymbolHit, SymbolIndex, SymbolMode};
 pub use vector::StoredVector;
 
@@ -75,6 +82,8 @@ pub struct Indexes {
     pub symbols: SymbolIndex,
     pub dependencies: DependencyIndex,
     pub semantic: SemanticIndex,
+    pub lexical: LexicalIndex,
+    pub fusion: Fusion,
 }
 
 impl Default for Indexes {
@@ -83,13 +92,16 @@ impl Default for Indexes {
     }
 }
 
+/// The embedder used unless a host sets another: the model-free hashing
+/// embedder (a host may set a `StaticEmbedder` over a table).
+pub fn default_embedder() -> Box<dyn Embedder> {
+    Box::new(HashingEmbedder::default())
+}
+
 impl Indexes {
-    /// Empty indexes with the built-in embedder and default settings.
+    /// Empty indexes with the default embedder and settings.
     pub fn new() -> Self {
-        Self::with_embedder(
-            Box::new(HashingEmbedder::default()),
-            SemanticConfig::default(),
-        )
+        Self::with_embedder(default_embedder(), SemanticConfig::default())
     }
 
     /// Empty indexes whose semantic index uses `embedder` (a host's model).
@@ -98,6 +110,8 @@ impl Indexes {
             symbols: SymbolIndex::new(),
             dependencies: DependencyIndex::new(),
             semantic: SemanticIndex::new(embedder, config),
+            lexical: LexicalIndex::new(FieldWeights::default()),
+            fusion: Fusion::default(),
         }
     }
 
@@ -105,6 +119,7 @@ impl Indexes {
     pub fn apply(&mut self, old: Option<&Node>, new: Option<&Node>) {
         self.symbols.apply(old, new);
         self.dependencies.apply(old, new);
+        self.lexical.apply(old, new);
         self.semantic.apply(old, new);
     }
 
@@ -113,6 +128,7 @@ impl Indexes {
     pub fn apply_deferred(&mut self, old: Option<&Node>, new: Option<&Node>) {
         self.symbols.apply(old, new);
         self.dependencies.apply(old, new);
+        self.lexical.apply(old, new);
         self.semantic.apply_deferred(old, new);
     }
 
@@ -126,6 +142,7 @@ impl Indexes {
         for (old, new) in changes {
             self.symbols.apply(old, new);
             self.dependencies.apply(old, new);
+            self.lexical.apply(old, new);
             self.semantic.apply_deferred(old, new);
         }
         let _ = self.semantic.settle();
@@ -134,6 +151,18 @@ impl Indexes {
     /// `apply_all` over owned pairs, the shape the forest produces.
     pub fn apply_changes(&mut self, changes: &[(Option<Node>, Option<Node>)]) {
         self.apply_all(changes.iter().map(|(o, n)| (o.as_ref(), n.as_ref())));
+    }
+
+    /// The nodes that best match `text`, by the fused lexical and vector
+    /// score (see `hybrid`). Call `semantic.maintain()` first to have the
+    /// graph work deferred by commits and loads done (else the search is
+    /// exact over what waits, which is slower but finds the same).
+    pub fn search(
+        &self,
+        text: &str,
+        query: &SemanticQuery<'_>,
+    ) -> Result<Vec<SemanticHit>, IndexError> {
+        hybrid::search(&self.lexical, &self.semantic, &self.fusion, text, query)
     }
 
     /// Forget everything and index exactly `nodes` (loading a version from
@@ -146,9 +175,11 @@ impl Indexes {
         self.symbols.clear();
         self.dependencies.clear();
         self.semantic.clear();
+        self.lexical.clear();
         for node in nodes {
             self.symbols.insert(node);
             self.dependencies.insert(node);
+            self.lexical.insert(node);
             self.semantic.apply_deferred(None, Some(node));
         }
         let _ = self.semantic.settle();

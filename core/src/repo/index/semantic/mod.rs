@@ -252,10 +252,11 @@ impl SemanticIndex {
     }
 
     fn insert_deferred(&mut self, node: &Node) {
-        let Some(text) = node.description.as_deref() else {
+        let Some(text) = vector_text(node) else {
             self.remove_deferred(node.id);
             return;
         };
+        let text = text.as_str();
         let hash = super::embed::hash(0, text);
         let kind = node.kind.as_deref().map(|k| self.intern(k));
         if let Some(e) = self.entries.get_mut(&node.id) {
@@ -390,6 +391,20 @@ impl SemanticIndex {
         }
     }
 
+    /// The score of node `id` for the prepared query vector `q` (0 if the
+    /// node has no vector).
+    pub fn score_of(&self, id: NodeId, q: &[f32]) -> f32 {
+        self.entries
+            .get(&id)
+            .map_or(0.0, |e| e.vec.dot(q).clamp(0.0, 1.0))
+    }
+
+    /// Words of other languages meaning what `text`'s words mean (see
+    /// `Embedder::translations`).
+    pub fn translations(&self, text: &str) -> Vec<(String, f32)> {
+        self.embedder.translations(text)
+    }
+
     /// The embedding of a query text, normalised; `None` if it has no
     /// features (it then matches nothing).
     pub fn embed_query(&self, text: &str) -> Result<Option<Vec<f32>>, IndexError> {
@@ -421,7 +436,7 @@ impl SemanticIndex {
         }
     }
 
-    fn search_prepared(&self, q: &[f32], query: &SemanticQuery<'_>) -> Vec<SemanticHit> {
+    pub fn search_prepared(&self, q: &[f32], query: &SemanticQuery<'_>) -> Vec<SemanticHit> {
         if query.top_k == 0 || self.entries.is_empty() {
             return Vec::new();
         }
@@ -504,6 +519,17 @@ impl SemanticIndex {
             .collect()
     }
 }
+/// What a node's vector is made from: its description and its symbol
+/// names (split into words by the embedder), or `None` if it has neither.
+pub fn vector_text(node: &Node) -> Option<String> {
+    let mut text = node.description.clone().unwrap_or_default();
+    for name in &node.symbol_names {
+        text.push_str(if text.is_empty() { "" } else { " ; " });
+        text.push_str(name);
+    }
+    (!text.is_empty()).then_some(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::graph::BASE_ONLY;

@@ -1,0 +1,273 @@
+//! Hybrid search: the lexical and the vector scorer fused into one score.
+//!
+//! Each scorer gives a node a score from 0 to 1 that depends only on the
+//! query, the node and (for the lexical one) how common each word is:
+//! the lexical score is the idf-weighted share of the query's words the
+//! node holds (`lexical`), the vector score the cosine of the two texts'
+//! embeddings (`semantic`). The fused score is their weighted sum, with the
+//! cosine first rescaled so that the similarity any two texts have by
+//! chance counts as nothing:
+//!
+//! ```text
+//! score = w · clamp((cos − floor) / (1 − floor), 0, 1) + (1 − w) · lexical
+//! ```
+//!
+//! Candidates are the best of each scorer (the vector index's graph or
+//! exact scan, the lexical index's posting lists), and every candidate is
+//! scored by both, so a node's score never depends on which scorer found
+//! it. `w` and `floor` are tuned on the labelled set in tests/retrieval
+//! (docs/PERFORMANCE.md gives the figures).
+
+use super::lexical::{FieldWeights, LexicalIndex};
+use super::semantic::{vector_text, SemanticHit, SemanticIndex, SemanticQuery};
+use super::vector::dot;
+use super::IndexError;
+use crate::repo::node::{Node, NodeId};
+
+/// The weights of the fusion.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fusion {
+    /// Weight of the vector score (the lexical one has 1 − this).
+    pub vector_weight: f32,
+    /// Cosine that counts as no similarity at all.
+    pub vector_floor: f32,
+    /// Candidates taken from each scorer: at least this many, and at least
+    /// three times the hits asked for.
+    pub candidates: usize,
+}
+
+impl Default for Fusion {
+    fn default() -> Self {
+        Fusion {
+            // Tuned on the dev split of tests/retrieval (docs/PERFORMANCE.md):
+            // the lexical scorer, with translations, carries most of it.
+            vector_weight: 0.3,
+            vector_floor: 0.1,
+            candidates: 40,
+        }
+    }
+}
+
+impl Fusion {
+    /// The fused score of a cosine and a lexical score.
+    pub fn fuse(&self, cosine: f32, lexical: f32) -> f32 {
+        let floor = self.vector_floor.clamp(0.0, 0.99);
+        let v = ((cosine - floor) / (1.0 - floor)).clamp(0.0, 1.0);
+        let w = self.vector_weight.clamp(0.0, 1.0);
+        (w * v + (1.0 - w) * lexical.clamp(0.0, 1.0)).clamp(0.0, 1.0)
+    }
+}
+
+/// The nodes best matching `text` by both scorers: by fused score, highest
+/// first, then by ascending id; only positive scores at least the query's
+/// threshold, only nodes of its type if it names one.
+pub fn search(
+    lexical: &LexicalIndex,
+    semantic: &SemanticIndex,
+    fusion: &Fusion,
+    text: &str,
+    query: &SemanticQuery<'_>,
+) -> Result<Vec<SemanticHit>, IndexError> {
+    if query.top_k == 0 {
+        return Ok(Vec::new());
+    }
+    let threshold = if query.threshold.is_nan() {
+        0.0
+    } else {
+        query.threshold.clamp(0.0, 1.0)
+    };
+    let lq = lexical.query(text, &semantic.translations(text));
+    let qv = semantic.embed_query(text)?;
+    let wanted = fusion.candidates.max(query.top_k.saturating_mul(3));
+    let mut ids: Vec<NodeId> = Vec::new();
+    if let Some(v) = &qv {
+        let candidates = SemanticQuery {
+            top_k: wanted,
+            threshold: 0.0,
+            kind: query.kind,
+        };
+        ids.extend(
+            semantic
+                .search_prepared(v, &candidates)
+                .iter()
+                .map(|h| h.id),
+        );
+    }
+    let keep = |id: NodeId| match query.kind {
+        None => true,
+        Some(k) => lexical.kind(id) == Some(k),
+    };
+    ids.extend(lexical.top(&lq, wanted, &keep).iter().map(|h| h.1));
+    ids.sort_unstable();
+    ids.dedup();
+    let mut hits: Vec<SemanticHit> = ids
+        .into_iter()
+        .filter_map(|id| {
+            let cosine = qv.as_ref().map_or(0.0, |v| semantic.score_of(id, v));
+            let score = fusion.fuse(cosine, lexical.score(&lq, id));
+            (score > 0.0 && score >= threshold).then_some(SemanticHit { id, score })
+        })
+        .collect();
+    hits.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
+    hits.truncate(query.top_k);
+    Ok(hits)
+}
+
+/// `search` over nodes that are not indexed (an older version): a lexical
+/// index of just those nodes, and each node embedded with `semantic`'s
+/// embedder. Every node is scored, so the result is exact.
+pub fn scan<'a>(
+    nodes: impl Iterator<Item = &'a Node>,
+    semantic: &SemanticIndex,
+    fusion: &Fusion,
+    text: &str,
+    query: &SemanticQuery<'_>,
+) -> Result<Vec<SemanticHit>, IndexError> {
+    if query.top_k == 0 {
+        return Ok(Vec::new());
+    }
+    let threshold = if query.threshold.is_nan() {
+        0.0
+    } else {
+        query.threshold.clamp(0.0, 1.0)
+    };
+    let mut lexical = LexicalIndex::new(FieldWeights::default());
+    let mut vectors: Vec<(NodeId, Option<Vec<f32>>)> = Vec::new();
+    for node in nodes {
+        // Every node counts in how common a word is, as in the index.
+        lexical.insert(node);
+        if query.kind.is_some() && node.kind.as_deref() != query.kind {
+            continue;
+        }
+        let v = match vector_text(node) {
+            Some(t) => semantic.embed_query(&t)?,
+            None => None,
+        };
+        vectors.push((node.id, v));
+    }
+    let lq = lexical.query(text, &semantic.translations(text));
+    let qv = semantic.embed_query(text)?;
+    let mut hits: Vec<SemanticHit> = vectors
+        .into_iter()
+        .filter_map(|(id, v)| {
+            let cosine = match (&qv, &v) {
+                (Some(q), Some(v)) => dot(q, v).clamp(0.0, 1.0),
+                _ => 0.0,
+            };
+            let score = fusion.fuse(cosine, lexical.score(&lq, id));
+            (score > 0.0 && score >= threshold).then_some(SemanticHit { id, score })
+        })
+        .collect();
+    hits.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
+    hits.truncate(query.top_k);
+    Ok(hits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repo::index::semantic::SemanticConfig;
+    use crate::repo::index::static_embed::{tests::small_table, StaticEmbedder};
+
+    fn node(id: NodeId, desc: &str, names: &[&str], kind: &str) -> Node {
+        Node {
+            id,
+            code: Some(format!("(define ({} x) x)", names.first().unwrap_or(&"f"))),
+            description: Some(desc.into()),
+            symbol_names: names.iter().map(|s| s.to_string()).collect(),
+            kind: Some(kind.into()),
+            dependencies: Vec::new(),
+        }
+    }
+
+    fn nodes() -> Vec<Node> {
+        vec![
+            node(1, "快速排序", &["quick-sort"], "function"),
+            node(2, "sort a list", &["list-sort"], "function"),
+            node(3, "二叉树", &["tree-walk"], "function"),
+            node(4, "default order", &["sort-order"], "constant"),
+            node(5, "unrelated words", &["zebra"], "function"),
+        ]
+    }
+
+    fn indexes() -> (LexicalIndex, SemanticIndex) {
+        let embedder = StaticEmbedder::from_bytes(small_table()).unwrap();
+        let mut sem = SemanticIndex::new(Box::new(embedder), SemanticConfig::default());
+        let mut lex = LexicalIndex::new(FieldWeights::default());
+        for n in nodes() {
+            sem.insert(&n);
+            lex.insert(&n);
+        }
+        (lex, sem)
+    }
+
+    fn q(top_k: usize, threshold: f32, kind: Option<&str>) -> SemanticQuery<'_> {
+        SemanticQuery {
+            top_k,
+            threshold,
+            kind,
+        }
+    }
+
+    #[test]
+    fn fuses_meaning_and_words() {
+        let (lex, sem) = indexes();
+        let f = Fusion::default();
+        // "sort" in English finds the Chinese description by meaning, and
+        // the English ones by words too.
+        let hits = search(&lex, &sem, &f, "sort", &q(10, 0.0, None)).unwrap();
+        let ids: Vec<NodeId> = hits.iter().map(|h| h.id).collect();
+        assert!(
+            ids.contains(&1) && ids.contains(&2) && ids.contains(&4),
+            "{hits:?}"
+        );
+        assert!(!ids.contains(&5), "{hits:?}");
+        assert!(hits.iter().all(|h| h.score > 0.0 && h.score <= 1.0));
+        assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+        // A symbol name finds its node first.
+        let hits = search(&lex, &sem, &f, "tree-walk", &q(10, 0.0, None)).unwrap();
+        assert_eq!(hits[0].id, 3);
+        // Options.
+        let one = search(&lex, &sem, &f, "sort", &q(1, 0.0, None)).unwrap();
+        assert_eq!(one.len(), 1);
+        let consts = search(&lex, &sem, &f, "sort", &q(10, 0.0, Some("constant"))).unwrap();
+        assert_eq!(consts.iter().map(|h| h.id).collect::<Vec<_>>(), vec![4]);
+        let all = search(&lex, &sem, &f, "sort", &q(10, 0.0, None)).unwrap();
+        let cut = search(&lex, &sem, &f, "sort", &q(10, all[1].score, None)).unwrap();
+        assert_eq!(cut, all[..2].to_vec());
+        assert!(search(&lex, &sem, &f, "", &q(10, 0.0, None))
+            .unwrap()
+            .is_empty());
+        assert!(search(&lex, &sem, &f, "sort", &q(0, 0.0, None))
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn scanning_nodes_gives_the_indexed_answer() {
+        let (lex, sem) = indexes();
+        let f = Fusion::default();
+        for text in ["sort", "排序", "tree walk", "order", "zebra words"] {
+            for kind in [None, Some("function")] {
+                let query = q(10, 0.0, kind);
+                let a = search(&lex, &sem, &f, text, &query).unwrap();
+                let b = scan(nodes().iter(), &sem, &f, text, &query).unwrap();
+                assert_eq!(a.len(), b.len(), "{text}");
+                for (x, y) in a.iter().zip(&b) {
+                    assert_eq!(x.id, y.id, "{text}");
+                    assert!((x.score - y.score).abs() < 1e-5, "{text}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fusion_is_bounded() {
+        let f = Fusion::default();
+        assert_eq!(f.fuse(0.0, 0.0), 0.0);
+        assert_eq!(f.fuse(f.vector_floor, 0.0), 0.0);
+        assert!((f.fuse(1.0, 1.0) - 1.0).abs() < 1e-6);
+        assert!(f.fuse(2.0, 5.0) <= 1.0 && f.fuse(-1.0, -1.0) >= 0.0);
+        assert!(f.fuse(0.9, 0.0) > f.fuse(0.5, 0.0));
+    }
+}

@@ -1,0 +1,582 @@
+//! `StaticEmbedder`: meaning from a table of token vectors, with no model
+//! at run time.
+//!
+//! The table maps each token of a vocabulary (pieces of a multilingual
+//! sentence model's tokenizer, and whole Chinese words) to a vector that
+//! the model gave that token on its own, reduced by PCA and weighted so
+//! that frequent tokens count less (the model2vec approach; the script
+//! `scripts/distill-embedder` builds it, docs/SEARCH.md says from what).
+//! A text's vector is the sum of its tokens' vectors. Because the model
+//! put "排序" and "sort" near each other, so does the table: a Chinese
+//! query finds an English description and back, and words that never
+//! appear together still relate.
+//!
+//! Tokens: each word (see `text::pieces`) is looked up whole, with the
+//! word-start mark `▁`; a word the table lacks, and every CJK run, is cut
+//! into the vocabulary's pieces by the unigram model's most probable
+//! segmentation (Viterbi over the pieces' log-probabilities, as
+//! SentencePiece does). Characters no piece covers are skipped.
+//!
+//! # Table format (little-endian)
+//!
+//! ```text
+//! magic "ARBEMB01"
+//! u32 dim, u32 vectors, u32 entries
+//! u32 n, n bytes: UTF-8 text about the table (source, licence)
+//! u32 n, n bytes: the entries' strings, concatenated
+//! u32 × (entries + 1): offsets of each string in those bytes
+//! f32 × entries: log-probability of each entry (segmentation score)
+//! u32 × entries: the vector of each entry
+//! f32 × vectors: scale of each vector
+//! i8 × (vectors × dim): the vectors (component = i8 × scale)
+//! u32 k
+//! u32 × (vectors × k): translations: the entries of the other script
+//!     (Chinese for a Latin token, and back) nearest to each vector, or
+//!     u32::MAX for none
+//! u8 × (vectors × k): their cosine × 255
+//! ```
+//!
+//! The translations let the lexical scorer match across languages: a
+//! Chinese query word also looks for its nearest English words (see
+//! `Embedder::translations`).
+//!
+//! Parsing checks every length and offset: a damaged table is an error,
+//! never a panic. The lookup structures are built on first use, so an
+//! engine that never embeds anything does not pay for them.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use super::embed::Embedder;
+use super::text::{pieces, Piece, Scratch};
+
+const MAGIC: &[u8; 8] = b"ARBEMB01";
+/// The word-start mark of SentencePiece vocabularies.
+const WORD_START: char = '\u{2581}';
+/// Log-probability charged for a character no piece covers.
+const UNKNOWN_SCORE: f32 = -30.0;
+
+/// Why a table was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableError(pub String);
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid embedder table: {}", self.0)
+    }
+}
+
+impl std::error::Error for TableError {}
+
+/// A table's bytes: compiled into the program, or handed over at run time.
+#[derive(Clone)]
+enum Bytes {
+    Static(&'static [u8]),
+    Shared(Arc<[u8]>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Static(b) => b,
+            Bytes::Shared(b) => b,
+        }
+    }
+}
+
+/// A parsed table: views into its bytes.
+struct Table {
+    bytes: Bytes,
+    dim: usize,
+    info: (usize, usize),
+    strings: usize,
+    offsets: usize,
+    scores: usize,
+    vector_of: usize,
+    scales: usize,
+    vectors: usize,
+    entries: usize,
+    n_vectors: usize,
+    /// Translations per vector, and where they are.
+    k: usize,
+    neighbours: usize,
+    similarities: usize,
+}
+
+/// Built on first use.
+struct Lookup {
+    /// Entry string → (vector, log-probability).
+    entries: HashMap<Box<str>, (u32, f32)>,
+    /// Longest entry, in characters.
+    max_chars: usize,
+}
+
+pub struct StaticEmbedder {
+    table: Table,
+    lookup: OnceLock<Lookup>,
+    /// A stable name of the table: its size and BLAKE3 hash prefix
+    /// (computed when first asked for).
+    id: OnceLock<String>,
+}
+
+impl fmt::Debug for StaticEmbedder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "StaticEmbedder({} entries)", self.table.entries)
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize, what: &str) -> Result<usize, TableError> {
+        let start = self.at;
+        let end = start
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or_else(|| TableError(format!("truncated at {what} (byte {start})")))?;
+        self.at = end;
+        Ok(start)
+    }
+
+    fn u32(&mut self, what: &str) -> Result<u32, TableError> {
+        let at = self.take(4, what)?;
+        let b = &self.bytes[at..at + 4];
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn array(&mut self, count: usize, size: usize, what: &str) -> Result<usize, TableError> {
+        let n = count
+            .checked_mul(size)
+            .ok_or_else(|| TableError(format!("{what} too large")))?;
+        self.take(n, what)
+    }
+}
+
+fn le_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+fn le_f32(b: &[u8], at: usize) -> f32 {
+    f32::from_bits(le_u32(b, at))
+}
+
+impl Table {
+    fn parse(bytes: Bytes) -> Result<Table, TableError> {
+        let b = &bytes[..];
+        if b.len() < 8 || &b[..8] != MAGIC {
+            return Err(TableError(
+                "not an Arbores embedder table (bad magic)".into(),
+            ));
+        }
+        let mut r = Reader { bytes: b, at: 8 };
+        let dim = r.u32("the dimension")? as usize;
+        let n_vectors = r.u32("the vector count")? as usize;
+        let entries = r.u32("the entry count")? as usize;
+        if dim == 0 || dim > 4096 {
+            return Err(TableError(format!("dimension {dim} out of range 1..4096")));
+        }
+        let n = r.u32("the description length")? as usize;
+        let info = (r.take(n, "the description")?, n);
+        if std::str::from_utf8(&b[info.0..info.0 + n]).is_err() {
+            return Err(TableError("the description is not UTF-8".into()));
+        }
+        let n = r.u32("the strings' length")? as usize;
+        let strings = r.take(n, "the strings")?;
+        let strings_len = n;
+        let offsets = r.array(entries + 1, 4, "the string offsets")?;
+        let scores = r.array(entries, 4, "the scores")?;
+        let vector_of = r.array(entries, 4, "the vector numbers")?;
+        let scales = r.array(n_vectors, 4, "the scales")?;
+        let vectors = r.array(n_vectors, dim, "the vectors")?;
+        let k = r.u32("the translation count")? as usize;
+        if k > 64 {
+            return Err(TableError(format!(
+                "{k} translations per token, at most 64"
+            )));
+        }
+        let neighbours = r.array(n_vectors * k, 4, "the translations")?;
+        let similarities = r.array(n_vectors * k, 1, "the translation similarities")?;
+        if r.at != b.len() {
+            return Err(TableError(format!(
+                "{} bytes after the vectors",
+                b.len() - r.at
+            )));
+        }
+        let mut last = 0;
+        for i in 0..=entries {
+            let o = le_u32(b, offsets + 4 * i) as usize;
+            if o < last || o > strings_len {
+                return Err(TableError(format!(
+                    "string offset {i} out of order or range"
+                )));
+            }
+            last = o;
+        }
+        if std::str::from_utf8(&b[strings..strings + strings_len]).is_err() {
+            return Err(TableError("the strings are not UTF-8".into()));
+        }
+        for i in 0..entries {
+            if le_u32(b, vector_of + 4 * i) as usize >= n_vectors {
+                return Err(TableError(format!(
+                    "entry {i} names a vector beyond the table"
+                )));
+            }
+            if !le_f32(b, scores + 4 * i).is_finite() {
+                return Err(TableError(format!("entry {i} has a non-finite score")));
+            }
+        }
+        for i in 0..n_vectors * k {
+            let e = le_u32(b, neighbours + 4 * i);
+            if e != u32::MAX && e as usize >= entries {
+                return Err(TableError(format!(
+                    "translation {i} names an entry beyond the table"
+                )));
+            }
+        }
+        for i in 0..n_vectors {
+            if !le_f32(b, scales + 4 * i).is_finite() {
+                return Err(TableError(format!("vector {i} has a non-finite scale")));
+            }
+        }
+        Ok(Table {
+            bytes,
+            dim,
+            info,
+            strings,
+            offsets,
+            scores,
+            vector_of,
+            scales,
+            vectors,
+            entries,
+            n_vectors,
+            k,
+            neighbours,
+            similarities,
+        })
+    }
+
+    fn string(&self, i: usize) -> &str {
+        let b = &self.bytes[..];
+        let start = le_u32(b, self.offsets + 4 * i) as usize;
+        let end = le_u32(b, self.offsets + 4 * (i + 1)) as usize;
+        // Checked in `parse`: in range, on the concatenation of valid UTF-8
+        // strings; an offset inside a character makes the entry empty.
+        std::str::from_utf8(&b[self.strings + start..self.strings + end]).unwrap_or("")
+    }
+
+    /// Adds vector `v` to `out`.
+    fn add_vector(&self, v: u32, out: &mut [f32]) {
+        let v = v as usize;
+        let scale = le_f32(&self.bytes, self.scales + 4 * v);
+        let at = self.vectors + v * self.dim;
+        for (o, &x) in out.iter_mut().zip(&self.bytes[at..at + self.dim]) {
+            *o += f32::from(x as i8) * scale;
+        }
+    }
+}
+
+impl StaticEmbedder {
+    /// A table's embedder; checks the whole table first.
+    pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Result<StaticEmbedder, TableError> {
+        Self::new(Bytes::Shared(bytes.into()))
+    }
+
+    /// A table compiled into the program (not copied).
+    pub fn from_static(bytes: &'static [u8]) -> Result<StaticEmbedder, TableError> {
+        Self::new(Bytes::Static(bytes))
+    }
+
+    fn new(bytes: Bytes) -> Result<StaticEmbedder, TableError> {
+        Ok(StaticEmbedder {
+            table: Table::parse(bytes)?,
+            lookup: OnceLock::new(),
+            id: OnceLock::new(),
+        })
+    }
+
+    /// The table's own description (where it comes from, its licence).
+    pub fn info(&self) -> &str {
+        let (at, n) = self.table.info;
+        std::str::from_utf8(&self.table.bytes[at..at + n]).unwrap_or("")
+    }
+
+    /// Number of entries and of distinct vectors.
+    pub fn size(&self) -> (usize, usize) {
+        (self.table.entries, self.table.n_vectors)
+    }
+
+    fn lookup(&self) -> &Lookup {
+        self.lookup.get_or_init(|| {
+            let mut entries = HashMap::with_capacity(self.table.entries);
+            let mut max_chars = 1;
+            for i in 0..self.table.entries {
+                let s = self.table.string(i);
+                if s.is_empty() {
+                    continue;
+                }
+                max_chars = max_chars.max(s.chars().count());
+                let v = le_u32(&self.table.bytes, self.table.vector_of + 4 * i);
+                let score = le_f32(&self.table.bytes, self.table.scores + 4 * i);
+                entries.insert(Box::from(s), (v, score));
+            }
+            Lookup {
+                entries,
+                max_chars: max_chars.min(24),
+            }
+        })
+    }
+
+    /// Calls `f` with the vectors of the most probable segmentation of
+    /// `chars` (a word or CJK run with its start mark), in order.
+    fn segment(&self, lookup: &Lookup, chars: &[char], buf: &mut String, f: &mut dyn FnMut(u32)) {
+        let n = chars.len();
+        // best[i]: score of the best segmentation of chars[..i], and the
+        // start of its last token (and that token's vector, if any).
+        let mut best: Vec<(f32, usize, Option<u32>)> = vec![(f32::NEG_INFINITY, 0, None); n + 1];
+        best[0].0 = 0.0;
+        for end in 1..=n {
+            for start in end.saturating_sub(lookup.max_chars)..end {
+                if best[start].0 == f32::NEG_INFINITY {
+                    continue;
+                }
+                buf.clear();
+                buf.extend(&chars[start..end]);
+                let (score, vector) = match lookup.entries.get(buf.as_str()) {
+                    Some(&(v, s)) => (s, Some(v)),
+                    None if end - start == 1 => (UNKNOWN_SCORE, None),
+                    None => continue,
+                };
+                let total = best[start].0 + score;
+                if total > best[end].0 {
+                    best[end] = (total, start, vector);
+                }
+            }
+        }
+        let mut found = Vec::new();
+        let mut end = n;
+        while end > 0 {
+            let (_, start, vector) = best[end];
+            found.extend(vector);
+            end = start;
+        }
+        for &v in found.iter().rev() {
+            f(v);
+        }
+    }
+}
+
+impl StaticEmbedder {
+    /// Calls `f` with the vector of every token of `text`, in order.
+    fn tokens(&self, text: &str, f: &mut dyn FnMut(u32)) {
+        let lookup = self.lookup();
+        let mut scratch = Scratch::default();
+        let mut key = String::new();
+        let mut chars: Vec<char> = Vec::new();
+        let mut buf = String::new();
+        pieces(text, &mut scratch, &mut |p| {
+            chars.clear();
+            chars.push(WORD_START);
+            match p {
+                Piece::Word(w) => {
+                    key.clear();
+                    key.push(WORD_START);
+                    key.push_str(w);
+                    if let Some(&(v, _)) = lookup.entries.get(key.as_str()) {
+                        f(v);
+                        return;
+                    }
+                    chars.extend(w.chars());
+                }
+                Piece::Cjk(run) => chars.extend_from_slice(run),
+            }
+            self.segment(lookup, &chars, &mut buf, f);
+        });
+    }
+}
+
+impl Embedder for StaticEmbedder {
+    fn dim(&self) -> usize {
+        self.table.dim
+    }
+
+    fn id(&self) -> String {
+        self.id
+            .get_or_init(|| {
+                let b = &self.table.bytes;
+                format!("static-{}-{}", b.len(), &blake3::hash(b).to_hex()[..16])
+            })
+            .clone()
+    }
+
+    fn embed(&self, text: &str) -> Vec<f32> {
+        let mut out = vec![0f32; self.table.dim];
+        self.tokens(text, &mut |v| self.table.add_vector(v, &mut out));
+        out
+    }
+
+    fn translations(&self, text: &str) -> Vec<(String, f32)> {
+        let t = &self.table;
+        let mut out: Vec<(String, f32)> = Vec::new();
+        self.tokens(text, &mut |v| {
+            for i in v as usize * t.k..(v as usize + 1) * t.k {
+                let e = le_u32(&t.bytes, t.neighbours + 4 * i);
+                if e == u32::MAX {
+                    continue;
+                }
+                let sim = f32::from(t.bytes[t.similarities + i]) / 255.0;
+                let word = t.string(e as usize).trim_start_matches(WORD_START);
+                out.push((word.to_string(), sim));
+            }
+        });
+        out
+    }
+}
+
+/// Writes a table (the format above); used by tests and tools that make
+/// small tables. `entries` are (string, log-probability, vector number).
+pub fn write_table(
+    info: &str,
+    dim: usize,
+    entries: &[(&str, f32, u32)],
+    vectors: &[Vec<f32>],
+    translations: &[(u32, u32, f32)],
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    for n in [dim, vectors.len(), entries.len(), info.len()] {
+        out.extend_from_slice(&(n as u32).to_le_bytes());
+    }
+    out.extend_from_slice(info.as_bytes());
+    let strings: String = entries.iter().map(|e| e.0).collect();
+    out.extend_from_slice(&(strings.len() as u32).to_le_bytes());
+    out.extend_from_slice(strings.as_bytes());
+    let mut at = 0u32;
+    out.extend_from_slice(&at.to_le_bytes());
+    for e in entries {
+        at += e.0.len() as u32;
+        out.extend_from_slice(&at.to_le_bytes());
+    }
+    for e in entries {
+        out.extend_from_slice(&e.1.to_le_bytes());
+    }
+    for e in entries {
+        out.extend_from_slice(&e.2.to_le_bytes());
+    }
+    let scales: Vec<f32> = vectors
+        .iter()
+        .map(|v| v.iter().fold(0f32, |m, x| m.max(x.abs())) / 127.0)
+        .collect();
+    for s in &scales {
+        out.extend_from_slice(&s.to_le_bytes());
+    }
+    for (v, &s) in vectors.iter().zip(&scales) {
+        for i in 0..dim {
+            let x = v.get(i).copied().unwrap_or(0.0);
+            let q = if s > 0.0 { (x / s).round() as i8 } else { 0 };
+            out.push(q as u8);
+        }
+    }
+    // One translation per vector at most: (vector, entry, similarity).
+    out.extend_from_slice(&1u32.to_le_bytes());
+    let of = |v: usize| translations.iter().find(|t| t.0 as usize == v);
+    for v in 0..vectors.len() {
+        let e = of(v).map_or(u32::MAX, |t| t.1);
+        out.extend_from_slice(&e.to_le_bytes());
+    }
+    for v in 0..vectors.len() {
+        out.push(of(v).map_or(0, |t| (t.2 * 255.0).round() as u8));
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A tiny table: "sort" and 排序 share a direction, "tree" and 树
+    /// another, and pieces that segment words the table lacks.
+    pub(crate) fn small_table() -> Vec<u8> {
+        let vectors = vec![
+            vec![1.0, 0.0, 0.0, 0.1],
+            vec![0.0, 1.0, 0.0, 0.0],
+            vec![0.0, 0.0, 1.0, 0.0],
+            vec![0.0, 0.0, 0.0, 0.5],
+        ];
+        write_table(
+            "test table",
+            4,
+            &[
+                ("▁sort", -5.0, 0),
+                ("▁排序", -8.0, 0),
+                ("排", -9.0, 3),
+                ("序", -9.0, 3),
+                ("▁tree", -6.0, 1),
+                ("树", -7.0, 1),
+                ("▁quick", -7.0, 2),
+                ("ing", -4.0, 3),
+            ],
+            &vectors,
+            &[(0, 0, 0.6)],
+        )
+    }
+
+    fn cos(a: &[f32], b: &[f32]) -> f32 {
+        let n = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>() / (n(a) * n(b))
+    }
+
+    #[test]
+    fn words_and_segments() {
+        let e = StaticEmbedder::from_bytes(small_table()).unwrap();
+        assert_eq!(e.dim(), 4);
+        assert_eq!(e.info(), "test table");
+        assert!(cos(&e.embed("sort"), &e.embed("排序")) > 0.99);
+        // "sorting" is not in the table: ▁sort + ing.
+        let sorting = e.embed("Sorting");
+        assert!(cos(&sorting, &e.embed("sort")) > 0.9);
+        assert!(cos(&sorting, &e.embed("sort")) < 0.999);
+        // 排序 is one entry: better than 排 + 序.
+        assert!(cos(&e.embed("排序"), &e.embed("sort")) > 0.99);
+        // A CJK run segments into the best pieces; unknown characters are
+        // skipped.
+        assert!(cos(&e.embed("二叉树"), &e.embed("tree")) > 0.99);
+        assert!(e.embed("zzz 好").iter().all(|&x| x == 0.0));
+        assert!(e.embed("").iter().all(|&x| x == 0.0));
+        assert!(cos(&e.embed("quickSort"), &e.embed("quick sort")) > 0.999);
+        // Vector 0 (sort, 排序) translates to entry 0 (▁sort).
+        assert_eq!(e.translations("排序 tree"), vec![("sort".to_string(), 0.6)]);
+    }
+
+    #[test]
+    fn damaged_tables_are_errors() {
+        let good = small_table();
+        assert!(StaticEmbedder::from_bytes(good.clone()).is_ok());
+        for cut in [0, 7, 8, 20, good.len() / 2, good.len() - 1] {
+            assert!(
+                StaticEmbedder::from_bytes(good[..cut].to_vec()).is_err(),
+                "{cut}"
+            );
+        }
+        let mut longer = good.clone();
+        longer.push(0);
+        assert!(StaticEmbedder::from_bytes(longer).is_err());
+        let mut bad_magic = good.clone();
+        bad_magic[0] = b'X';
+        assert!(StaticEmbedder::from_bytes(bad_magic).is_err());
+        // Every single-byte change either parses or is refused; none panics,
+        // and what parses embeds.
+        for i in 0..good.len() {
+            let mut b = good.clone();
+            b[i] ^= 0xA5;
+            if let Ok(e) = StaticEmbedder::from_bytes(b) {
+                let _ = e.embed("sorting 排序 tree");
+            }
+        }
+    }
+}
