@@ -71,11 +71,7 @@ pub fn search(
     if query.top_k == 0 {
         return Ok(Vec::new());
     }
-    let threshold = if query.threshold.is_nan() {
-        0.0
-    } else {
-        query.threshold.clamp(0.0, 1.0)
-    };
+    let threshold = threshold_of(query);
     let lq = lexical.query(text, &semantic.translations(text));
     let qv = semantic.embed_query(text)?;
     let wanted = fusion.candidates.max(query.top_k.saturating_mul(3));
@@ -113,6 +109,15 @@ pub fn search(
     Ok(hits)
 }
 
+/// The query's threshold as a score: from 0 to 1, and 0 if it is NaN.
+fn threshold_of(query: &SemanticQuery<'_>) -> f32 {
+    if query.threshold.is_nan() {
+        0.0
+    } else {
+        query.threshold.clamp(0.0, 1.0)
+    }
+}
+
 /// `search` over nodes that are not indexed (an older version): a lexical
 /// index of just those nodes, and each node embedded with `semantic`'s
 /// embedder. Every node is scored, so the result is exact.
@@ -126,11 +131,7 @@ pub fn scan<'a>(
     if query.top_k == 0 {
         return Ok(Vec::new());
     }
-    let threshold = if query.threshold.is_nan() {
-        0.0
-    } else {
-        query.threshold.clamp(0.0, 1.0)
-    };
+    let threshold = threshold_of(query);
     let mut lexical = LexicalIndex::new(FieldWeights::default());
     let mut vectors: Vec<(NodeId, Option<Vec<f32>>)> = Vec::new();
     for node in nodes {
