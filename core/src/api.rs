@@ -6,6 +6,7 @@
 
 use crate::arb;
 use crate::builtins::{self, PrimTable};
+use crate::heap::MemoryMeter;
 use crate::host::{Host, InterruptCheck};
 use crate::pos::Pos;
 use crate::repo::forest::{Hash, ImportError, Snapshot, VersionForest};
@@ -114,6 +115,17 @@ impl Engine {
     /// the interrupt check (see [`Host`]).
     pub fn set_host(&mut self, host: Box<dyn Host>) {
         self.vm.install_host(host);
+    }
+
+    /// Has the memory cap (`Limits::max_memory`) checked against `meter`:
+    /// the bytes the embedder's allocator counts as held by its process or
+    /// wasm instance. An embedder that installs a counting global allocator
+    /// should give it: without one the engine checks its own estimate of the
+    /// Scheme heap, which misses what Rust structures hold around it (the
+    /// spare capacity of growing vectors, strings being built, the stacks'
+    /// spare room), so the process may hold several times the cap.
+    pub fn set_memory_meter(&mut self, meter: Option<MemoryMeter>) {
+        self.vm.set_memory_meter(meter);
     }
 
     /// Installs (or removes) the check that lets a host stop a running

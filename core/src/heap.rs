@@ -5,8 +5,14 @@
 //! live value is in a place it can enumerate (its stacks, registers, globals).
 //! Primitives may therefore hold values in Rust locals without rooting them.
 //!
-//! Memory accounting is approximate but conservative enough for a cap: every
-//! allocation adds the object's size; a collection recomputes the live total.
+//! Memory is counted two ways. The heap's own estimate adds each object's
+//! size as it is allocated and recomputes the live total at a collection;
+//! it decides when to collect. The cap is checked against what the
+//! embedder's allocator counts (a [`MemoryMeter`]), when it gives one: that
+//! includes what the estimate misses (the spare capacity of growing
+//! vectors, the VM's stacks, strings and output being built, the reader's
+//! and compiler's structures), so a cap bounds what the host pays. Without
+//! a meter the estimate is checked instead.
 
 use std::rc::Rc;
 
@@ -41,7 +47,12 @@ pub struct Heap {
     /// before it first changed them (see `begin_evaluation`).
     journal: Vec<(Ref, Object)>,
     journaling: bool,
+    meter: Option<MemoryMeter>,
 }
+
+/// Bytes the embedder's allocator counts as held by the engine's process
+/// (or wasm instance), everything included.
+pub type MemoryMeter = fn() -> usize;
 
 /// A memory cap would be exceeded.
 #[derive(Debug)]
@@ -70,6 +81,7 @@ impl Heap {
             epoch: 0,
             journal: Vec::new(),
             journaling: false,
+            meter: None,
         }
     }
 
@@ -98,10 +110,23 @@ impl Heap {
         Value::Obj(r)
     }
 
+    /// Installs the allocator's count the cap is checked against.
+    pub fn set_meter(&mut self, meter: Option<MemoryMeter>) {
+        self.meter = meter;
+    }
+
+    /// What the allocator counts as held, when the embedder gave a meter.
+    pub fn metered(&self) -> Option<usize> {
+        self.meter.map(|m| m())
+    }
+
     /// Checks that `n` more bytes fit under the cap before a primitive builds
     /// a large object (a huge `make-vector` must fail cleanly, not abort).
+    /// With a meter the garbage not yet collected counts too: the VM
+    /// collects and tries the primitive once more when it is refused.
     pub fn check_room(&self, n: usize) -> Result<(), OutOfMemory> {
-        if self.live_after_gc.saturating_add(n) > self.cap || n > isize::MAX as usize / 8 {
+        let held = self.metered().unwrap_or(self.live_after_gc);
+        if held.saturating_add(n) > self.cap || n > isize::MAX as usize / 8 {
             Err(OutOfMemory)
         } else {
             Ok(())

@@ -39,6 +39,7 @@ mod tools;
 pub mod repo;
 
 pub use api::{Engine, EvalError, Evaluation, Position};
+pub use heap::MemoryMeter;
 pub use host::{BasicHost, Host, InterruptCheck};
 pub use repo::forest::{Hash, ImportError, Snapshot};
 pub use repo::Tier;

@@ -89,21 +89,32 @@ pub fn register(t: &mut PrimTable) {
         compare(c, a, "string-ci>=?", true, |o| o.is_ge())
     });
     t.add("string-upcase", 1, Some(1), |c, a| {
+        // The text as UTF-8, its new case, then the new string's chars.
+        room_for_chars(c, 3 * string(c, "string-upcase", a[0])?.len())?;
         let s: String = string(c, "string-upcase", a[0])?.iter().collect();
         Ok(c.heap.string(&s.to_uppercase()))
     });
     t.add("string-downcase", 1, Some(1), |c, a| {
+        // The text as UTF-8, its new case, then the new string's chars.
+        room_for_chars(c, 3 * string(c, "string-downcase", a[0])?.len())?;
         let s: String = string(c, "string-downcase", a[0])?.iter().collect();
         Ok(c.heap.string(&downcase_string(&s)))
     });
     t.add("string-foldcase", 1, Some(1), |c, a| {
+        // The text as UTF-8, its new case, then the new string's chars.
+        room_for_chars(c, 3 * string(c, "string-foldcase", a[0])?.len())?;
         let s: String = string(c, "string-foldcase", a[0])?.iter().collect();
         Ok(c.heap.string(&fold_string(&s)))
     });
     t.add("substring", 3, Some(3), |c, a| copy(c, a, "substring"));
     t.add("string-copy", 1, Some(3), |c, a| copy(c, a, "string-copy"));
     t.add("string-append", 0, None, |c, a| {
-        let mut out = Vec::new();
+        let mut total = 0usize;
+        for &v in a {
+            total = total.saturating_add(string(c, "string-append", v)?.len());
+        }
+        room_for_chars(c, total)?;
+        let mut out = Vec::with_capacity(total);
         for &v in a {
             out.extend_from_slice(string(c, "string-append", v)?);
         }
@@ -117,6 +128,7 @@ pub fn register(t: &mut PrimTable) {
     });
     t.add("list->string", 1, Some(1), |c, a| {
         let items = list_items(c, "list->string", a[0])?;
+        room_for_chars(c, items.len())?;
         let mut s = Vec::with_capacity(items.len());
         for v in items {
             s.push(character(c, "list->string", v)?);
@@ -169,7 +181,12 @@ pub fn register(t: &mut PrimTable) {
             Some(&v) => string(c, "string-join", v)?.clone(),
             None => vec![' '],
         };
-        let mut out = Vec::new();
+        let mut total = sep.len().saturating_mul(items.len());
+        for v in &items {
+            total = total.saturating_add(string(c, "string-join", *v)?.len());
+        }
+        room_for_chars(c, total)?;
+        let mut out = Vec::with_capacity(total);
         for (i, v) in items.iter().enumerate() {
             if i > 0 {
                 out.extend_from_slice(&sep);
@@ -183,10 +200,20 @@ pub fn register(t: &mut PrimTable) {
 }
 
 fn copy(c: &mut Ctx, a: &[Value], who: &str) -> Result<Value, Fault> {
+    let len = string(c, who, a[0])?.len();
+    let (start, end) = range(c, who, a, 1, len)?;
+    room_for_chars(c, end - start)?;
     let s = string(c, who, a[0])?;
-    let (start, end) = range(c, who, a, 1, s.len())?;
     let piece = s[start..end].to_vec();
     Ok(c.heap.alloc(Object::Str(piece)))
+}
+
+/// Makes sure a new string of `n` characters fits under the memory cap,
+/// and charges copying them.
+fn room_for_chars(c: &mut Ctx, n: usize) -> Result<(), Fault> {
+    c.heap
+        .check_room(n.saturating_mul(std::mem::size_of::<char>()))?;
+    c.charge(n as u64 / 4)
 }
 
 fn compare(

@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use super::{Vm, VmError};
-use crate::builtins::{Budget, Ctx, Fault, KCtx, PrimKind};
+use crate::builtins::{Budget, Ctx, Fault, KCtx, PrimFn, PrimKind};
 use crate::code::{Frame, Template};
 use crate::repo::forest::Timestamp;
 use crate::repo::knowledge::Knowledge;
@@ -86,19 +86,13 @@ impl Vm {
         }
         match prim.kind {
             PrimKind::Simple(func) => {
-                let r = {
-                    let mut ctx = Ctx {
-                        heap: &mut self.heap,
-                        syms: &mut self.syms,
-                        out: &mut self.out,
-                        budget: Budget {
-                            steps_left: &mut self.steps_left,
-                            unpolled: &mut self.work_unpolled,
-                            host: self.host.get(),
-                        },
-                    };
-                    func(&mut ctx, &self.stack[callee_idx + 1..])
-                };
+                let mut r = self.run_simple(func, callee_idx);
+                if matches!(r, Err(Fault::OutOfMemory)) && self.heap.metered().is_some() {
+                    // Refused for want of room counting garbage: collect (the
+                    // arguments are on the stack) and try once more.
+                    self.collect_garbage();
+                    r = self.run_simple(func, callee_idx);
+                }
                 match r {
                     Ok(v) => self.deliver(callee_idx, v, tail),
                     Err(e) => {
@@ -129,6 +123,20 @@ impl Vm {
             }
             PrimKind::Control(c) => self.control(c, callee_idx, n, tail),
         }
+    }
+
+    fn run_simple(&mut self, func: PrimFn, callee_idx: usize) -> Result<Value, Fault> {
+        let mut ctx = Ctx {
+            heap: &mut self.heap,
+            syms: &mut self.syms,
+            out: &mut self.out,
+            budget: Budget {
+                steps_left: &mut self.steps_left,
+                unpolled: &mut self.work_unpolled,
+                host: self.host.get(),
+            },
+        };
+        func(&mut ctx, &self.stack[callee_idx + 1..])
     }
 
     /// A call of a heap object that is not a closure.

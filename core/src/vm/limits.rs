@@ -76,13 +76,27 @@ impl Vm {
     }
 
     pub(super) fn check_memory(&mut self) -> Result<(), VmError> {
-        if self.heap.wants_gc || self.heap.bytes + self.stack_bytes() > self.heap.cap {
+        if self.heap.wants_gc || self.held() > self.heap.cap {
             self.collect_garbage();
-            if self.heap.bytes + self.stack_bytes() > self.heap.cap {
+            if self.held() > self.heap.cap {
                 return Err(self.memory_limit_error());
             }
         }
         Ok(())
+    }
+
+    /// What counts against the cap: what the allocator holds (the heap,
+    /// the stacks, the output, everything) when the embedder gave a meter,
+    /// else the heap's estimate and the stacks; either way twice more the
+    /// output buffer: the host copies it when the evaluation ends, and
+    /// while it grows its old and new buffers both exist (a wasm instance's
+    /// memory keeps that high-water mark).
+    pub(super) fn held(&self) -> usize {
+        let output = 2 * self.out.capacity();
+        match self.heap.metered() {
+            Some(bytes) => bytes + output,
+            None => self.heap.bytes + self.stack_bytes() + output,
+        }
     }
 
     pub(super) fn stack_bytes(&self) -> usize {

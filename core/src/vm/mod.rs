@@ -44,7 +44,7 @@ use crate::compiler::gen::Gen;
 use crate::compiler::globals::{GlobalSyntax, Globals};
 use crate::compiler::special::Special;
 use crate::compiler::{CompileError, Known};
-use crate::heap::Heap;
+use crate::heap::{Heap, MemoryMeter};
 use crate::host::{BasicHost, Host, HostSlot};
 use crate::repo::forest::Timestamp;
 use crate::repo::knowledge::Knowledge;
@@ -202,6 +202,11 @@ impl Vm {
     /// place of an installed one.
     pub fn basic_host(&mut self) -> &mut BasicHost {
         self.host.basic()
+    }
+
+    /// Has the memory cap checked against the embedder's allocator.
+    pub fn set_memory_meter(&mut self, meter: Option<MemoryMeter>) {
+        self.heap.set_meter(meter);
     }
 
     /// The tier evaluations start in.

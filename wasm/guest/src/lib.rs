@@ -20,6 +20,12 @@ use arbores::engine::types as wit;
 use exports::arbores::engine::engine::{Evaluation, Guest, LoadError};
 use exports::arbores::engine::tools as wit_tools;
 
+/// Counts the bytes the instance holds: the memory cap is checked against
+/// it, so the cap bounds the linear memory, not an estimate of the Scheme
+/// heap.
+#[global_allocator]
+static ALLOCATOR: cap::Cap<std::alloc::System> = cap::Cap::new(std::alloc::System, usize::MAX);
+
 thread_local! {
     // One session per instance. wasm32-unknown-unknown is single-threaded,
     // so a thread local is a plain global; `None` until the first call.
@@ -33,6 +39,7 @@ fn with_engine<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
             install_panic_hook();
             let mut engine = Engine::new();
             engine.set_host(Box::new(ComponentHost));
+            engine.set_memory_meter(Some(|| ALLOCATOR.allocated()));
             engine
         });
         f(engine)
