@@ -11,6 +11,14 @@ use arbores_core::{Evaluation, Limits, Run, Snapshot, Suspension, Tier, Tool, To
 
 use crate::store::{BlobReader, LoadError};
 
+/// Counts the bytes the process holds: the native engine's memory cap is
+/// checked against it (`native.rs`), so the cap bounds what the process
+/// pays, not an estimate of the Scheme heap. No limit is set here: a
+/// refused allocation would abort the process instead of ending one
+/// evaluation.
+#[global_allocator]
+pub static ALLOCATOR: cap::Cap<std::alloc::System> = cap::Cap::new(std::alloc::System, usize::MAX);
+
 /// Which engine runs the core.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum EngineKind {

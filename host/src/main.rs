@@ -25,14 +25,6 @@ use crate::report::Style;
 use crate::session::Session;
 use crate::store::Store;
 
-/// Counts the bytes the process holds: the native engine's memory cap is
-/// checked against it (`native.rs`), so the cap bounds what the process
-/// pays, not an estimate of the Scheme heap. No limit is set here: a
-/// refused allocation would abort the process instead of ending one
-/// evaluation.
-#[global_allocator]
-pub static ALLOCATOR: cap::Cap<std::alloc::System> = cap::Cap::new(std::alloc::System, usize::MAX);
-
 /// Arbores: an R7RS-small Scheme that keeps a versioned database of Scheme code.
 ///
 /// By default the engine runs inside wasmtime as a sandboxed WebAssembly

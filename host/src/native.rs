@@ -30,7 +30,7 @@ impl Host for NativeHost {
 impl NativeSession {
     pub fn new(settings: &Settings, stopper: Stopper) -> NativeSession {
         let mut engine = Engine::new();
-        engine.set_memory_meter(Some(|| crate::ALLOCATOR.allocated()));
+        engine.set_memory_meter(Some(|| crate::backend::ALLOCATOR.allocated()));
         engine.set_limits(settings.limits);
         engine.set_tier(settings.tier);
         engine.set_host(Box::new(NativeHost {
