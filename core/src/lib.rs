@@ -41,7 +41,7 @@ pub mod repo;
 pub use api::{Engine, EvalError, Evaluation, Position};
 pub use heap::MemoryMeter;
 pub use host::{BasicHost, Host, InterruptCheck};
-pub use repo::forest::{Hash, ImportError, Snapshot};
+pub use repo::forest::{hex, Hash, ImportError, Snapshot};
 pub use repo::Tier;
 pub use tools::{Run, Suspension, Tool, ToolAnswer, ToolCall};
 pub use vm::{ErrorKind, Limits};

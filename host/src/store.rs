@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use arbores_core::{Hash, ImportError, Snapshot};
+use arbores_core::{hex, Hash, ImportError, Snapshot};
 
 const FORMAT_FILE: &str = "format";
 const FORMAT: &str = "arbores-store 1\n";
@@ -41,8 +41,7 @@ pub struct Store {
 
 /// Why a stored state could not be loaded, from either engine.
 pub struct LoadError {
-    /// "refs", "missing-blob", "hash-mismatch", "corrupt-blob",
-    /// "inconsistent", or a kind a newer guest added.
+    /// One of `ImportError::KINDS`, or a kind a newer guest added.
     pub kind: String,
     pub message: String,
     pub blob: Option<Hash>,
@@ -50,17 +49,10 @@ pub struct LoadError {
 
 impl From<ImportError> for LoadError {
     fn from(e: ImportError) -> LoadError {
-        let (kind, blob) = match &e {
-            ImportError::Refs(_) => ("refs", None),
-            ImportError::MissingBlob { hash, .. } => ("missing-blob", Some(*hash)),
-            ImportError::HashMismatch { hash } => ("hash-mismatch", Some(*hash)),
-            ImportError::CorruptBlob { hash, .. } => ("corrupt-blob", Some(*hash)),
-            ImportError::Inconsistent(_) | ImportError::NoSnapshot => ("inconsistent", None),
-        };
         LoadError {
-            kind: kind.to_string(),
+            kind: e.kind().to_string(),
             message: e.to_string(),
-            blob,
+            blob: e.blob(),
         }
     }
 }
@@ -104,10 +96,6 @@ impl BlobReader {
             }
         }
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn blob_path(dir: &Path, name: &Hash) -> PathBuf {

@@ -8,7 +8,7 @@
 
 use std::cell::RefCell;
 
-use arbores_core::{Engine, Host, ImportError, Limits, Run, Snapshot, Tier, Tool, ToolAnswer};
+use arbores_core::{Engine, Host, Limits, Run, Snapshot, Tier, Tool, ToolAnswer};
 
 wit_bindgen::generate!({
     world: "arbores",
@@ -103,18 +103,10 @@ impl Guest for Component {
 
     fn load(refs: Vec<u8>) -> Result<(), LoadError> {
         with_engine(|engine| engine.import(&refs, |name| host::get_blob(name))).map_err(|e| {
-            let (kind, blob) = match &e {
-                ImportError::Refs(_) => ("refs", None),
-                ImportError::MissingBlob { hash, .. } => ("missing-blob", Some(hash.to_vec())),
-                ImportError::HashMismatch { hash } => ("hash-mismatch", Some(hash.to_vec())),
-                ImportError::CorruptBlob { hash, .. } => ("corrupt-blob", Some(hash.to_vec())),
-                // NoSnapshot comes only from `import_snapshots`.
-                ImportError::Inconsistent(_) | ImportError::NoSnapshot => ("inconsistent", None),
-            };
             LoadError {
-                kind: kind.to_string(),
+                kind: e.kind().to_string(),
                 message: e.to_string(),
-                blob,
+                blob: e.blob().map(|h| h.to_vec()),
             }
         })
     }

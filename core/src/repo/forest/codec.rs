@@ -54,8 +54,15 @@ pub(crate) type NameMap<V> =
 pub(crate) type NameSet =
     std::collections::HashSet<Hash, std::hash::BuildHasherDefault<NameHasher>>;
 
-pub(crate) fn hex(h: &Hash) -> String {
-    h.iter().map(|b| format!("{b:02x}")).collect()
+/// A blob's name as every store shows it: 64 lowercase hex digits.
+pub fn hex(h: &Hash) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(64);
+    for b in h {
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    s
 }
 
 // ---------------------------------------------------------------- writing
@@ -692,4 +699,21 @@ pub(crate) fn decode_refs(bytes: &[u8]) -> R<Refs> {
     })()
     .map_err(at)?;
     Ok(refs)
+}
+
+#[cfg(test)]
+mod hex_tests {
+    use super::hex;
+
+    #[test]
+    fn names_are_64_lowercase_digits() {
+        let mut h = [0u8; 32];
+        h[0] = 0xab;
+        h[1] = 0x01;
+        h[31] = 0xff;
+        let s = hex(&h);
+        assert_eq!(s.len(), 64);
+        assert!(s.starts_with("ab01") && s.ends_with("ff"));
+        assert_eq!(s, s.to_lowercase());
+    }
 }

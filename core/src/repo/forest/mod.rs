@@ -30,7 +30,7 @@ use std::sync::Arc;
 use crate::repo::node::{is_reserved, Node, NodeId, VersionId};
 use hamt::Tree;
 
-pub use codec::DecodeError;
+pub use codec::{hex, DecodeError};
 pub use hamt::{NodeChange, Nodes};
 pub use persist::{ImportError, Snapshot};
 

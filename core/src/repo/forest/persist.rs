@@ -59,6 +59,38 @@ pub enum ImportError {
     NoSnapshot,
 }
 
+impl ImportError {
+    /// Every kind's stable name, as hosts and the WIT interface report it.
+    pub const KINDS: [&'static str; 5] = [
+        "refs",
+        "missing-blob",
+        "hash-mismatch",
+        "corrupt-blob",
+        "inconsistent",
+    ];
+
+    /// This error's kind, one of [`ImportError::KINDS`].
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ImportError::Refs(_) => "refs",
+            ImportError::MissingBlob { .. } => "missing-blob",
+            ImportError::HashMismatch { .. } => "hash-mismatch",
+            ImportError::CorruptBlob { .. } => "corrupt-blob",
+            ImportError::Inconsistent(_) | ImportError::NoSnapshot => "inconsistent",
+        }
+    }
+
+    /// The blob the error is about, if it is about one.
+    pub fn blob(&self) -> Option<Hash> {
+        match self {
+            ImportError::MissingBlob { hash, .. }
+            | ImportError::HashMismatch { hash }
+            | ImportError::CorruptBlob { hash, .. } => Some(*hash),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for ImportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -582,4 +614,43 @@ fn relayout(
     }
     forest.saved_reflog = 0;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DecodeError, ImportError};
+
+    #[test]
+    fn every_kind_is_listed_and_documented_in_the_wit_interface() {
+        let bad = || DecodeError {
+            offset: 0,
+            what: String::new(),
+        };
+        let all = [
+            ImportError::Refs(bad()),
+            ImportError::MissingBlob {
+                hash: [1; 32],
+                needed_by: String::new(),
+            },
+            ImportError::HashMismatch { hash: [2; 32] },
+            ImportError::CorruptBlob {
+                hash: [3; 32],
+                error: bad(),
+            },
+            ImportError::Inconsistent(String::new()),
+            ImportError::NoSnapshot,
+        ];
+        for e in &all {
+            assert!(ImportError::KINDS.contains(&e.kind()), "{e:?}");
+        }
+        assert_eq!(all[2].blob(), Some([2; 32]));
+        assert_eq!(all[4].blob(), None);
+        let wit = include_str!("../../../../wasm/wit/arbores.wit");
+        for kind in ImportError::KINDS {
+            assert!(
+                wit.contains(&format!("\"{kind}\"")),
+                "{kind} is not in arbores.wit"
+            );
+        }
+    }
 }
