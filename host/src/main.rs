@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use arbores_core::{Limits, Tier};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
 use crate::backend::{EngineKind, Settings, Stopper};
 use crate::report::Style;
@@ -69,29 +69,19 @@ struct Cli {
 
     /// What evaluations may do with the knowledge base [default: system
     /// for repl and eval (the operator's own commands), read-write for run]
-    #[arg(long, global = true, value_name = "TIER", value_enum)]
-    tier: Option<TierArg>,
+    #[arg(long, global = true, value_name = "TIER", value_parser = tier_parser())]
+    tier: Option<Tier>,
 }
 
-/// The tiers of `--tier`.
-#[derive(Clone, Copy, ValueEnum)]
-enum TierArg {
-    /// Everything, including moving the current version (arb:switch-version)
-    System,
-    /// Read and commit changes, but not move the current version
-    ReadWrite,
-    /// Only read; nothing is ever written to the store
-    ReadOnly,
-}
-
-impl From<TierArg> for Tier {
-    fn from(t: TierArg) -> Tier {
-        match t {
-            TierArg::System => Tier::System,
-            TierArg::ReadWrite => Tier::ReadWrite,
-            TierArg::ReadOnly => Tier::ReadOnly,
-        }
-    }
+/// `--tier`: the core's tier names, each with what it allows.
+fn tier_parser() -> impl clap::builder::TypedValueParser<Value = Tier> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        Tier::ALL
+            .iter()
+            .map(|(tier, name)| PossibleValue::new(*name).help(tier.rights())),
+    )
+    .try_map(|name| Tier::from_name(&name).ok_or_else(|| Tier::unknown_name(&name)))
 }
 
 const EXAMPLES: &str = "\
@@ -201,7 +191,7 @@ fn dispatch(cli: Cli) -> Result<bool, String> {
             max_memory: usize::try_from(cli.memory).unwrap_or(usize::MAX),
         },
         timeout: (!cli.timeout.is_zero()).then_some(cli.timeout),
-        tier: cli.tier.map(Tier::from).unwrap_or(default_tier),
+        tier: cli.tier.unwrap_or(default_tier),
         clock: clock_from_env()?,
     };
     if settings.engine == EngineKind::Wasm && cli.memory > wasm::MAX_CORE_MEMORY {

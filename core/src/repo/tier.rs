@@ -52,6 +52,16 @@ impl Tier {
         }
     }
 
+    /// What code in this tier may do, in a few words (for `--help` and
+    /// the like).
+    pub fn rights(self) -> &'static str {
+        match self {
+            Tier::System => "Everything, including moving the current version (arb:switch-version)",
+            Tier::ReadWrite => "Read and commit changes, but not move the current version",
+            Tier::ReadOnly => "Only read; nothing is ever written to the store",
+        }
+    }
+
     /// The error text for a name [`Tier::from_name`] does not know.
     pub fn unknown_name(name: &str) -> String {
         format!("unknown tier {name:?}: expected \"system\", \"read-write\" or \"read-only\" (or T0, T1, T2)")

@@ -203,9 +203,7 @@ impl Default for Engine {
 }
 
 fn parse_tier(name: &str) -> Result<Tier, String> {
-    Tier::from_name(name).ok_or_else(|| {
-        format!("tier: expected \"system\", \"read-write\" or \"read-only\", got {name:?}")
-    })
+    Tier::from_name(name).ok_or_else(|| format!("setTier: {}", Tier::unknown_name(name)))
 }
 
 /// Largest integer a JavaScript number holds exactly.
@@ -235,7 +233,7 @@ mod tests {
         assert_eq!(parse_tier("read-write"), Ok(Tier::ReadWrite));
         assert_eq!(parse_tier("T2"), Ok(Tier::ReadOnly));
         let err = parse_tier("root").unwrap_err();
-        assert!(err.starts_with("tier: expected"), "{err}");
+        assert!(err.starts_with("setTier: unknown tier \"root\""), "{err}");
     }
 
     #[test]
