@@ -13,7 +13,7 @@ use crate::repo::forest::{Hash, ImportError, Snapshot, VersionForest};
 use crate::repo::index::{Embedder, SemanticConfig};
 use crate::repo::knowledge::Knowledge;
 use crate::repo::Tier;
-use crate::vm::{ErrorKind, Limits, Vm, VmError};
+use crate::vm::{ErrorKind, Limits, ValueForm, Vm, VmError};
 
 /// A line:column position in the evaluated source text (both 1-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,7 +217,20 @@ impl Engine {
 
     /// Reads and evaluates every form of `source` in order.
     pub fn eval(&mut self, source: &str) -> Evaluation {
-        let outcome = self.vm.evaluate(source, self.limits);
+        self.evaluate(source, ValueForm::Write)
+    }
+
+    /// Like [`Engine::eval`], but the value is JSON text, by the engine's
+    /// one mapping between Scheme values and JSON (docs/API.md, "Values as
+    /// JSON"). A last value with no JSON form (a procedure, `+inf.0`, a
+    /// character) makes a `runtime-error` whose message says what and
+    /// where in the value; what the evaluation did stays done.
+    pub fn eval_json(&mut self, source: &str) -> Evaluation {
+        self.evaluate(source, ValueForm::Json)
+    }
+
+    fn evaluate(&mut self, source: &str, form: ValueForm) -> Evaluation {
+        let outcome = self.vm.evaluate_as(source, self.limits, form);
         match outcome.value {
             Ok(value) => Evaluation {
                 value,

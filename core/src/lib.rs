@@ -21,6 +21,7 @@ mod symbol;
 mod value;
 // 2. text: syntax, reading, printing, data between syntax and values
 mod datum;
+mod json;
 mod printer;
 mod reader;
 mod syntax;

@@ -4,8 +4,9 @@
 //! In a ```scheme block, the lines up to a `;; => VALUE` line (continued by
 //! `;;` lines) are evaluated and their value, as `write` shows it, must be
 //! VALUE (whitespace between tokens is not significant). After `;; prints:`
-//! the `;;   ` lines are the exact output. Forms followed by neither must
-//! evaluate without error.
+//! the `;;   ` lines are the exact output. After `;; json => TEXT` the
+//! forms are evaluated with `Engine::eval_json` and the value must be TEXT
+//! exactly. Forms followed by none of these must evaluate without error.
 
 use std::path::Path;
 
@@ -16,6 +17,8 @@ struct Example {
     source: String,
     value: Option<String>,
     output: Option<String>,
+    /// The value is JSON (`eval_json`), compared exactly.
+    json: bool,
 }
 
 fn examples(doc: &str) -> Vec<Example> {
@@ -43,6 +46,7 @@ fn examples(doc: &str) -> Vec<Example> {
                     source: std::mem::take(&mut source),
                     value: None,
                     output: None,
+                    json: false,
                 });
             }
             in_block = false;
@@ -62,7 +66,20 @@ fn examples(doc: &str) -> Vec<Example> {
                 source: std::mem::take(&mut source),
                 value: Some(value),
                 output: None,
+                json: false,
             });
+            start = i + 1;
+            continue;
+        }
+        if let Some(v) = line.strip_prefix(";; json => ") {
+            out.push(Example {
+                line: start,
+                source: std::mem::take(&mut source),
+                value: Some(v.to_string()),
+                output: None,
+                json: true,
+            });
+            i += 1;
             start = i + 1;
             continue;
         }
@@ -79,6 +96,7 @@ fn examples(doc: &str) -> Vec<Example> {
                 source: std::mem::take(&mut source),
                 value: None,
                 output: Some(text),
+                json: false,
             });
             start = i + 1;
             continue;
@@ -140,7 +158,11 @@ fn every_example_of_the_api_reference_holds() {
     let mut failures = Vec::new();
     let mut checked = 0;
     for ex in &all {
-        let r = e.eval(&ex.source);
+        let r = if ex.json {
+            e.eval_json(&ex.source)
+        } else {
+            e.eval(&ex.source)
+        };
         if let Some(err) = &r.error {
             failures.push(format!(
                 "docs/API.md:{}: {}\n    error: {err}",
@@ -152,7 +174,12 @@ fn every_example_of_the_api_reference_holds() {
         if let Some(expected) = &ex.value {
             checked += 1;
             let actual = r.value.clone().unwrap_or_default();
-            if normalise(&actual) != normalise(expected) {
+            let same = if ex.json {
+                actual == *expected
+            } else {
+                normalise(&actual) == normalise(expected)
+            };
+            if !same {
                 failures.push(format!(
                     "docs/API.md:{}: {}\n    expected: {}\n    actual:   {}",
                     ex.line,

@@ -20,7 +20,7 @@ const CORE_LAYERS: &[(&str, &[&str])] = &[
     ("heap", &["heap"]),
     ("syntax", &["syntax"]),
     ("text", &["reader", "printer"]),
-    ("datum", &["datum"]),
+    ("datum", &["datum", "json"]),
     ("compiler", &["compiler"]),
     ("primitives", &["builtins"]),
     ("knowledge", &["arb"]),

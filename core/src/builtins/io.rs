@@ -3,6 +3,7 @@
 
 use super::{boolean, character, index, range, string, type_error, Ctx, Fault, PrimTable};
 use crate::datum;
+use crate::json;
 use crate::printer::{self, Mode};
 use crate::reader::Reader;
 use crate::value::{Object, Port, Value};
@@ -197,6 +198,17 @@ pub fn register(t: &mut PrimTable) {
         Ok(Value::Int(n as i64))
     });
     t.add("read", 0, Some(1), read);
+    // JSON by the engine's one mapping (docs/API.md, "Values as JSON").
+    t.add("scheme->json", 1, Some(1), |c, a| {
+        let text = json::to_json(c.heap, c.syms, a[0])
+            .map_err(|e| Fault::Error(format!("scheme->json: {e}"), vec![]))?;
+        Ok(c.heap.string(&text))
+    });
+    t.add("json->scheme", 1, Some(1), |c, a| {
+        let text: String = string(c, "json->scheme", a[0])?.iter().collect();
+        json::from_json(c.heap, c.syms, &text)
+            .map_err(|e| Fault::Error(format!("json->scheme: {e}"), vec![]))
+    });
     t.add("eof-object", 0, Some(0), |_, _| Ok(Value::Eof));
     t.add("eof-object?", 1, Some(1), |_, a| {
         Ok(boolean(matches!(a[0], Value::Eof)))

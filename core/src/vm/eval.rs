@@ -8,9 +8,20 @@ use super::{ErrorKind, Limits, Vm, VmError};
 use crate::code::Template;
 use crate::compiler::CompileError;
 use crate::datum;
+use crate::json;
 use crate::printer;
 use crate::reader;
 use crate::value::Value;
+
+/// How an evaluation shows the value of its last form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueForm {
+    /// As `write` prints it.
+    Write,
+    /// As JSON text, by the mapping of `json.rs`; a value with no JSON
+    /// form is an error.
+    Json,
+}
 
 /// What an evaluation gives back: the value of its last form, or the error
 /// that ended it, and the text written to the current output port either
@@ -66,12 +77,27 @@ impl Vm {
     /// back. A transaction left open by an error or a limit is aborted.
     /// A tool call raises an error: nothing here can suspend.
     pub fn evaluate(&mut self, source: &str, limits: Limits) -> Outcome {
-        self.start(source, limits, false)
+        self.start_as(source, limits, false, ValueForm::Write)
+    }
+
+    /// Like `evaluate`, the value shown in `form`.
+    pub fn evaluate_as(&mut self, source: &str, limits: Limits, form: ValueForm) -> Outcome {
+        self.start_as(source, limits, false, form)
     }
 
     /// Like `evaluate`; when `may_suspend`, a tool call parks the
     /// evaluation (`Outcome::suspended`) instead of raising an error.
     pub fn start(&mut self, source: &str, limits: Limits, may_suspend: bool) -> Outcome {
+        self.start_as(source, limits, may_suspend, ValueForm::Write)
+    }
+
+    fn start_as(
+        &mut self,
+        source: &str,
+        limits: Limits,
+        may_suspend: bool,
+        form: ValueForm,
+    ) -> Outcome {
         let forms = match reader::read_all(source, &mut self.syms) {
             Ok(f) => f,
             Err(e) => {
@@ -88,7 +114,7 @@ impl Vm {
             }
         };
         let queue = forms.into_iter().map(|f| (f, None)).collect();
-        self.slice(queue, None, limits, may_suspend)
+        self.slice(queue, None, limits, may_suspend, form)
     }
 
     /// Continues parked evaluation `id` with the host's answers to its
@@ -138,7 +164,13 @@ impl Vm {
             .map(|(ok, v)| self.heap.cons(ok, v))
             .collect();
         let answers = self.heap.list(&pairs);
-        Ok(self.slice(parked.queue, Some((parked.k, answers)), limits, true))
+        Ok(self.slice(
+            parked.queue,
+            Some((parked.k, answers)),
+            limits,
+            true,
+            ValueForm::Write,
+        ))
     }
 
     /// One run slice: the parked continuation `resume` with its answers (if
@@ -149,6 +181,7 @@ impl Vm {
         resume: Option<(Value, Value)>,
         limits: Limits,
         may_suspend: bool,
+        form: ValueForm,
     ) -> Outcome {
         self.reset_loading();
         self.out.clear();
@@ -194,9 +227,19 @@ impl Vm {
         } else {
             self.commit_evaluation();
         }
-        let value = result.map(|last| match last {
-            Value::Unspecified => None,
-            v => Some(printer::write_string(&self.heap, &self.syms, v)),
+        let value = result.and_then(|last| match (last, form) {
+            (Value::Unspecified, _) => Ok(None),
+            (v, ValueForm::Write) => Ok(Some(printer::write_string(&self.heap, &self.syms, v))),
+            (v, ValueForm::Json) => {
+                json::to_json(&self.heap, &self.syms, v)
+                    .map(Some)
+                    .map_err(|e| VmError {
+                        kind: ErrorKind::Runtime,
+                        message: format!("the value {e}"),
+                        pos: None,
+                        backtrace: vec![],
+                    })
+            }
         });
         // The heap after an evaluation holds only what globals reach; a
         // large evaluation should not leave its garbage behind until the

@@ -55,7 +55,7 @@ use crate::syntax::Syn;
 use crate::value::Value;
 
 pub use error::{ErrorKind, VmError};
-pub use eval::{Answer, Outcome, PendingCall};
+pub use eval::{Answer, Outcome, PendingCall, ValueForm};
 pub use limits::Limits;
 use loader::Links;
 use suspend::ParkingLot;
