@@ -49,6 +49,31 @@ impl std::fmt::Display for EvalError {
     }
 }
 
+impl EvalError {
+    /// The error as the `arbores` command prints it and the Scheme suite's
+    /// expectations hold it: `error: [ORIGIN:]LINE:COL: MESSAGE` (the
+    /// position when known), then `  at FRAME` for each frame of the
+    /// backtrace, every line ended by a newline.
+    pub fn report(&self, origin: Option<&str>) -> String {
+        let mut place = String::new();
+        if let Some(origin) = origin {
+            place.push_str(origin);
+            place.push(':');
+        }
+        if let Some(p) = self.position {
+            place.push_str(&format!("{p}:"));
+        }
+        if !place.is_empty() {
+            place.push(' ');
+        }
+        let mut s = format!("error: {place}{}\n", self.message);
+        for frame in &self.backtrace {
+            s.push_str(&format!("  at {frame}\n"));
+        }
+        s
+    }
+}
+
 /// The result of evaluating a source text: the value of its last form (in
 /// `write` form), everything written to the current output port, and the error
 /// that ended it, if any. Output written before an error is kept.

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::time::Duration;
 
-use arbores_core::ErrorKind;
+use arbores_core::{ErrorKind, EvalError};
 
 use crate::backend::{Settings, StopReason};
 use crate::session::Outcome;
@@ -52,17 +52,6 @@ fn print_evaluation(
 
     let Some(error) = &ev.error else { return true };
     let mut err = std::io::stderr().lock();
-    let mut place = String::new();
-    if let Some(origin) = origin {
-        place.push_str(origin);
-        place.push(':');
-    }
-    if let Some(p) = error.position {
-        place.push_str(&format!("{}:{}:", p.line, p.column));
-    }
-    if !place.is_empty() {
-        place.push(' ');
-    }
     let message = match (error.kind, outcome.stopped) {
         (ErrorKind::Interrupted, Some(StopReason::CtrlC)) => "interrupted (Ctrl-C)".to_string(),
         (ErrorKind::Interrupted, _) if outcome.session_lost => {
@@ -77,10 +66,11 @@ fn print_evaluation(
         }
         _ => error.message.clone(),
     };
-    let _ = writeln!(err, "error: {place}{message}");
-    for frame in &error.backtrace {
-        let _ = writeln!(err, "  at {frame}");
-    }
+    let shown = EvalError {
+        message,
+        ..error.clone()
+    };
+    let _ = err.write_all(shown.report(origin).as_bytes());
     let note = match error.kind {
         ErrorKind::StepLimit => Some(format!(
             "each evaluation may take {} steps; change the budget with --fuel",
