@@ -530,47 +530,6 @@ fn wasm_backstop_ends_a_stuck_evaluation() {
     );
 }
 
-/// The data-driven Scheme suite of `tests/scheme`, through `arbores run`:
-/// the same programs and expectations the core's own tests use natively.
-fn scheme_suite(engine: &str) {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/scheme");
-    let mut passed = 0;
-    let mut failures = Vec::new();
-    for (kind, ext) in [("pass", "out"), ("fail", "err")] {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(kind))
-            .expect("tests/scheme")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "scm"))
-            .collect();
-        files.sort();
-        for f in files {
-            let expected =
-                std::fs::read_to_string(f.with_extension(ext)).expect("expectation file");
-            let path = f.to_string_lossy().into_owned();
-            let out = arbores(engine, &["run", &path], None);
-            let actual = if kind == "pass" {
-                stdout(&out)
-            } else {
-                stderr(&out).replace(&format!("{path}:"), "")
-            };
-            if actual == expected {
-                passed += 1;
-            } else {
-                failures.push(format!(
-                    "{path}\n--- expected\n{expected}--- actual\n{actual}"
-                ));
-            }
-        }
-    }
-    println!(
-        "scheme suite ({engine}): {passed} passed, {} failed",
-        failures.len()
-    );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-both_engines!(scheme_suite);
-
 // ---------------------------------------------------------------------------
 // The knowledge store
 
@@ -625,7 +584,6 @@ both_engines!(
     missing_blob_is_reported,
     not_a_store_is_refused,
     repl_saves_each_commit,
-    knowledge_suite,
     a_store_of_the_first_layout_opens,
 );
 
@@ -993,60 +951,6 @@ fn wasm_restart_reloads_the_store() {
             "was not"
         }
     );
-}
-
-/// tests/scheme/knowledge through `arbores --tier system run`, each program
-/// with a fresh store and the clock its expectations were written with.
-fn knowledge_suite(engine: &str) {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/scheme/knowledge");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
-        .expect("tests/scheme/knowledge")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "scm"))
-        .collect();
-    files.sort();
-    let mut passed = 0;
-    let mut failures = Vec::new();
-    for f in files {
-        let expected = std::fs::read_to_string(f.with_extension("out")).expect("expectation file");
-        let path = f.to_string_lossy().into_owned();
-        let name = f.file_stem().unwrap().to_string_lossy().into_owned();
-        let store = fresh_store(&format!("suite-{engine}-{name}"));
-        if engine == "wasm" {
-            require_guest();
-        }
-        let mut cmd = command(
-            engine,
-            &[
-                "--store",
-                store.to_str().unwrap(),
-                "--tier",
-                "system",
-                "run",
-                &path,
-            ],
-        );
-        cmd.env("ARBORES_CLOCK", "2025-07-29T10:30:00Z");
-        let out = run(cmd, None);
-        let actual = format!(
-            "{}{}",
-            stdout(&out),
-            stderr(&out).replace(&format!("{path}:"), "")
-        );
-        if actual == expected {
-            passed += 1;
-        } else {
-            failures.push(format!(
-                "{path}\n--- expected\n{expected}--- actual\n{actual}"
-            ));
-        }
-    }
-    println!(
-        "knowledge suite ({engine}): {passed} passed, {} failed",
-        failures.len()
-    );
-    assert!(passed > 0, "no knowledge programs found");
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
