@@ -47,6 +47,7 @@ pub fn atom_value(heap: &mut Heap, a: &Atom) -> Value {
     match a {
         Atom::Bool(b) => Value::Bool(*b),
         Atom::Num(n) => n.clone().into_value(heap),
+        Atom::Complex(z) => heap.alloc(Object::Complex(z.clone())),
         Atom::Char(c) => Value::Char(*c),
         Atom::Str(s) => heap.string(s),
         Atom::Bytes(b) => heap.alloc(Object::Bytevector(b.to_vec())),
@@ -175,6 +176,7 @@ fn value_to_syn_at(
         Value::Eof => Syn::Atom(Atom::Eof, p),
         Value::Obj(r) => match heap.get(r) {
             Object::Str(s) => Syn::Atom(Atom::Str(s.iter().collect::<String>().into()), p),
+            Object::Complex(z) => Syn::Atom(Atom::Complex(z.clone()), p),
             Object::Big(_) | Object::Rat(_) => match Num::from_value(heap, v) {
                 Some(n) => Syn::Atom(Atom::Num(n), p),
                 None => return Err("bad number".into()),

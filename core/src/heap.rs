@@ -17,6 +17,7 @@
 use std::rc::Rc;
 
 use crate::code::Template;
+use crate::complex::Number;
 use crate::number::Num;
 use crate::value::{Object, Ref, Value};
 
@@ -387,6 +388,7 @@ pub(crate) fn children(obj: &Object, tstack: &mut Vec<Rc<Template>>) -> Vec<Valu
         | Object::Bytevector(_)
         | Object::Big(_)
         | Object::Rat(_)
+        | Object::Complex(_)
         | Object::RecordType(_)
         | Object::Port(_)
         | Object::Environment => {}
@@ -417,6 +419,23 @@ impl Num {
             Num::Float(f) => Value::Float(f),
             Num::Big(b) => heap.alloc(Object::Big(b)),
             Num::Rat(q) => heap.alloc(Object::Rat(Box::new(q))),
+        }
+    }
+}
+
+impl Number {
+    /// Any number, real or not.
+    pub fn from_value(heap: &Heap, v: Value) -> Option<Number> {
+        match heap.obj(v) {
+            Some(Object::Complex(z)) => Some(Number::Complex(z.clone())),
+            _ => Num::from_value(heap, v).map(Number::Real),
+        }
+    }
+
+    pub fn into_value(self, heap: &mut Heap) -> Value {
+        match self {
+            Number::Real(r) => r.into_value(heap),
+            Number::Complex(z) => heap.alloc(Object::Complex(z)),
         }
     }
 }

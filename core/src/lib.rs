@@ -13,6 +13,7 @@
 //
 // 1. data: the values in memory
 mod code;
+mod complex;
 mod heap;
 mod host;
 mod number;

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::complex::{self, Number};
 use crate::heap::Heap;
 use crate::number::{self, Num};
 use crate::symbol::SymbolTable;
@@ -228,6 +229,10 @@ fn atom(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut String)
                 &number::to_string(&Num::Rat((**q).clone()), 10, &mut number::Unmetered)
                     .unwrap_or_else(|e| match e {}),
             ),
+            Object::Complex(z) => out.push_str(
+                &complex::to_string(&Number::Complex(z.clone()), 10, &mut number::Unmetered)
+                    .unwrap_or_else(|e| match e {}),
+            ),
             Object::Bytevector(b) => {
                 out.push_str("#u8(");
                 for (i, x) in b.iter().enumerate() {
@@ -353,7 +358,7 @@ fn write_symbol(name: &str, out: &mut String) {
                 )
         })
         || name.starts_with('#')
-        || number::parse(name, 10).is_some()
+        || complex::parse(name, 10).is_some()
         || name == ".";
     if !needs_bars {
         out.push_str(name);
@@ -392,6 +397,10 @@ fn syn_print(s: &Syn, syms: &SymbolTable, out: &mut String, depth: usize) {
             Atom::Bool(b) => out.push_str(if *b { "#t" } else { "#f" }),
             Atom::Num(n) => out.push_str(
                 &number::to_string(n, 10, &mut number::Unmetered).unwrap_or_else(|e| match e {}),
+            ),
+            Atom::Complex(z) => out.push_str(
+                &complex::to_string(&Number::Complex(z.clone()), 10, &mut number::Unmetered)
+                    .unwrap_or_else(|e| match e {}),
             ),
             Atom::Char(c) => out.push_str(&char_name(*c)),
             Atom::Str(s) => write_string_literal(s.chars(), out),

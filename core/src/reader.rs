@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use crate::complex::{self, Number};
 use crate::number;
 use crate::pos::Pos;
 use crate::symbol::SymbolTable;
@@ -421,8 +422,8 @@ impl<'a> Reader<'a> {
     }
 
     fn atom(&mut self, text: String, pos: Pos) -> Result<Syn, ReadError> {
-        if let Some(n) = number::parse(&text, 10) {
-            return Ok(Syn::Atom(Atom::Num(n), pos));
+        if let Some(n) = number_atom(&text) {
+            return Ok(Syn::Atom(n, pos));
         }
         let first = text.chars().next().unwrap_or(' ');
         if first.is_ascii_digit()
@@ -582,8 +583,8 @@ impl<'a> Reader<'a> {
                     self.next();
                     return Ok(Some(Token::OpenBytes(pos)));
                 }
-                if let Some(n) = number::parse(&text, 10) {
-                    return Ok(Some(Token::Datum(Syn::Atom(Atom::Num(n), pos))));
+                if let Some(n) = number_atom(&text) {
+                    return Ok(Some(Token::Datum(Syn::Atom(n, pos))));
                 }
                 self.err(format!("bad syntax: {text}"), pos)
             }
@@ -636,4 +637,12 @@ impl<'a> Reader<'a> {
 /// Reads all data in `text`.
 pub fn read_all(text: &str, symbols: &mut SymbolTable) -> Result<Vec<Syn>, ReadError> {
     Reader::new(text, symbols).read_all()
+}
+
+/// The number `text` spells, real or not, as an atom.
+fn number_atom(text: &str) -> Option<Atom> {
+    Some(match complex::parse(text, 10)? {
+        Number::Real(r) => Atom::Num(r),
+        Number::Complex(z) => Atom::Complex(z),
+    })
 }

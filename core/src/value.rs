@@ -11,6 +11,7 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 
 use crate::code::{Frame, Template};
+use crate::complex::Complex;
 use crate::repo::Tier;
 use crate::symbol::Sym;
 
@@ -124,6 +125,8 @@ pub enum Object {
     Bytevector(Vec<u8>),
     Big(BigInt),
     Rat(Box<BigRational>),
+    /// A number that is not real (both parts exact or both inexact).
+    Complex(Box<Complex>),
     Closure(Closure),
     /// `case-lambda`: closures tried in order by arity.
     CaseLambda(Vec<Value>),

@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 
 use super::{boolean, index, list_items, type_error, Ctx, Fault, PrimTable};
 use crate::heap::Heap;
+use crate::number::Num;
 use crate::value::{Object, Value};
 
 // Long by design: a table, one entry per primitive.
@@ -287,6 +288,13 @@ pub fn eqv(heap: &Heap, a: Value, b: Value) -> bool {
     match (heap.obj(a), heap.obj(b)) {
         (Some(Object::Big(x)), Some(Object::Big(y))) => x == y,
         (Some(Object::Rat(x)), Some(Object::Rat(y))) => x == y,
+        (Some(Object::Complex(x)), Some(Object::Complex(y))) => {
+            let same = |a: &Num, b: &Num| match (a, b) {
+                (Num::Float(a), Num::Float(b)) => a.to_bits() == b.to_bits(),
+                _ => a == b,
+            };
+            same(&x.re, &y.re) && same(&x.im, &y.im)
+        }
         (Some(Object::Str(x)), Some(Object::Str(y))) => x.is_empty() && y.is_empty(),
         (Some(Object::Vector(x)), Some(Object::Vector(y))) => x.is_empty() && y.is_empty(),
         (Some(Object::Bytevector(x)), Some(Object::Bytevector(y))) => x.is_empty() && y.is_empty(),

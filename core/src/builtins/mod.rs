@@ -13,6 +13,7 @@
 //! running tier ([`KCtx`]).
 
 mod chars;
+mod complex;
 mod control;
 mod io;
 mod lists;
@@ -239,9 +240,12 @@ impl PrimTable {
     }
 }
 
+pub use complex::{binary as complex_binary, Binary as ComplexBinary};
+
 /// Registers the R7RS primitives (and the `%` helpers the prelude builds on).
 pub fn register(t: &mut PrimTable) {
     numbers::register(t);
+    complex::register(t);
     lists::register(t);
     chars::register(t);
     strings::register(t);
@@ -267,9 +271,18 @@ pub fn type_fault(who: &str, expected: &str, got: Value, heap: &Heap, syms: &Sym
     )
 }
 
-/// The number `v`, its reading (a copy, for a bignum) charged.
+/// A real number (every number but the complex ones), its reading (a
+/// copy, for a bignum) charged.
 pub fn num(ctx: &mut Ctx, who: &str, v: Value) -> Result<Num, Fault> {
-    let n = Num::from_value(ctx.heap, v).ok_or_else(|| type_error(ctx, who, "a number", v))?;
+    let n = Num::from_value(ctx.heap, v).ok_or_else(|| {
+        let complex = matches!(ctx.heap.obj(v), Some(Object::Complex(_)));
+        type_error(
+            ctx,
+            who,
+            if complex { "a real number" } else { "a number" },
+            v,
+        )
+    })?;
     ctx.charge(n.limbs())?;
     Ok(n)
 }

@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::{boolean, integer, num, type_error, Ctx, Fault, PrimTable};
+use super::{boolean, complex, integer, num, type_error, Ctx, Fault, PrimTable};
 use crate::number::{self, IntDiv, Num, Rounding};
 use crate::value::{Object, Value};
 
@@ -17,12 +17,6 @@ pub fn register(t: &mut PrimTable) {
     t.add(">", 1, None, |c, a| compare(c, a, ">", Ordering::is_gt));
     t.add("<=", 1, None, |c, a| compare(c, a, "<=", Ordering::is_le));
     t.add(">=", 1, None, |c, a| compare(c, a, ">=", Ordering::is_ge));
-    t.add("number?", 1, Some(1), |c, a| {
-        Ok(boolean(Num::from_value(c.heap, a[0]).is_some()))
-    });
-    t.add("complex?", 1, Some(1), |c, a| {
-        Ok(boolean(Num::from_value(c.heap, a[0]).is_some()))
-    });
     t.add("real?", 1, Some(1), |c, a| {
         Ok(boolean(Num::from_value(c.heap, a[0]).is_some()))
     });
@@ -38,12 +32,6 @@ pub fn register(t: &mut PrimTable) {
             Num::from_value(c.heap, a[0]).is_some_and(|n| n.is_integer()),
         ))
     });
-    t.add("exact?", 1, Some(1), |c, a| {
-        Ok(boolean(num(c, "exact?", a[0])?.is_exact()))
-    });
-    t.add("inexact?", 1, Some(1), |c, a| {
-        Ok(boolean(!num(c, "inexact?", a[0])?.is_exact()))
-    });
     t.add("exact-integer?", 1, Some(1), |c, a| {
         Ok(boolean(matches!(
             Num::from_value(c.heap, a[0]),
@@ -55,24 +43,6 @@ pub fn register(t: &mut PrimTable) {
             Num::from_value(c.heap, a[0]),
             Some(Num::Int(_) | Num::Big(_) | Num::Rat(_))
         )))
-    });
-    t.add("nan?", 1, Some(1), |c, a| {
-        Ok(boolean(
-            matches!(num(c, "nan?", a[0])?, Num::Float(f) if f.is_nan()),
-        ))
-    });
-    t.add("infinite?", 1, Some(1), |c, a| {
-        Ok(boolean(
-            matches!(num(c, "infinite?", a[0])?, Num::Float(f) if f.is_infinite()),
-        ))
-    });
-    t.add("finite?", 1, Some(1), |c, a| {
-        Ok(boolean(
-            !matches!(num(c, "finite?", a[0])?, Num::Float(f) if !f.is_finite()),
-        ))
-    });
-    t.add("zero?", 1, Some(1), |c, a| {
-        Ok(boolean(num(c, "zero?", a[0])?.is_zero()))
     });
     t.add("positive?", 1, Some(1), |c, a| {
         Ok(boolean(
@@ -92,10 +62,6 @@ pub fn register(t: &mut PrimTable) {
     t.add("min", 1, None, |c, a| extremum(c, a, "min", Ordering::Less));
     t.add("abs", 1, Some(1), |c, a| {
         let n = num(c, "abs", a[0])?;
-        Ok(number::abs(&n).into_value(c.heap))
-    });
-    t.add("magnitude", 1, Some(1), |c, a| {
-        let n = num(c, "magnitude", a[0])?;
         Ok(number::abs(&n).into_value(c.heap))
     });
     t.add("quotient", 2, Some(2), |c, a| {
@@ -176,12 +142,21 @@ pub fn register(t: &mut PrimTable) {
     t.add("exact", 1, Some(1), exact);
     t.add("inexact->exact", 1, Some(1), exact);
     t.add("inexact", 1, Some(1), |c, a| {
+        if let Some(r) = complex::unary(c, "inexact", a[0]) {
+            return r;
+        }
         Ok(number::to_inexact(&num(c, "inexact", a[0])?).into_value(c.heap))
     });
     t.add("exact->inexact", 1, Some(1), |c, a| {
+        if let Some(r) = complex::unary(c, "inexact", a[0]) {
+            return r;
+        }
         Ok(number::to_inexact(&num(c, "exact->inexact", a[0])?).into_value(c.heap))
     });
     t.add("expt", 2, Some(2), |c, a| {
+        if let Some(r) = complex::expt(c, a[0], a[1]) {
+            return r;
+        }
         let b = num(c, "expt", a[0])?;
         let e = num(c, "expt", a[1])?;
         if number::expt_result_bits(&b, &e) > 64 * 1024 * 1024 {
@@ -209,16 +184,16 @@ pub fn register(t: &mut PrimTable) {
         }
     });
     t.add("sqrt", 1, Some(1), |c, a| {
-        let n = num(c, "sqrt", a[0])?;
-        if n.sign() == Ordering::Less {
-            return Err(Fault::Error(
-                "sqrt: negative argument (complex numbers are not supported)".into(),
-                vec![a[0]],
-            ));
+        if let Some(r) = complex::unary(c, "sqrt", a[0]) {
+            return r;
         }
+        let n = num(c, "sqrt", a[0])?;
         Ok(number::sqrt(&n, &mut c.budget)?.into_value(c.heap))
     });
     t.add("square", 1, Some(1), |c, a| {
+        if let Some(r) = complex::unary(c, "square", a[0]) {
+            return r;
+        }
         let n = num(c, "square", a[0])?;
         Ok(number::mul(&n, &n, &mut c.budget)?.into_value(c.heap))
     });
@@ -229,6 +204,11 @@ pub fn register(t: &mut PrimTable) {
     t.add("asin", 1, Some(1), |c, a| float1(c, a, "asin", f64::asin));
     t.add("acos", 1, Some(1), |c, a| float1(c, a, "acos", f64::acos));
     t.add("atan", 1, Some(2), |c, a| {
+        if a.len() == 1 {
+            if let Some(r) = complex::unary(c, "atan", a[0]) {
+                return r;
+            }
+        }
         let y = num(c, "atan", a[0])?.to_f64();
         Ok(Value::Float(match a.get(1) {
             Some(&x) => y.atan2(num(c, "atan", x)?.to_f64()),
@@ -236,6 +216,13 @@ pub fn register(t: &mut PrimTable) {
         }))
     });
     t.add("log", 1, Some(2), |c, a| {
+        let complex = match a.get(1) {
+            Some(&base) => complex::log2(c, a[0], base),
+            None => complex::unary(c, "log", a[0]),
+        };
+        if let Some(r) = complex {
+            return r;
+        }
         let n = num(c, "log", a[0])?;
         if n.is_exact() && n.is_zero() {
             return Err(Fault::Error("log: undefined for exact 0".into(), vec![]));
@@ -247,8 +234,11 @@ pub fn register(t: &mut PrimTable) {
         }))
     });
     t.add("number->string", 1, Some(2), |c, a| {
-        let n = num(c, "number->string", a[0])?;
         let radix = radix_arg(c, a.get(1).copied(), "number->string")?;
+        if let Some(r) = complex::to_string(c, a[0], radix) {
+            return r;
+        }
+        let n = num(c, "number->string", a[0])?;
         if radix != 10 && !n.is_exact() {
             return Err(Fault::Error(
                 "number->string: inexact numbers are written in radix 10 only".into(),
@@ -265,10 +255,7 @@ pub fn register(t: &mut PrimTable) {
         // Reading digits is quadratic in num-bigint beyond a few hundred.
         let len = s.len() as u64;
         c.charge(len.saturating_mul(len) / 256 + len)?;
-        Ok(match number::parse(&s, radix) {
-            Some(n) => n.into_value(c.heap),
-            None => Value::Bool(false),
-        })
+        Ok(complex::parse(c, &s, radix))
     });
     t.add("exact-integer-bits", 1, Some(1), |c, a| {
         // Not standard: used by tests of bignum growth.
@@ -294,6 +281,9 @@ fn radix_arg(c: &Ctx, v: Option<Value>, who: &str) -> Result<u32, Fault> {
 }
 
 fn add(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
+    if let Some(r) = complex::nary(c, "+", a) {
+        return r;
+    }
     let mut acc = Num::Int(0);
     for &v in a {
         let n = num(c, "+", v)?;
@@ -303,6 +293,9 @@ fn add(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
 }
 
 fn mul(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
+    if let Some(r) = complex::nary(c, "*", a) {
+        return r;
+    }
     let mut acc = Num::Int(1);
     for &v in a {
         let n = num(c, "*", v)?;
@@ -312,6 +305,9 @@ fn mul(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
 }
 
 fn sub(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
+    if let Some(r) = complex::nary(c, "-", a) {
+        return r;
+    }
     let first = num(c, "-", a[0])?;
     if a.len() == 1 {
         return Ok(number::negate(&first).into_value(c.heap));
@@ -325,6 +321,9 @@ fn sub(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
 }
 
 fn div(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
+    if let Some(r) = complex::nary(c, "/", a) {
+        return r;
+    }
     let first = num(c, "/", a[0])?;
     let (mut acc, rest) = if a.len() == 1 {
         (Num::Int(1), a)
@@ -340,6 +339,11 @@ fn div(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
 }
 
 fn compare(c: &mut Ctx, a: &[Value], who: &str, ok: fn(Ordering) -> bool) -> Result<Value, Fault> {
+    if who == "=" {
+        if let Some(r) = complex::nary(c, who, a) {
+            return r;
+        }
+    }
     let mut prev = num(c, who, a[0])?;
     let mut result = true;
     for &v in &a[1..] {
@@ -410,6 +414,9 @@ fn round(c: &mut Ctx, v: Value, who: &str, mode: Rounding) -> Result<Value, Faul
 }
 
 fn exact(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
+    if let Some(r) = complex::unary(c, "exact", a[0]) {
+        return r;
+    }
     let n = num(c, "exact", a[0])?;
     match number::to_exact(&n) {
         Some(e) => Ok(e.into_value(c.heap)),
@@ -421,6 +428,9 @@ fn exact(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
 }
 
 fn float1(c: &mut Ctx, a: &[Value], who: &str, f: fn(f64) -> f64) -> Result<Value, Fault> {
+    if let Some(r) = complex::unary(c, who, a[0]) {
+        return r;
+    }
     let n = num(c, who, a[0])?;
     if n.is_exact() && n.is_zero() && matches!(who, "sin" | "tan" | "asin" | "atan") {
         return Ok(Value::Int(0));

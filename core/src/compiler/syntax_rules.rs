@@ -449,6 +449,7 @@ pub fn atom_equal(a: &Atom, b: &Atom) -> bool {
     match (a, b) {
         (Atom::Bool(x), Atom::Bool(y)) => x == y,
         (Atom::Num(x), Atom::Num(y)) => x == y,
+        (Atom::Complex(x), Atom::Complex(y)) => x == y,
         (Atom::Char(x), Atom::Char(y)) => x == y,
         (Atom::Str(x), Atom::Str(y)) => x == y,
         (Atom::Bytes(x), Atom::Bytes(y)) => x == y,

@@ -10,6 +10,7 @@ pub mod scope;
 
 use std::rc::Rc;
 
+use crate::complex::Complex;
 use crate::number::Num;
 use crate::pos::Pos;
 use crate::symbol::Sym;
@@ -46,6 +47,8 @@ impl Ident {
 pub enum Atom {
     Bool(bool),
     Num(Num),
+    /// A number that is not real, such as `1+2i`.
+    Complex(Box<Complex>),
     Char(char),
     Str(Rc<str>),
     Bytes(Rc<[u8]>),

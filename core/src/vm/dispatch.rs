@@ -1,8 +1,9 @@
 //! The instruction loop and the inline primitives.
 
 use super::{Vm, VmError};
-use crate::builtins::{type_fault, Fault};
+use crate::builtins::{self, type_fault, Fault};
 use crate::code::{Inline, Op, Template};
+use crate::complex::Number;
 use crate::number::{self, Num};
 use crate::repo::Tier;
 use crate::value::{Closure, Object, Value};
@@ -450,7 +451,7 @@ impl Vm {
                 self.acc = match b {
                     Value::Int(i) => Value::Bool(i == 0),
                     Value::Float(f) => Value::Bool(f == 0.0),
-                    _ => match Num::from_value(&self.heap, b) {
+                    _ => match Number::from_value(&self.heap, b) {
                         Some(n) => Value::Bool(n.is_zero()),
                         None => {
                             return Err(type_fault("zero?", "a number", b, &self.heap, &self.syms))
@@ -524,6 +525,9 @@ impl Vm {
 
     pub(super) fn arith_slow(&mut self, op: Inline, a: Value, b: Value) -> Result<Value, Fault> {
         let name = op.name();
+        if let Some(v) = self.complex_arith(name, a, b)? {
+            return Ok(v);
+        }
         let x = Num::from_value(&self.heap, a)
             .ok_or_else(|| type_fault(name, "a number", a, &self.heap, &self.syms))?;
         let y = Num::from_value(&self.heap, b)
@@ -546,5 +550,23 @@ impl Vm {
             _ => return Ok(Value::Unspecified),
         };
         Ok(n.into_value(&mut self.heap))
+    }
+
+    /// `arith_slow` when an operand is not real.
+    fn complex_arith(&mut self, name: &str, a: Value, b: Value) -> Result<Option<Value>, Fault> {
+        let (Some(x), Some(y)) = (
+            Number::from_value(&self.heap, a),
+            Number::from_value(&self.heap, b),
+        ) else {
+            return Ok(None);
+        };
+        if matches!((&x, &y), (Number::Real(_), Number::Real(_))) {
+            return Ok(None);
+        }
+        let result = builtins::complex_binary(name, &x, &y, &mut self.budget())?;
+        Ok(Some(match result {
+            builtins::ComplexBinary::Number(n) => n.into_value(&mut self.heap),
+            builtins::ComplexBinary::Truth(t) => Value::Bool(t),
+        }))
     }
 }

@@ -3,13 +3,13 @@
 ;; letters of any script are written as they are.
 (for-each
  (lambda (s) (write s) (newline))
- (list '|+NaN.0| '|-inf.0| '|12| '|1/2| '|.| '|#foo|
+ (list '|+i| '|-i| '|1+2i| '|+NaN.0| '|-inf.0| '|12| '|1/2| '|.| '|#foo|
        '|a b| '|| '|a\|b| (string->symbol "a\\b") (string->symbol "tab\there")
        (string->symbol (string #\a (integer->char 7)))
        'abc '+ '- '... '->x 'héllo '排序 'a.b '|a;b| '|(x)|))
 ;; what write shows reads back as the same symbol
 (write
- (let loop ((ss (list '|a b| '|| '|+nan.0| (string->symbol "x\ty") '|a\|b| 'héllo)) (ok '()))
+ (let loop ((ss (list '|+i| '|a b| '|| '|+nan.0| (string->symbol "x\ty") '|a\|b| 'héllo)) (ok '()))
    (if (null? ss)
        (reverse ok)
        (let ((out (open-output-string)))

@@ -16,7 +16,7 @@ use crate::syntax::{Atom, Ident, Syn};
 pub const FEATURES: &[&str] = &[
     "r7rs",
     "exact-closed",
-    "exact-complex-free",
+    "exact-complex",
     "ratios",
     "full-unicode",
     "arbores",
