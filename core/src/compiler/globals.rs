@@ -21,8 +21,12 @@ pub struct Globals {
     pub names: Vec<Sym>,
     by_sym: Vec<u32>,
     pub syntax: BTreeMap<Sym, GlobalSyntax>,
-    /// Names of libraries defined with `define-library` ("name part ...").
-    pub libraries: std::collections::BTreeSet<String>,
+    /// Libraries defined with `define-library` ("name part ...") and the
+    /// names each exports.
+    pub libraries: BTreeMap<String, Vec<Sym>>,
+    /// Names brought in by `(import (prefix ...))` or `(import (rename
+    /// ...))` at top level, and the global each stands for.
+    pub aliases: BTreeMap<Sym, Sym>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -47,6 +51,11 @@ impl Globals {
             Some(&i) if i != NONE => Some(i),
             _ => None,
         }
+    }
+
+    /// The global a name stands for: itself unless an import renamed it.
+    pub fn alias_target(&self, s: Sym) -> Sym {
+        self.aliases.get(&s).copied().unwrap_or(s)
     }
 
     pub fn define(&mut self, s: Sym, v: Value) {

@@ -105,8 +105,9 @@ impl Front<'_> {
     }
 
     pub(super) fn library_known(&self, spec: &Syn) -> bool {
-        self.library_name(spec)
-            .is_some_and(|n| LIBRARIES.contains(&n.as_str()) || self.globals.libraries.contains(&n))
+        self.library_name(spec).is_some_and(|n| {
+            LIBRARIES.contains(&n.as_str()) || self.globals.libraries.contains_key(&n)
+        })
     }
 
     /// `(define-library name decl ...)`: the library's imports are checked,
@@ -130,6 +131,8 @@ impl Front<'_> {
         let mut body = Vec::new();
         // inner name -> outer name
         let mut exports: Vec<(Sym, Sym)> = Vec::new();
+        // name seen inside -> global, for names an import set renamed
+        let mut imported: Vec<(Sym, Sym)> = Vec::new();
         for d in decls {
             let Some(parts) = d.as_list().filter(|p| !p.is_empty()) else {
                 return err(
@@ -163,7 +166,8 @@ impl Front<'_> {
                 }
                 "import" => {
                     for spec in &parts[1..] {
-                        self.check_import(spec)?;
+                        let names = self.import_set(spec)?;
+                        imported.extend(names.into_iter().filter(|(n, t)| n != t));
                     }
                 }
                 "begin" => body.extend(parts[1..].iter().cloned()),
@@ -208,7 +212,13 @@ impl Front<'_> {
                 scope.bind(Ident::plain(n), Binding::Global(target));
             }
         }
-        self.globals.libraries.insert(lib);
+        for (name, target) in imported {
+            if !scope.bindings.borrow().iter().any(|(id, _)| id.sym == name) {
+                scope.bind(Ident::plain(name), Binding::Global(target));
+            }
+        }
+        let exported = exports.iter().map(|(_, outer)| *outer).collect();
+        self.globals.libraries.insert(lib, exported);
         Ok((body, Some(scope)))
     }
 
@@ -219,24 +229,98 @@ impl Front<'_> {
         defined_names(form, self.syms, out)
     }
 
-    pub(super) fn check_import(&mut self, spec: &Syn) -> R<()> {
-        // (only lib id...), (except lib id...), (prefix lib p), (rename lib (a b)...)
+    /// The names an import set brings in, each with the global it stands
+    /// for (R7RS 5.2): a library's exports, narrowed by `only` and
+    /// `except`, renamed by `prefix` and `rename`. A name an import set
+    /// lists that is not there is an error.
+    pub(super) fn import_set(&mut self, spec: &Syn) -> R<Vec<(Sym, Sym)>> {
         if let Some(parts) = spec.as_list() {
-            if let Some(Syn::Sym(id, _)) = parts.first() {
-                let head = self.name(id.sym);
-                if matches!(head.as_str(), "only" | "except" | "prefix" | "rename")
-                    && parts.len() >= 2
-                {
-                    return self.check_import(&parts[1]);
+            let head = match parts.first() {
+                Some(Syn::Sym(id, _)) => self.name(id.sym),
+                _ => String::new(),
+            };
+            if matches!(head.as_str(), "only" | "except" | "prefix" | "rename")
+                && parts.len() >= 2
+                && parts[1].as_list().is_some()
+            {
+                let mut names = self.import_set(&parts[1])?;
+                let inner = crate::printer::syn_to_string(&parts[1], self.syms);
+                let present = |names: &[(Sym, Sym)], s: &Syn| -> R<Sym> {
+                    let Syn::Sym(id, p) = s else {
+                        return err(format!("import: {head} takes identifiers"), s.pos());
+                    };
+                    if !names.iter().any(|(n, _)| *n == id.sym) {
+                        let shown = self.syms.name(id.sym);
+                        return err(format!("import: {inner} has no {shown}"), *p);
+                    }
+                    Ok(id.sym)
+                };
+                match head.as_str() {
+                    "only" | "except" => {
+                        let mut listed = Vec::new();
+                        for s in &parts[2..] {
+                            listed.push(present(&names, s)?);
+                        }
+                        let keep = head == "only";
+                        names.retain(|(n, _)| listed.contains(n) == keep);
+                    }
+                    "prefix" => {
+                        let [Syn::Sym(p, _)] = &parts[2..] else {
+                            return err("import: (prefix IMPORT-SET PREFIX)", spec.pos());
+                        };
+                        let prefix = self.name(p.sym);
+                        for (n, _) in names.iter_mut() {
+                            let renamed = format!("{prefix}{}", self.syms.name(*n));
+                            *n = self.syms.intern(&renamed);
+                        }
+                    }
+                    _ => {
+                        for pair in &parts[2..] {
+                            let Some([from, Syn::Sym(to, _)]) = pair.as_list() else {
+                                return err("import: rename takes (OLD NEW) pairs", pair.pos());
+                            };
+                            let from = present(&names, from)?;
+                            for (n, _) in names.iter_mut().filter(|(n, _)| *n == from) {
+                                *n = to.sym;
+                            }
+                        }
+                    }
                 }
+                return Ok(names);
             }
         }
-        if self.library_known(spec) {
-            Ok(())
-        } else {
+        let Some(lib) = self.library_name(spec).filter(|_| self.library_known(spec)) else {
             let shown = crate::printer::syn_to_string(spec, self.syms);
-            err(format!("import: unknown library {shown}"), spec.pos())
+            return err(format!("import: unknown library {shown}"), spec.pos());
+        };
+        let names = self.library_exports(&lib);
+        Ok(names.into_iter().map(|n| (n, n)).collect())
+    }
+
+    /// The names a library exports: a standard one's from its list, the
+    /// `(arbores)` library's the `arb:` names, a defined one's from its
+    /// `export` declarations.
+    fn library_exports(&mut self, lib: &str) -> Vec<Sym> {
+        if let Some(names) = super::standard::exports(lib) {
+            return names.iter().map(|n| self.syms.intern(n)).collect();
         }
+        if let Some(names) = self.globals.libraries.get(lib) {
+            return names.clone();
+        }
+        if lib != "arbores" {
+            return Vec::new();
+        }
+        let syms = &*self.syms;
+        let arb = |s: &Sym| syms.name(*s).starts_with("arb:");
+        let mut names: Vec<Sym> = self
+            .globals
+            .names
+            .iter()
+            .filter(|s| arb(s))
+            .copied()
+            .collect();
+        names.extend(self.globals.syntax.keys().filter(|s| arb(s)));
+        names
     }
 }
 

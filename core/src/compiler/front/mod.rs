@@ -27,6 +27,7 @@ mod library;
 mod macros;
 mod quasiquote;
 mod records;
+mod standard;
 
 use std::rc::Rc;
 
@@ -118,8 +119,14 @@ impl<'a> Front<'a> {
         (self.vars.len() - 1) as VarId
     }
 
+    /// What an identifier means here: a global renamed by an import set
+    /// (`b:car` after `(import (prefix (scheme base) b:))`) means the
+    /// global it stands for.
     fn meaning(&self, id: &Ident, env: &Env) -> Meaning {
-        resolve(id, env)
+        match resolve(id, env) {
+            Meaning::Global(s) => Meaning::Global(self.globals.alias_target(s)),
+            m => m,
+        }
     }
 
     /// The special form an identifier names here, if any.
@@ -170,9 +177,14 @@ impl<'a> Front<'a> {
 
     /// The global a top-level definition of `id` defines: its own name, or
     /// inside a library the hidden or exported name the library gave it.
-    fn global_target(&self, id: &Ident, env: &Env) -> Sym {
-        match self.meaning(id, env) {
-            Meaning::Global(s) => s,
+    /// A definition of a name an import renamed makes it a global of its
+    /// own again.
+    fn global_target(&mut self, id: &Ident, env: &Env) -> Sym {
+        match resolve(id, env) {
+            Meaning::Global(s) => {
+                self.globals.aliases.remove(&s);
+                s
+            }
             _ => id.sym,
         }
     }
@@ -439,7 +451,13 @@ impl<'a> Front<'a> {
             }
             Special::Import => {
                 for spec in args {
-                    self.check_import(spec)?;
+                    for (name, target) in self.import_set(spec)? {
+                        if name == target {
+                            self.globals.aliases.remove(&name);
+                        } else {
+                            self.globals.aliases.insert(name, target);
+                        }
+                    }
                 }
                 Ok(Expr::Const(Value::Unspecified))
             }

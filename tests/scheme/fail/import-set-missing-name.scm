@@ -1,0 +1,2 @@
+(import (only (scheme base) car cdr frobnicate))
+(display "not reached")
