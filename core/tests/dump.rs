@@ -200,3 +200,20 @@ fn a_small_program_dumps_small() {
     let bytes = a.dump(s.id).unwrap();
     assert!(bytes.len() < 10_000, "{} bytes", bytes.len());
 }
+
+/// Complex numbers, exact and inexact, held by the session and by the
+/// continuation, come back equal.
+#[test]
+fn complex_numbers_survive_a_dump() {
+    let mut a = engine();
+    let s = suspended(a.start(
+        "(define z 1/2+3i) (define w (make-polar 2. 1.)) (let ((r (search \"q\"))) (list r z (* w 1) -i))",
+    ));
+    let bytes = a.dump(s.id).unwrap();
+    let mut b = engine();
+    let loaded = b.load_suspension(&bytes).unwrap();
+    let (value, _) = finish(&mut b, loaded.id, &["1"]);
+    let (expected, _) = finish(&mut a, s.id, &["1"]);
+    assert_eq!(value, expected);
+    assert!(value.unwrap().starts_with("(1 1/2+3i "));
+}

@@ -32,7 +32,9 @@ use num_rational::BigRational;
 use super::suspend::Parked;
 use super::Vm;
 use crate::code::{Frame, Op, Template};
+use crate::complex::Number;
 use crate::heap::Heap;
+use crate::number::Num;
 use crate::pos::Pos;
 use crate::printer;
 use crate::reader;
@@ -665,6 +667,34 @@ impl Dumper<'_> {
                 out.u(p.pos as u64);
             }
             Object::Environment => out.byte(18),
+            Object::Complex(z) => {
+                out.byte(19);
+                num(out, &z.re);
+                num(out, &z.im);
+            }
+        }
+    }
+}
+
+/// A real number as a kind byte and its bytes (the parts of a complex).
+fn num(out: &mut Out, n: &Num) {
+    match n {
+        Num::Int(i) => {
+            out.byte(0);
+            out.bytes(&i.to_le_bytes());
+        }
+        Num::Big(b) => {
+            out.byte(1);
+            out.bytes(&b.to_signed_bytes_le());
+        }
+        Num::Rat(q) => {
+            out.byte(2);
+            out.bytes(&q.numer().to_signed_bytes_le());
+            out.bytes(&q.denom().to_signed_bytes_le());
+        }
+        Num::Float(f) => {
+            out.byte(3);
+            out.bytes(&f.to_le_bytes());
         }
     }
 }
@@ -1046,6 +1076,29 @@ impl Vm {
         Ok(BigInt::from_signed_bytes_le(inp.bytes()?))
     }
 
+    fn read_num(&mut self, inp: &mut In) -> R<Num> {
+        Ok(match inp.byte()? {
+            0 => match <[u8; 8]>::try_from(inp.bytes()?) {
+                Ok(b) => Num::Int(i64::from_le_bytes(b)),
+                Err(_) => return inp.err("a fixnum that is not 8 bytes"),
+            },
+            1 => Num::Big(self.read_big(inp)?),
+            2 => {
+                let n = self.read_big(inp)?;
+                let d = self.read_big(inp)?;
+                if d == BigInt::from(0) {
+                    return inp.err("a rational with a zero denominator");
+                }
+                Num::Rat(BigRational::new(n, d))
+            }
+            3 => match <[u8; 8]>::try_from(inp.bytes()?) {
+                Ok(b) => Num::Float(f64::from_le_bytes(b)),
+                Err(_) => return inp.err("a flonum that is not 8 bytes"),
+            },
+            _ => return inp.err("unknown kind of real number"),
+        })
+    }
+
     // Long by design: one arm per kind of object.
     fn read_object(&mut self, inp: &mut In, l: &Loader) -> R<Object> {
         Ok(match inp.byte()? {
@@ -1133,6 +1186,14 @@ impl Vm {
                 }))
             }
             18 => Object::Environment,
+            19 => {
+                let re = self.read_num(inp)?;
+                let im = self.read_num(inp)?;
+                match Number::rect(re, im) {
+                    Number::Complex(z) => Object::Complex(z),
+                    _ => return inp.err("a complex number with a zero imaginary part"),
+                }
+            }
             _ => return inp.err("unknown object kind"),
         })
     }
