@@ -126,7 +126,7 @@ fn bench(n: u64) {
     );
 
     // Full export, then a chain of one-update commits, then switches.
-    let (full, d) = time(|| f.export_full());
+    let (full, d) = time(|| f.export_full().expect("in memory"));
     println!(
         "full export: {:.1} MiB in {} blobs, {:.0} ms",
         mib(full.size()),

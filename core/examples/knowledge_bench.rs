@@ -163,7 +163,7 @@ fn bench(n: u64) {
     let mut rust_k = {
         let mut k = Knowledge::new(Timestamp(0));
         let t = Instant::now();
-        k.begin();
+        k.begin().expect("in memory");
         for i in 0..n {
             let _ = k.create(node(i), &|_| String::new(), Timestamp(1));
         }
@@ -324,7 +324,7 @@ fn bench(n: u64) {
     }
     // Persistence.
     let t = Instant::now();
-    let full = e.export_full();
+    let full = e.export_full().expect("in memory");
     let full_t = t.elapsed();
     println!(
         "full export: {:.1} MiB in {} blobs, {:.0} ms",

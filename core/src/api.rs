@@ -9,11 +9,12 @@ use crate::builtins::{self, PrimTable};
 use crate::heap::MemoryMeter;
 use crate::host::{Host, InterruptCheck};
 use crate::pos::Pos;
-use crate::repo::forest::{Hash, ImportError, Snapshot, VersionForest};
+use crate::repo::forest::{ForestError, Hash, ImportError, Snapshot, VersionForest};
 use crate::repo::index::{Embedder, SemanticConfig};
-use crate::repo::knowledge::Knowledge;
+use crate::repo::knowledge::{Knowledge, KnowledgeStore};
 use crate::repo::Tier;
 use crate::vm::{ErrorKind, Limits, ValueForm, Vm, VmError};
+use std::rc::Rc;
 
 /// A line:column position in the evaluated source text (both 1-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,7 +195,7 @@ impl Engine {
 
     /// The whole state of the knowledge base as blobs and a refs record.
     /// Later `export_new` calls start from here.
-    pub fn export_full(&mut self) -> Snapshot {
+    pub fn export_full(&mut self) -> Result<Snapshot, ImportError> {
         self.vm.knowledge().forest.export_full()
     }
 
@@ -216,6 +217,37 @@ impl Engine {
         }
     }
 
+    /// Keeps the knowledge base in `store` from now on: what it holds (read
+    /// lazily, as evaluations need it) replaces the knowledge base, and
+    /// every commit is stored there before the call that made it returns
+    /// (see `Knowledge`). An empty store gets the initial version with the
+    /// first commit. On error nothing changes.
+    pub fn open_store(&mut self, store: Rc<dyn KnowledgeStore>) -> Result<(), ImportError> {
+        let timestamp = self.vm.timestamp();
+        let knowledge = Knowledge::open(store, timestamp).map_err(store_error)?;
+        self.vm.install_knowledge(knowledge);
+        Ok(())
+    }
+
+    /// Sees what other writers stored since the knowledge base was opened
+    /// or last stored: a host calls it before each evaluation, so that a
+    /// long-lived session works on the newest state. Returns whether the
+    /// state moved.
+    pub fn sync(&mut self) -> Result<bool, ImportError> {
+        self.vm.sync_store().map_err(store_error)
+    }
+
+    /// The current version of the knowledge base.
+    pub fn current_version(&mut self) -> u64 {
+        self.vm.knowledge().current()
+    }
+
+    /// The versions committed (and stored, with a store) since the last
+    /// call, in order.
+    pub fn take_committed(&mut self) -> Vec<u64> {
+        self.vm.take_committed()
+    }
+
     /// Replaces the knowledge base with the one stored under `refs`, whose
     /// blobs `lookup` fetches by name. Everything is checked; on error
     /// nothing changes.
@@ -225,8 +257,7 @@ impl Engine {
         B: AsRef<[u8]>,
     {
         let forest = VersionForest::import(refs, lookup)?;
-        self.vm.install_knowledge(Knowledge::with_forest(forest));
-        Ok(())
+        self.install(forest)
     }
 
     /// Replaces the knowledge base with the one in `snapshots` (a full
@@ -236,7 +267,12 @@ impl Engine {
         I: IntoIterator<Item = &'a Snapshot>,
     {
         let forest = VersionForest::import_snapshots(snapshots)?;
-        self.vm.install_knowledge(Knowledge::with_forest(forest));
+        self.install(forest)
+    }
+
+    fn install(&mut self, forest: VersionForest) -> Result<(), ImportError> {
+        let knowledge = Knowledge::with_forest(forest).map_err(store_error)?;
+        self.vm.install_knowledge(knowledge);
         Ok(())
     }
 
@@ -268,6 +304,13 @@ impl Engine {
                 error: Some(eval_error(e)),
             },
         }
+    }
+}
+
+fn store_error(e: ForestError) -> ImportError {
+    match e {
+        ForestError::Store(e) => e,
+        other => ImportError::Inconsistent(other.to_string()),
     }
 }
 

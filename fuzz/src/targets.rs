@@ -114,7 +114,7 @@ fn base_snapshot() -> &'static Snapshot {
         "#;
         let r = e.eval(setup);
         assert!(r.error.is_none(), "the base knowledge base: {r:?}");
-        e.export_full()
+        e.export_full().expect("the base knowledge base exports")
     })
 }
 
@@ -142,7 +142,9 @@ fn import_checked(refs: &[u8], blobs: &[(arbores_core::Hash, Vec<u8>)]) -> bool 
             eval_checked(&mut e, probe);
         }
         assert_usable(&mut e, "an imported store");
-        let again = e.export_full();
+        let again = e
+            .export_full()
+            .unwrap_or_else(|err| panic!("a store that imported does not export: {err}"));
         let mut fresh = engine(Tier::System);
         if let Err(err) = fresh.import_snapshots([&again]) {
             panic!("a store that imported does not export and import again: {err}");
@@ -314,7 +316,9 @@ pub fn arb(data: &[u8]) {
     let program = arb_program(&mut u).unwrap_or_default();
     eval_checked(&mut e, &program);
     assert_usable(&mut e, &program);
-    let full = e.export_full();
+    let full = e.export_full().unwrap_or_else(|err| {
+        panic!("after these calls the knowledge base does not export ({err}):\n{program}")
+    });
     let mut fresh = engine(Tier::System);
     if let Err(err) = fresh.import_snapshots([&full]) {
         panic!("after these calls the knowledge base does not import again ({err}):\n{program}");

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arbores_core::{Evaluation, Limits, Run, Snapshot, Suspension, Tier, Tool, ToolAnswer};
+use arbores_core::{Evaluation, Limits, Run, Suspension, Tier, Tool, ToolAnswer};
 
-use crate::store::{BlobReader, LoadError};
+use crate::store::{LoadError, Store};
 
 /// Counts the bytes the process holds: the native engine's memory cap is
 /// checked against it (`native.rs`), so the cap bounds what the process
@@ -125,21 +125,23 @@ impl Stopper {
 }
 
 /// What both engines offer the session. Calls into the wasm guest can trap;
-/// the instance is then replaced (see `replaced`) and the call fails.
+/// the instance is then replaced (see `take_replaced`) and the call fails.
 // The tool methods are checked on both engines by `engines_agree`; no
 // face of the command offers host tools yet (docs/AGENTS.md).
 #[cfg_attr(not(test), allow(dead_code))]
 pub trait Backend {
     /// The evaluation, and whether the instance trapped and was replaced.
     fn eval(&mut self, source: &str) -> (Evaluation, bool);
-    fn has_unsaved_changes(&mut self) -> Result<bool, String>;
-    fn export(&mut self, full: bool) -> Result<Snapshot, String>;
-    /// Err(Ok(_)): the engine refused the state; Err(Err(_)): the call failed.
-    fn load(
-        &mut self,
-        refs: &[u8],
-        blobs: &mut BlobReader,
-    ) -> Result<(), Result<LoadError, String>>;
+    /// Keeps the engine's knowledge base in `store` (read lazily; each
+    /// commit stored before the call that made it returns).
+    /// Err(Ok(_)): the engine refused the stored state; Err(Err(_)): the
+    /// call failed.
+    fn open_store(&mut self, store: &Store) -> Result<(), Result<LoadError, String>>;
+    /// Adopts what other writers stored; whether the state moved.
+    fn sync(&mut self) -> Result<bool, Result<LoadError, String>>;
+    fn current_version(&mut self) -> Result<u64, String>;
+    /// The versions committed since the last call.
+    fn take_committed(&mut self) -> Result<Vec<u64>, String>;
     /// Whether the instance was replaced since the last call (and so lost
     /// its knowledge base); clears the flag.
     fn take_replaced(&mut self) -> bool;

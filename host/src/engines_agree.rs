@@ -4,6 +4,7 @@
 use arbores_core::{Limits, Run, Tool, ToolAnswer};
 
 use crate::backend::{Backend, EngineKind, Settings, Stopper};
+use crate::store::{Access, Store};
 use crate::{native, wasm};
 
 fn settings(engine: EngineKind) -> Settings {
@@ -21,7 +22,11 @@ fn settings(engine: EngineKind) -> Settings {
 
 fn backends() -> Vec<(EngineKind, Box<dyn Backend>)> {
     let native = native::NativeSession::new(&settings(EngineKind::Native), Stopper::default());
-    let wasm = wasm::WasmSession::new(&settings(EngineKind::Wasm), Stopper::default())
+    // The sessions never open a store: a read-only one where there is no
+    // file stands for none (nothing is created).
+    let none = std::env::temp_dir().join("arbores-engines-agree-no-store");
+    let store = Store::open(&none, Access::ReadOnly).expect("an absent read-only store");
+    let wasm = wasm::WasmSession::new(&settings(EngineKind::Wasm), Stopper::default(), &store)
         .expect("the wasm guest (run scripts/build)");
     vec![
         (EngineKind::Native, Box::new(native)),

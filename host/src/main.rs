@@ -23,7 +23,7 @@ use clap::{Parser, Subcommand};
 use crate::backend::{EngineKind, Settings, Stopper};
 use crate::report::Style;
 use crate::session::Session;
-use crate::store::Store;
+use crate::store::{Access, Store};
 
 /// Arbores: an R7RS-small Scheme that keeps a versioned database of Scheme code.
 ///
@@ -31,9 +31,10 @@ use crate::store::Store;
 /// component, with a step budget, a memory cap and a wall-clock timeout on
 /// every evaluation, so untrusted code cannot take the machine with it.
 ///
-/// The knowledge base the `arb:` procedures work on lives in a store
-/// directory (--store): each command loads it when it starts and saves what
-/// each evaluation commits, so the next command sees it.
+/// The knowledge base the `arb:` procedures work on lives in a store file
+/// (--store), shared safely by every arbores that opens it: each command
+/// reads it when it starts, and what it commits is stored there, so the
+/// next command sees it.
 #[derive(Parser)]
 #[command(name = "arbores", version, propagate_version = true, after_help = EXAMPLES)]
 struct Cli {
@@ -60,11 +61,12 @@ struct Cli {
     #[arg(long, global = true, value_name = "SECS", default_value = "60", value_parser = parse_timeout)]
     timeout: Duration,
 
-    /// Directory of the knowledge store: loaded when arbores starts; what
-    /// an evaluation commits is saved there right after it (the directory
-    /// is created by the first commit) [default: the per-user data
-    /// directory, e.g. ~/.local/share/arbores/store]
-    #[arg(long, global = true, value_name = "DIR", env = "ARBORES_STORE")]
+    /// The knowledge store, one file: loaded when arbores starts; each
+    /// commit is stored in it before the call that made it returns (the
+    /// file is created by the first commit). A store directory of the first
+    /// format is converted into a file at the same path [default: the
+    /// per-user data directory, e.g. ~/.local/share/arbores/store]
+    #[arg(long, global = true, value_name = "FILE", env = "ARBORES_STORE")]
     store: Option<PathBuf>,
 
     /// What evaluations may do with the knowledge base [default: system
@@ -97,14 +99,14 @@ Examples:
 
 Without a command, arbores starts the REPL.
 
-The knowledge store is a directory: DIR/format names the format,
-DIR/blobs/ holds the content-addressed blobs of the versions (never
-changed once written) and DIR/refs the small record naming the current
-state, written last. A store that cannot be read is an error and is left
-untouched.
+The knowledge store is one SQLite file: the content-addressed blobs of the
+versions (never changed once written) and the small refs record naming the
+current state, replaced in the same transaction as the blobs it needs and
+only if no other writer moved it meanwhile. A store that cannot be read is
+an error and is left untouched.
 
 Environment:
-  ARBORES_STORE      the knowledge store's directory (as --store)
+  ARBORES_STORE      the knowledge store's file (as --store)
   ARBORES_CLOCK      a fixed clock, for reproducible output: seconds since the
                      Unix epoch or a UTC time such as 2025-07-29T10:30:00Z; what
                      (current-second) reports and what dates new versions
@@ -206,11 +208,26 @@ fn dispatch(cli: Cli) -> Result<bool, String> {
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or_else(paths::default_store);
     let stopper = Stopper::default();
+    let access = if settings.tier == Tier::ReadOnly {
+        Access::ReadOnly
+    } else {
+        Access::ReadWrite
+    };
+    let open_store = || {
+        Store::open(&store_dir, access).map_err(|e| {
+            format!(
+                "cannot open the knowledge store: {}\n\
+                 note: nothing was changed; repair or move the store, or use another \
+                 with --store FILE (or ARBORES_STORE)",
+                e.message
+            )
+        })
+    };
 
     match command {
         Command::Eval { expr } => {
             let source = if expr == "-" { read_stdin()? } else { expr };
-            let mut session = Session::new(&settings, &stopper, Store::new(store_dir))?;
+            let mut session = Session::new(&settings, &stopper, open_store()?)?;
             stopper.install_ctrl_c();
             let outcome = session.eval(&stopper, settings.timeout, &source);
             Ok(report::print(&outcome, &settings, None, Style::Interactive))
@@ -224,7 +241,7 @@ fn dispatch(cli: Cli) -> Result<bool, String> {
                     .map_err(|_| format!("{}: not UTF-8 text", file.display()))?;
                 (text, file.display().to_string())
             };
-            let mut session = Session::new(&settings, &stopper, Store::new(store_dir))?;
+            let mut session = Session::new(&settings, &stopper, open_store()?)?;
             stopper.install_ctrl_c();
             let outcome = session.eval(&stopper, settings.timeout, &source);
             Ok(report::print(
@@ -235,7 +252,7 @@ fn dispatch(cli: Cli) -> Result<bool, String> {
             ))
         }
         Command::Repl => {
-            let session = Session::new(&settings, &stopper, Store::new(store_dir))?;
+            let session = Session::new(&settings, &stopper, open_store()?)?;
             stopper.install_ctrl_c();
             repl::Repl {
                 session,

@@ -1,10 +1,12 @@
 //! `--engine native`: arbores-core linked directly. No sandbox: the step and
 //! memory limits are the core's own, and nothing backs them up.
 
-use arbores_core::{Engine, Evaluation, Host, Run, Snapshot, Suspension, Tool, ToolAnswer};
+use std::rc::Rc;
+
+use arbores_core::{Engine, Evaluation, Host, Run, Suspension, Tool, ToolAnswer};
 
 use crate::backend::{Backend, Settings, Stopper};
-use crate::store::{BlobReader, LoadError};
+use crate::store::{EngineStore, LoadError, Store};
 
 pub struct NativeSession {
     engine: Engine,
@@ -46,26 +48,22 @@ impl Backend for NativeSession {
         (self.engine.eval(source), false)
     }
 
-    fn has_unsaved_changes(&mut self) -> Result<bool, String> {
-        Ok(self.engine.has_unsaved_changes())
-    }
-
-    fn export(&mut self, full: bool) -> Result<Snapshot, String> {
-        Ok(if full {
-            self.engine.export_full()
-        } else {
-            self.engine.export_new()
-        })
-    }
-
-    fn load(
-        &mut self,
-        refs: &[u8],
-        blobs: &mut BlobReader,
-    ) -> Result<(), Result<LoadError, String>> {
+    fn open_store(&mut self, store: &Store) -> Result<(), Result<LoadError, String>> {
         self.engine
-            .import(refs, |name| blobs.get(name))
+            .open_store(Rc::new(EngineStore(store.clone())))
             .map_err(|e| Ok(e.into()))
+    }
+
+    fn sync(&mut self) -> Result<bool, Result<LoadError, String>> {
+        self.engine.sync().map_err(|e| Ok(e.into()))
+    }
+
+    fn current_version(&mut self) -> Result<u64, String> {
+        Ok(self.engine.current_version())
+    }
+
+    fn take_committed(&mut self) -> Result<Vec<u64>, String> {
+        Ok(self.engine.take_committed())
     }
 
     fn take_replaced(&mut self) -> bool {

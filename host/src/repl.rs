@@ -31,13 +31,6 @@ impl Repl<'_> {
         } else {
             self.piped()?;
         }
-        // A save that failed is tried once more before leaving.
-        if self.session.store().needs_full() {
-            if let Err(e) = self.session.save() {
-                eprintln!("error: {e}");
-                return Ok(false);
-            }
-        }
         Ok(true)
     }
 
@@ -130,24 +123,13 @@ impl Repl<'_> {
         report::print(&outcome, self.settings, None, Style::Interactive);
     }
 
-    /// The store line of `,settings`: where, and what the last load and
-    /// save cost.
+    /// The store line of `,settings`: where, and how long opening took.
     fn store_summary(&self) -> String {
-        let mut text = self.session.store().dir().display().to_string();
-        let stats = &self.session.stats;
-        if let Some((blobs, bytes, took)) = stats.loaded {
+        let mut text = self.session.store().path().display().to_string();
+        if let Some(took) = self.session.stats.opened {
             text.push_str(&format!(
-                "\n         loaded {blobs} blobs ({bytes} bytes) in {:.1} ms",
+                "\n         opened in {:.1} ms (each commit is stored when it is made)",
                 took.as_secs_f64() * 1e3
-            ));
-        }
-        if let Some(save) = &stats.last_save {
-            text.push_str(&format!(
-                "\n         last save wrote {} blobs ({} bytes, {} already stored) in {:.1} ms",
-                save.written,
-                save.bytes,
-                save.skipped,
-                save.took.as_secs_f64() * 1e3
             ));
         }
         text

@@ -8,9 +8,10 @@
 //! the instance, starts a fresh one and says the session state was lost (the
 //! session then loads the knowledge store into the fresh instance).
 //!
-//! The knowledge store crosses the boundary as blobs: `export-new` returns
-//! what a commit made, and `load` asks the host for each blob it needs
-//! through `get-blob`, which reads it from its file. Only the blobs the state
+//! The knowledge store crosses the boundary as blobs: the guest asks for
+//! each blob it needs through `get-blob` when it needs it (answered from
+//! the store file), and hands each commit to `store-commit`, which stores
+//! it before the guest goes on. Only the blobs an evaluation uses
 //! needs are read, each once, and none is held by the host.
 
 use std::hash::{Hash, Hasher};
@@ -22,11 +23,13 @@ use arbores_core::{
     ErrorKind, EvalError, Evaluation, Position, Run, Snapshot, Suspension, Tier, Tool, ToolAnswer,
     ToolCall,
 };
+
+use crate::store::{Commit, Store as KnowledgeFile};
 use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Config, Engine, ResourceLimiter, Store, Trap};
 
 use crate::backend::{Backend, Settings, Stopper};
-use crate::store::{BlobReader, LoadError};
+use crate::store::LoadError;
 
 mod bindings {
     wasmtime::component::bindgen!({
@@ -76,8 +79,8 @@ struct HostState {
     settings: Settings,
     panic: Option<String>,
     limiter: MemoryLimiter,
-    /// The store's blobs while `load` runs.
-    blobs: Option<BlobReader>,
+    /// The knowledge store the guest reads and commits to.
+    knowledge: KnowledgeFile,
 }
 
 impl bindings::arbores::engine::host::Host for HostState {
@@ -93,8 +96,45 @@ impl bindings::arbores::engine::host::Host for HostState {
         crate::backend::now(self.settings.clock)
     }
 
-    fn get_blob(&mut self, name: Vec<u8>) -> Option<Vec<u8>> {
-        self.blobs.as_mut()?.get(&name)
+    fn get_blob(&mut self, name: Vec<u8>) -> Result<Option<Vec<u8>>, String> {
+        let name: arbores_core::Hash = name
+            .as_slice()
+            .try_into()
+            .map_err(|_| format!("a blob name of {} bytes instead of 32", name.len()))?;
+        self.knowledge.blob(&name).map_err(|e| e.message)
+    }
+
+    fn store_head(&mut self) -> Result<Option<Vec<u8>>, String> {
+        self.knowledge.head().map_err(|e| e.message)
+    }
+
+    fn store_commit(
+        &mut self,
+        base: Option<Vec<u8>>,
+        snapshot: wit::Snapshot,
+    ) -> Result<wit::CommitReply, String> {
+        let blobs = snapshot
+            .blobs
+            .into_iter()
+            .map(|b| {
+                let name: arbores_core::Hash = b.name.as_slice().try_into().map_err(|_| {
+                    format!(
+                        "the engine committed a blob named by {} bytes instead of 32",
+                        b.name.len()
+                    )
+                })?;
+                Ok((name, b.bytes))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let snapshot = Snapshot {
+            blobs,
+            refs: snapshot.refs,
+        };
+        match self.knowledge.commit(base.as_deref(), &snapshot) {
+            Ok(Commit::Done(_)) => Ok(wit::CommitReply::Committed),
+            Ok(Commit::Moved(head)) => Ok(wit::CommitReply::Moved(head)),
+            Err(e) => Err(e.message),
+        }
     }
 }
 
@@ -149,7 +189,11 @@ pub struct WasmSession {
 }
 
 impl WasmSession {
-    pub fn new(settings: &Settings, stopper: Stopper) -> Result<WasmSession, String> {
+    pub fn new(
+        settings: &Settings,
+        stopper: Stopper,
+        knowledge: &KnowledgeFile,
+    ) -> Result<WasmSession, String> {
         let Some(guest) = GUEST else {
             return Err(
                 "this arbores was built without the wasm guest; run scripts/build \
@@ -177,7 +221,7 @@ impl WasmSession {
         if settings.timeout.is_some() {
             start_epoch_ticker(&engine);
         }
-        let (store, instance) = instantiate(&engine, &pre, settings, &stopper)?;
+        let (store, instance) = instantiate(&engine, &pre, settings, &stopper, knowledge)?;
         Ok(WasmSession {
             engine,
             pre,
@@ -191,7 +235,14 @@ impl WasmSession {
 
     /// Replaces a trapped instance with a fresh one.
     fn replace_instance(&mut self) {
-        match instantiate(&self.engine, &self.pre, &self.settings, &self.stopper) {
+        let knowledge = self.store.data().knowledge.clone();
+        match instantiate(
+            &self.engine,
+            &self.pre,
+            &self.settings,
+            &self.stopper,
+            &knowledge,
+        ) {
             Ok((store, instance)) => {
                 self.store = store;
                 self.instance = instance;
@@ -311,64 +362,39 @@ impl Backend for WasmSession {
         WasmSession::eval(self, source)
     }
 
-    fn has_unsaved_changes(&mut self) -> Result<bool, String> {
-        self.call("checking for unsaved changes", |i, s| {
-            i.arbores_engine_engine().call_has_unsaved_changes(s)
-        })
-    }
-
-    fn export(&mut self, full: bool) -> Result<Snapshot, String> {
-        let snapshot = self.call("exporting the knowledge base", |i, s| {
-            let engine = i.arbores_engine_engine();
-            if full {
-                engine.call_export_full(s)
-            } else {
-                engine.call_export_new(s)
-            }
-        })?;
-        let blobs = snapshot
-            .blobs
-            .into_iter()
-            .map(|b| {
-                let name: arbores_core::Hash = b.name.as_slice().try_into().map_err(|_| {
-                    format!(
-                        "the engine exported a blob named by {} bytes instead of 32",
-                        b.name.len()
-                    )
-                })?;
-                Ok((name, b.bytes))
-            })
-            .collect::<Result<Vec<_>, String>>()?;
-        Ok(Snapshot {
-            blobs,
-            refs: snapshot.refs,
-        })
-    }
-
-    fn load(
-        &mut self,
-        refs: &[u8],
-        blobs: &mut BlobReader,
-    ) -> Result<(), Result<LoadError, String>> {
-        self.prepare_call();
-        self.store.data_mut().blobs = Some(std::mem::take(blobs));
-        let result = self
-            .instance
-            .arbores_engine_engine()
-            .call_load(&mut self.store, refs);
-        // Taken back before a trap replaces the store that holds it.
-        if let Some(reader) = self.store.data_mut().blobs.take() {
-            *blobs = reader;
-        }
+    fn open_store(&mut self, _store: &KnowledgeFile) -> Result<(), Result<LoadError, String>> {
+        // The instance's host state holds the store (given at creation).
+        let result = self.call("opening the knowledge store", |i, s| {
+            i.arbores_engine_engine().call_open_store(s)
+        });
         match result {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(Ok(LoadError {
-                kind: e.kind,
-                message: e.message,
-                blob: e.blob.and_then(|b| b.as_slice().try_into().ok()),
-            })),
-            Err(err) => Err(Err(self.trapped(&err, "loading the knowledge store"))),
+            Ok(Err(e)) => Err(Ok(from_wit_load_error(e))),
+            Err(m) => Err(Err(m)),
         }
+    }
+
+    fn sync(&mut self) -> Result<bool, Result<LoadError, String>> {
+        let result = self.call("reading the knowledge store", |i, s| {
+            i.arbores_engine_engine().call_sync(s)
+        });
+        match result {
+            Ok(Ok(moved)) => Ok(moved),
+            Ok(Err(e)) => Err(Ok(from_wit_load_error(e))),
+            Err(m) => Err(Err(m)),
+        }
+    }
+
+    fn current_version(&mut self) -> Result<u64, String> {
+        self.call("reading the current version", |i, s| {
+            i.arbores_engine_engine().call_current_version(s)
+        })
+    }
+
+    fn take_committed(&mut self) -> Result<Vec<u64>, String> {
+        self.call("reading the versions committed", |i, s| {
+            i.arbores_engine_engine().call_take_committed(s)
+        })
     }
 
     fn take_replaced(&mut self) -> bool {
@@ -455,6 +481,7 @@ fn instantiate(
     pre: &ArboresPre<HostState>,
     settings: &Settings,
     stopper: &Stopper,
+    knowledge: &KnowledgeFile,
 ) -> Result<(Store<HostState>, Arbores), String> {
     let limits = settings.limits;
     let max_bytes = linear_memory_cap(limits.max_memory);
@@ -466,7 +493,7 @@ fn instantiate(
             max_bytes,
             hit: false,
         },
-        blobs: None,
+        knowledge: knowledge.clone(),
     };
     let mut store = Store::new(engine, state);
     store.limiter(|state| &mut state.limiter);
@@ -495,6 +522,14 @@ fn instantiate(
         .call_set_tier(&mut store, tier)
         .map_err(|e| format!("cannot set the wasm guest's tier: {e}"))?;
     Ok((store, instance))
+}
+
+fn from_wit_load_error(e: wit::LoadError) -> LoadError {
+    LoadError {
+        kind: e.kind,
+        message: e.message,
+        blob: e.blob.and_then(|b| b.as_slice().try_into().ok()),
+    }
 }
 
 fn from_wit(result: wit::Evaluation) -> Evaluation {

@@ -16,14 +16,20 @@ fn cache_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("arbores-test-cache")
 }
 
-/// A fresh directory for a store, named after the test; not created.
+/// A fresh path for a store, named after the test; not created (an older
+/// store there, its SQLite companions and a converted directory are
+/// removed).
 fn fresh_store(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join("stores")
         .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
-    dir
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    for suffix in ["", "-wal", "-shm", "-journal", ".dir-store"] {
+        let p = PathBuf::from(format!("{}{suffix}", path.display()));
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_dir_all(&p);
+    }
+    path
 }
 
 /// A store of its own for every command that does not name one, so that
@@ -540,6 +546,44 @@ fn in_store(engine: &str, store: &Path, args: &[&str], stdin: Option<&str>) -> O
     arbores(engine, &full, stdin)
 }
 
+/// The store file and its SQLite companions (`-wal`, `-shm`) with their
+/// bytes, to show a store was not touched.
+fn store_bytes(store: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let p = PathBuf::from(format!("{}{suffix}", store.display()));
+        if let Ok(bytes) = std::fs::read(&p) {
+            out.push((p, bytes));
+        }
+    }
+    out
+}
+
+/// Changes the store file behind arbores' back, as damage would.
+fn tamper(store: &Path, sql: &str) {
+    let conn = rusqlite::Connection::open(store).unwrap();
+    let changed = conn.execute(sql, []).unwrap();
+    assert!(changed > 0, "{sql} changed nothing");
+}
+
+/// The names of the store's blobs, in order.
+fn blob_names(store: &Path) -> Vec<Vec<u8>> {
+    let conn = rusqlite::Connection::open(store).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT hash FROM blobs ORDER BY hash")
+        .unwrap();
+    let names = stmt
+        .query_map([], |r| r.get::<_, Vec<u8>>(0))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    names
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Every file under `dir` with its bytes, to show a store was not touched.
 fn files_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
@@ -559,13 +603,6 @@ fn files_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
-fn blob_files(store: &Path) -> Vec<PathBuf> {
-    files_of(&store.join("blobs"))
-        .into_iter()
-        .map(|(p, _)| p)
-        .collect()
-}
-
 const CREATE_TRIPLE: &str = "(arb:create \"(define (triple x) (* 3 x))\" '() \"multiplies by three\" \"function\" '(\"triple\"))";
 
 fn ok(out: &Output) {
@@ -582,6 +619,8 @@ both_engines!(
     corrupt_refs_is_reported,
     corrupt_blob_is_reported,
     missing_blob_is_reported,
+    lost_refs_is_an_error,
+    concurrent_writers_lose_nothing,
     not_a_store_is_refused,
     repl_saves_each_commit,
     a_store_of_the_first_layout_opens,
@@ -596,9 +635,7 @@ fn knowledge_outlives_the_command(engine: &str) {
         stdout(&out),
         "((\"s-expression-id\" . 256) (\"new-version-id\" . 2))\n"
     );
-    for file in ["format", "refs", "blobs"] {
-        assert!(store.join(file).exists(), "{file} in {}", store.display());
-    }
+    assert!(store.is_file(), "{} is not a store file", store.display());
     let out = in_store(engine, &store, &["eval", "(triple 14)"], None);
     ok(&out);
     assert_eq!(stdout(&out), "42\n");
@@ -728,7 +765,7 @@ fn read_only_changes_nothing(engine: &str) {
     }
     let out = in_store(engine, &store, &["eval", CREATE_TRIPLE], None);
     ok(&out);
-    let before = files_of(&store);
+    let before = store_bytes(&store);
     let out = in_store(
         engine,
         &store,
@@ -751,7 +788,7 @@ fn read_only_changes_nothing(engine: &str) {
         "reads still work\n{}",
         describe(&out)
     );
-    assert_eq!(files_of(&store), before, "read-only wrote to the store");
+    assert_eq!(store_bytes(&store), before, "read-only wrote to the store");
 }
 
 /// Evaluations that only read (or meet an unbound variable, which looks
@@ -769,17 +806,17 @@ fn reads_create_no_store(engine: &str) {
     }
 }
 
-/// A corrupt refs record stops arbores with an error naming the file, and
-/// nothing in the store is changed (not even by a command that commits).
+/// A corrupt refs record stops arbores with an error naming the store
+/// and the record, and nothing in the store is changed (not even by a
+/// command that commits).
 fn corrupt_refs_is_reported(engine: &str) {
     let store = fresh_store(&format!("corrupt-refs-{engine}"));
     ok(&in_store(engine, &store, &["eval", CREATE_TRIPLE], None));
-    let refs = store.join("refs");
-    let mut bytes = std::fs::read(&refs).unwrap();
-    let last = bytes.len() - 1;
-    bytes[last] ^= 0x55;
-    std::fs::write(&refs, &bytes).unwrap();
-    let before = files_of(&store);
+    tamper(
+        &store,
+        "UPDATE refs SET data = CAST(substr(data, 1, length(data) - 1) || x'55' AS BLOB)",
+    );
+    let before = store_bytes(&store);
     for src in ["(triple 2)", CREATE_TRIPLE] {
         let out = in_store(engine, &store, &["eval", src], None);
         assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
@@ -790,57 +827,113 @@ fn corrupt_refs_is_reported(engine: &str) {
             "{err}"
         );
         assert!(
-            err.contains(&format!("{}: refs record", refs.display())),
+            err.contains(&format!("{}: the refs record", store.display())),
             "{err}"
         );
         assert!(err.contains("--store"), "advice\n{err}");
     }
-    assert_eq!(files_of(&store), before, "the store was changed");
+    assert_eq!(store_bytes(&store), before, "the store was changed");
 }
 
-/// A blob whose bytes do not match its name: the error names the file.
+/// A store with blobs but no refs record is damaged, not empty: a commit
+/// would start a new history and leave the old one unreachable.
+fn lost_refs_is_an_error(engine: &str) {
+    let store = fresh_store(&format!("lost-refs-{engine}"));
+    ok(&in_store(engine, &store, &["eval", CREATE_TRIPLE], None));
+    tamper(&store, "DELETE FROM refs");
+    let before = store_bytes(&store);
+    for src in ["(arb:current-version)", CREATE_TRIPLE] {
+        let out = in_store(engine, &store, &["eval", src], None);
+        assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+        assert_eq!(stdout(&out), "", "{}", describe(&out));
+        assert!(
+            stderr(&out).contains("no refs record"),
+            "{}",
+            describe(&out)
+        );
+    }
+    assert_eq!(store_bytes(&store), before, "the store was changed");
+}
+
+/// A blob whose bytes do not match its name: the error names the store
+/// and the blob, and only what needs that blob fails.
 fn corrupt_blob_is_reported(engine: &str) {
     let store = fresh_store(&format!("corrupt-blob-{engine}"));
     ok(&in_store(engine, &store, &["eval", CREATE_TRIPLE], None));
-    let blobs = blob_files(&store);
-    assert!(blobs.len() > 3, "{blobs:?}");
-    let victim = &blobs[blobs.len() / 2];
-    let mut bytes = std::fs::read(victim).unwrap();
-    bytes[0] ^= 1;
-    std::fs::write(victim, &bytes).unwrap();
-    let before = files_of(&store);
-    let out = in_store(engine, &store, &["eval", CREATE_TRIPLE], None);
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    let err = stderr(&out);
-    assert!(
-        err.contains(&format!("{}: blob ", victim.display())),
-        "{err}"
-    );
-    assert!(err.contains("do not hash to its name"), "{err}");
-    assert_eq!(files_of(&store), before, "the store was changed");
+    let names = blob_names(&store);
+    assert!(names.len() > 3, "{} blobs", names.len());
+    let mut failed = 0;
+    for victim in &names {
+        let fresh = fresh_store(&format!("corrupt-blob-{engine}-one"));
+        std::fs::copy(&store, &fresh).unwrap();
+        tamper(
+            &fresh,
+            &format!(
+                "UPDATE blobs SET data = CAST(x'00' || data AS BLOB) WHERE hash = x'{}'",
+                hex(victim)
+            ),
+        );
+        let before = store_bytes(&fresh);
+        let out = in_store(engine, &fresh, &["eval", "(triple 2)"], None);
+        if out.status.success() {
+            // A blob this evaluation never reads (another index's, an older
+            // version's) does not stop it.
+            assert_eq!(stdout(&out), "6\n", "{}", describe(&out));
+        } else {
+            failed += 1;
+            assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+            let err = stderr(&out);
+            // Named with the store's path when opening needs it, else as
+            // the evaluation's error.
+            assert!(err.contains(&format!("blob {}", hex(victim))), "{err}");
+            assert!(err.contains("do not hash to its name"), "{err}");
+        }
+        assert_eq!(store_bytes(&fresh), before, "the store was changed");
+    }
+    assert!(failed > 0, "no blob was needed by (triple 2)");
 }
 
 fn missing_blob_is_reported(engine: &str) {
     let store = fresh_store(&format!("missing-blob-{engine}"));
     ok(&in_store(engine, &store, &["eval", CREATE_TRIPLE], None));
-    let blobs = blob_files(&store);
-    let victim = &blobs[0];
-    std::fs::remove_file(victim).unwrap();
-    let before = files_of(&store);
-    let out = in_store(engine, &store, &["eval", "(+ 1 2)"], None);
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    let err = stderr(&out);
-    assert!(
-        err.contains(&format!("{}: blob ", victim.display())),
-        "{err}"
-    );
-    assert!(err.contains("is missing"), "{err}");
-    assert_eq!(files_of(&store), before, "the store was changed");
+    // The refs record names the root blob of the current version first.
+    let names = blob_names(&store);
+    let mut failed = 0;
+    for victim in &names {
+        let fresh = fresh_store(&format!("missing-blob-{engine}-one"));
+        std::fs::copy(&store, &fresh).unwrap();
+        tamper(
+            &fresh,
+            &format!("DELETE FROM blobs WHERE hash = x'{}'", hex(victim)),
+        );
+        let out = in_store(engine, &fresh, &["eval", "(triple 2)"], None);
+        if !out.status.success() {
+            failed += 1;
+            assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+            let err = stderr(&out);
+            assert!(err.contains(&format!("blob {}", hex(victim))), "{err}");
+            assert!(err.contains("is missing"), "{err}");
+        }
+    }
+    assert!(failed > 0, "no blob was needed by (triple 2)");
 }
 
-/// A directory that is not a store is refused, not written into.
+/// A file or directory that is not a store is refused, not written into.
 fn not_a_store_is_refused(engine: &str) {
     let store = fresh_store(&format!("not-a-store-{engine}"));
+    std::fs::write(&store, "my notes, not a database\n".repeat(100)).unwrap();
+    let before = store_bytes(&store);
+    let out = in_store(engine, &store, &["eval", CREATE_TRIPLE], None);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("not an arbores store"),
+        "{}",
+        describe(&out)
+    );
+    assert_eq!(store_bytes(&store), before);
+
+    // A directory that is not a store of the first format.
+    let store = fresh_store(&format!("not-a-store-dir-{engine}"));
     std::fs::create_dir_all(&store).unwrap();
     std::fs::write(store.join("notes.txt"), "mine").unwrap();
     let out = in_store(engine, &store, &["eval", CREATE_TRIPLE], None);
@@ -852,14 +945,31 @@ fn not_a_store_is_refused(engine: &str) {
     );
     assert_eq!(files_of(&store).len(), 1);
 
-    // A store of a format this arbores does not know.
+    // Another application's SQLite database.
+    let store = fresh_store(&format!("other-db-{engine}"));
+    rusqlite::Connection::open(&store)
+        .unwrap()
+        .execute_batch("CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES ('mine');")
+        .unwrap();
+    let out = in_store(engine, &store, &["eval", CREATE_TRIPLE], None);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("not an arbores store"),
+        "{}",
+        describe(&out)
+    );
+
+    // A store of a layout this arbores does not know.
     let store = fresh_store(&format!("future-store-{engine}"));
     ok(&in_store(engine, &store, &["eval", CREATE_TRIPLE], None));
-    std::fs::write(store.join("format"), "arbores-store 99\n").unwrap();
+    rusqlite::Connection::open(&store)
+        .unwrap()
+        .pragma_update(None, "user_version", 99)
+        .unwrap();
     let out = in_store(engine, &store, &["eval", "(+ 1 2)"], None);
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     assert!(
-        stderr(&out).contains("arbores-store 99"),
+        stderr(&out).contains("a store of layout 99"),
         "{}",
         describe(&out)
     );
@@ -882,15 +992,12 @@ fn repl_saves_each_commit(engine: &str) {
     let mut input = child.stdin.take().unwrap();
     writeln!(input, "{CREATE_TRIPLE}").unwrap();
     input.flush().unwrap();
-    // Wait for the refs record to appear, then ask another arbores.
-    let start = Instant::now();
-    while !store.join("refs").exists() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "no save within 30s"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // The REPL prints the commit's reply once it is stored: then ask
+    // another arbores.
+    let mut output = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut output, &mut line).unwrap();
+    assert!(line.contains("new-version-id"), "{line}");
     let out = in_store(engine, &store, &["eval", "(triple 7)"], None);
     drop(input);
     let repl = child.wait_with_output().unwrap();
@@ -1006,17 +1113,17 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// `tests/fixtures/store-v1` was written by an earlier build, whose tries
-/// placed keys by a hash of the id (refs version 1): five versions, one a
-/// branch, `double` updated, `quad` depending on it. This build reads it,
-/// lays it out again, and writes the new layout with its next save; a
-/// read-only session leaves it as it was.
+/// `tests/fixtures/store-v1` is a store directory of the first format,
+/// written by an earlier build whose tries placed keys by a hash of the id
+/// (refs version 1): five versions, one a branch, `double` updated, `quad`
+/// depending on it. A read-only session reads it as it is; the first
+/// writer converts it into a store file at the same path (the directory
+/// kept beside it), and its next commit writes the current layout.
 fn a_store_of_the_first_layout_opens(engine: &str) {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/store-v1");
     let store = fresh_store(&format!("first-layout-{engine}"));
     copy_tree(&fixture, &store);
-    let refs_version = |store: &Path| std::fs::read(store.join("refs")).unwrap()[8];
-    assert_eq!(refs_version(&store), 1);
+    assert_eq!(std::fs::read(store.join("refs")).unwrap()[8], 1);
     let history = "(list (arb:current-version) (arb:version-chain 5) \
                    (cdr (assoc \"description\" (arb:get-metadata 256 4))) \
                    (arb:version-successors 3))";
@@ -1038,14 +1145,106 @@ fn a_store_of_the_first_layout_opens(engine: &str) {
         &["eval", "(arb:switch-version 4) (quad 5)"],
         None,
     );
-    ok(&out);
+    assert!(out.status.success(), "{}", describe(&out));
+    assert!(
+        stderr(&out).starts_with("note: converted the store directory"),
+        "{}",
+        describe(&out)
+    );
     assert_eq!(stdout(&out), "20\n");
+    assert!(store.is_file(), "the directory was not converted");
+    let kept = PathBuf::from(format!("{}.dir-store", store.display()));
     assert_eq!(
-        refs_version(&store),
-        2,
-        "the save did not write the new layout"
+        files_of(&kept).len(),
+        before.len(),
+        "the directory was not kept"
     );
     let out = in_store(engine, &store, &["eval", history], None);
     ok(&out);
     assert_eq!(stdout(&out), expected.replacen("(5 (1", "(4 (1", 1));
+}
+
+/// A program that creates `count` nodes named `f-TAG-I`, printing each
+/// reply's node id and version id on a line.
+fn creating_program(tag: &str, count: usize) -> String {
+    format!(
+        "(do ((i 0 (+ i 1))) ((= i {count}))
+           (let* ((name (string-append \"f-{tag}-\" (number->string i)))
+                  (r (arb:create (string-append \"(define (\" name \") \" (number->string i) \")\")
+                                 '() \"a numbered function\" \"function\" (list name))))
+             (write (list (cdr (assoc \"s-expression-id\" r)) (cdr (assoc \"new-version-id\" r))))
+             (newline)))"
+    )
+}
+
+/// Several processes committing to one store at the same time lose
+/// nothing: every node each created is there, under the id its reply gave,
+/// and no two commits made the same version.
+fn concurrent_writers_lose_nothing(engine: &str) {
+    const WRITERS: usize = 4;
+    const EACH: usize = 25;
+    let store = fresh_store(&format!("concurrent-{engine}"));
+    let s = store.to_str().unwrap().to_string();
+    if engine == "wasm" {
+        require_guest();
+    }
+    let children: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            let mut cmd = command(engine, &["--store", &s, "run", "-"]);
+            cmd.stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            let mut child = cmd.spawn().unwrap();
+            let program = creating_program(&w.to_string(), EACH);
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(program.as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    let mut nodes = std::collections::BTreeSet::new();
+    let mut versions = std::collections::BTreeSet::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        ok(&out);
+        let text = stdout(&out);
+        assert_eq!(text.lines().count(), EACH, "{}", describe(&out));
+        for line in text.lines() {
+            let fields: Vec<u64> = line
+                .trim_matches(['(', ')'])
+                .split(' ')
+                .map(|f| f.parse().unwrap_or_else(|_| panic!("{line}")))
+                .collect();
+            assert!(nodes.insert(fields[0]), "node {} given twice", fields[0]);
+            assert!(
+                versions.insert(fields[1]),
+                "version {} given twice",
+                fields[1]
+            );
+        }
+    }
+    let expected_versions: std::collections::BTreeSet<u64> =
+        (2..2 + (WRITERS * EACH) as u64).collect();
+    assert_eq!(versions, expected_versions);
+    // Every node is in the current version under its id and its name.
+    let check = format!(
+        "(list (arb:current-version) (length (arb:search-by-symbol \"f-\" \"prefix\")) \
+               (let loop ((ids '({})) (n 0)) \
+                 (if (null? ids) n \
+                     (let ((d (assoc \"description\" (arb:get-metadata (car ids))))) \
+                       (loop (cdr ids) \
+                             (if (and d (equal? (cdr d) \"a numbered function\")) (+ n 1) n))))))",
+        nodes
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let out = in_store(engine, &store, &["eval", &check], None);
+    ok(&out);
+    let total = WRITERS * EACH;
+    assert_eq!(stdout(&out), format!("({} {total} {total})\n", total + 1));
 }

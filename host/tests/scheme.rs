@@ -6,17 +6,27 @@
 //! program, unified diffs, `ARBORES_BLESS=1`) is `tests/suite`; the core
 //! runs the same files in `core/tests/scheme.rs`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use arbores_scheme_suite::{Kind, Program, KNOWLEDGE_CLOCK, NO_ERROR};
+
+/// Removes a store file, its SQLite companions and a converted directory
+/// store, so that every program starts from an empty knowledge base.
+fn remove_store(store: &Path) {
+    for suffix in ["", "-wal", "-shm", "-journal", ".dir-store"] {
+        let p = PathBuf::from(format!("{}{suffix}", store.display()));
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_dir_all(&p);
+    }
+}
 
 fn run(engine: &'static str, program: &Program) -> Result<String, String> {
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let store =
         tmp.join("scheme-stores")
             .join(format!("{engine}-{}-{}", program.kind.dir(), program.name));
-    let _ = std::fs::remove_dir_all(&store);
+    remove_store(&store);
     let path = program.path.to_string_lossy().into_owned();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_arbores"));
     // The compiled guest is cached where the CLI tests cache it.
@@ -32,7 +42,7 @@ fn run(engine: &'static str, program: &Program) -> Result<String, String> {
         .args(["run", &path])
         .output()
         .map_err(|e| format!("starting arbores: {e}"))?;
-    let _ = std::fs::remove_dir_all(&store);
+    remove_store(&store);
     let stdout = String::from_utf8_lossy(&out.stdout);
     // Errors name the file; the expectations do not.
     let stderr = String::from_utf8_lossy(&out.stderr).replace(&format!("{path}:"), "");

@@ -188,6 +188,8 @@ fn reflog(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
         .k
         .forest
         .reflog(skip, limit)
+        .map_err(|e| forest_error(a.who, e))?
+        .into_iter()
         .map(|e| {
             (
                 e.version,
@@ -317,15 +319,26 @@ fn semantic_search(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     let hits = if indexed(ctx, version) {
         // Graph work deferred by commits and loads is done here, when a
         // search needs it.
-        ctx.k.indexes.semantic.maintain();
+        ctx.k
+            .semantic()
+            .map_err(|e| forest_error(a.who, e))?
+            .maintain();
         ctx.k.indexes.search(&query, &q).map_err(err)?
     } else {
+        // A node that cannot be read ends the scan; the search then fails
+        // with what went wrong rather than answer from part of the version.
+        let mut unreadable = None;
         let nodes = ctx
             .k
             .nodes_at(version)
-            .map_err(|e| forest_error(a.who, e))?;
+            .map_err(|e| forest_error(a.who, e))?
+            .map_while(|n| n.map_err(|e| unreadable = Some(e)).ok());
         let ix = &ctx.k.indexes;
-        hybrid::scan(nodes, &ix.semantic, &ix.fusion, &query, &q).map_err(err)?
+        let hits = hybrid::scan(nodes, &ix.semantic, &ix.fusion, &query, &q).map_err(err)?;
+        if let Some(e) = unreadable {
+            return Err(forest_error(a.who, e.into()));
+        }
+        hits
     };
     let mut out = Vec::with_capacity(hits.len());
     for SemanticHit { id: node, score } in hits {
@@ -373,15 +386,31 @@ fn search_by_symbol(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     let hits = if indexed(ctx, version) {
         search(&ctx.k.indexes.symbols)?
     } else {
-        let mut ix = SymbolIndex::new();
-        for n in ctx
+        match ctx
             .k
-            .nodes_at(version)
-            .map_err(|e| forest_error(a.who, e))?
-        {
-            ix.insert(n);
+            .forest
+            .indexes_of(version.unwrap_or(0))
+            .ok()
+            .and_then(|maps| {
+                maps.iter()
+                    .find(|(n, _)| n == crate::repo::index::SYMBOLS)
+                    .map(|(_, m)| SymbolIndex::from_map(m.clone()))
+            }) {
+            // An older version's own persisted index.
+            Some(ix) => search(&ix)?,
+            None => {
+                let mut ix = SymbolIndex::new();
+                for n in ctx
+                    .k
+                    .nodes_at(version)
+                    .map_err(|e| forest_error(a.who, e))?
+                {
+                    let n = n.map_err(|e| forest_error(a.who, e.into()))?;
+                    ix.insert(n).map_err(|e| forest_error(a.who, e.into()))?;
+                }
+                search(&ix)?
+            }
         }
-        search(&ix)?
     };
     let mut rows = Vec::with_capacity(hits.len());
     for h in hits {
@@ -451,14 +480,24 @@ fn get_dependents(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     let version = version_arg(ctx, &a, 1)?;
     node_at(ctx, a.who, version, node_id)?;
     let mut found: Vec<NodeId> = if indexed(ctx, version) {
-        ctx.k.indexes.dependencies.dependents(node_id).collect()
-    } else {
         ctx.k
+            .indexes
+            .dependencies
+            .dependents(node_id)
+            .map_err(|e| forest_error(a.who, e.into()))?
+    } else {
+        let mut found = Vec::new();
+        for n in ctx
+            .k
             .nodes_at(version)
             .map_err(|e| forest_error(a.who, e))?
-            .filter(|n| n.dependencies.iter().any(|(d, _)| *d == node_id))
-            .map(|n| n.id)
-            .collect()
+        {
+            let n = n.map_err(|e| forest_error(a.who, e.into()))?;
+            if n.dependencies.iter().any(|(d, _)| *d == node_id) {
+                found.push(n.id);
+            }
+        }
+        found
     };
     found.sort_unstable();
     found.dedup();
@@ -556,6 +595,7 @@ fn dependencies_arg(ctx: &KCtx, who: &str, v: Value) -> Result<Vec<(NodeId, Stri
                 let name = ctx
                     .k
                     .get(dep)
+                    .map_err(|e| forest_error(who, e))?
                     .and_then(|n| n.symbol_names.first().cloned())
                     .unwrap_or_default();
                 (dep, name)
@@ -710,7 +750,12 @@ fn changeable_node(ctx: &KCtx, a: &Args) -> Result<NodeId, ArbError> {
     if is_reserved(node_id) {
         return Err(forest_error(a.who, ForestError::ReservedId(node_id)));
     }
-    if ctx.k.get(node_id).is_none() {
+    if ctx
+        .k
+        .get(node_id)
+        .map_err(|e| forest_error(a.who, e))?
+        .is_none()
+    {
         return Err(node_not_found(a.who, node_id));
     }
     Ok(node_id)
@@ -810,6 +855,8 @@ fn delete(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
         .indexes
         .dependencies
         .dependents(node_id)
+        .map_err(|e| forest_error(a.who, e.into()))?
+        .into_iter()
         .filter(|d| *d != node_id)
         .collect();
     users.sort_unstable();
@@ -859,7 +906,7 @@ fn tx_begin(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     let a = Args::new("arb:transaction", args);
     a.arity(0, 0)?;
     need(ctx, a.who)?;
-    let depth = ctx.k.begin();
+    let depth = ctx.k.begin().map_err(|e| forest_error(a.who, e))?;
     Ok(Value::Int(depth as i64))
 }
 

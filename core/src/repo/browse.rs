@@ -116,6 +116,7 @@ pub fn node_page(
     let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
     let mut nodes: Vec<&Node> = Vec::new();
     for node in k.forest.nodes(version)? {
+        let node = node?;
         if is_reserved(node.id) && !filter.builtins {
             continue;
         }
@@ -239,15 +240,17 @@ pub fn node_view(
             symbol_names: names(*dep),
         })
         .collect();
-    let mut dependents: Vec<NodeLink> = forest
-        .nodes(version)?
-        .filter(|n| n.dependencies.iter().any(|(d, _)| *d == id))
-        .map(|n| NodeLink {
-            id: n.id,
-            local_name: None,
-            symbol_names: n.symbol_names.clone(),
-        })
-        .collect();
+    let mut dependents: Vec<NodeLink> = Vec::new();
+    for n in forest.nodes(version)? {
+        let n = n?;
+        if n.dependencies.iter().any(|(d, _)| *d == id) {
+            dependents.push(NodeLink {
+                id: n.id,
+                local_name: None,
+                symbol_names: n.symbol_names.clone(),
+            });
+        }
+    }
     dependents.sort_by_key(|l| l.id);
     let mut history = Vec::new();
     for v in forest.versions() {

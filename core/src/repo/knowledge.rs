@@ -1,5 +1,5 @@
 //! `Knowledge`: the version forest and the indexes of its working state,
-//! kept in step.
+//! kept in step, and kept in the host's store.
 //!
 //! The working state is the current version, or, while a transaction is
 //! open, the current version plus the transaction's changes. Every change
@@ -11,17 +11,58 @@
 //! A single operation outside a transaction is committed at once as a
 //! version of its own. Transactions nest: an inner one is a savepoint of the
 //! outer one, and only the outermost commit makes a version.
+//!
+//! With a store (`Knowledge::open`), each commit (and each switch) is
+//! handed to the host's [`KnowledgeStore`] before the call that made it
+//! returns: its new blobs and the refs record that names the new state,
+//! stored only if the store's head is still the one this knowledge base
+//! started from. When another writer moved the head meanwhile, the commit
+//! is taken back, the other writer's state adopted (read lazily), and the
+//! commit's recorded operations applied again on top of it (created nodes
+//! get the next free ids), then stored; when a node it changes was changed
+//! by the other writer too, or an operation no longer applies, nothing is
+//! stored and the caller gets a `Conflict` naming the nodes: the knowledge
+//! base is then the other writer's state, consistent and stored.
+
+use std::rc::Rc;
 
 use super::builtins::builtin_nodes;
+use super::cas::{BlobSource, Blobs, StoreError};
 use super::forest::{
-    Committed, ForestError, NodeChanges, Nodes, Op, Pending, Timestamp, VersionForest,
+    Committed, ForestError, NodeChanges, Nodes, Op, Pending, ReflogKind, Snapshot, Timestamp,
+    VersionForest,
 };
-use super::index::{Embedder, Indexes, SemanticConfig};
+use super::index::{DependencyIndex, Embedder, Indexes, SemanticConfig, SymbolIndex};
 use super::node::{Node, NodeId, VersionId};
 
-/// What undoing one operation of a transaction needs. The indexes remove
-/// by id (they never read the old node's content), so a created node is
-/// remembered by its id alone; a changed or deleted one by its old self.
+/// The host's store of a knowledge base, as the core uses it: blobs by
+/// name, the current refs record, and a compare-and-swap commit.
+pub trait KnowledgeStore: BlobSource {
+    /// The refs record the store holds now; `None` for an empty store.
+    fn head(&self) -> Result<Option<Vec<u8>>, String>;
+
+    /// Stores `snapshot`'s blobs and makes its refs record the head, if the
+    /// head is still `base` (`None`: the store is empty). Durable when it
+    /// returns `Committed`; nothing is written otherwise.
+    fn commit(&self, base: Option<&[u8]>, snapshot: &Snapshot) -> Result<CommitReply, String>;
+}
+
+/// A store's answer to a commit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommitReply {
+    Committed,
+    /// Another writer moved the head: here it is now.
+    Moved(Option<Vec<u8>>),
+}
+
+/// How many times a commit is applied again on a head that keeps moving
+/// before it gives up with a conflict.
+const MAX_REPLAYS: usize = 64;
+
+/// What undoing one operation of a transaction needs in the in-memory
+/// indexes (the persisted indexes go back by a saved copy). They remove by
+/// id, so a created node is remembered by its id alone; a
+/// changed or deleted one by its old self.
 enum IndexChange {
     Created(NodeId),
     Changed(Node),
@@ -49,23 +90,49 @@ fn stub(id: NodeId) -> Node {
     }
 }
 
+/// The persisted indexes at a point of a transaction, to go back to.
+#[derive(Clone)]
+struct SavedIndexes {
+    symbols: SymbolIndex,
+    dependencies: DependencyIndex,
+}
+
 struct OpenTransaction {
     pending: Pending,
-    /// Index changes applied since the outermost transaction began, oldest
-    /// first: what an abort undoes.
+    /// Semantic index changes applied since the outermost transaction
+    /// began, oldest first: what an abort undoes.
     applied: Vec<IndexChange>,
+    /// The persisted indexes when the outermost transaction began.
+    start: SavedIndexes,
     /// One per open inner transaction: the state to go back to if it fails.
-    savepoints: Vec<(Pending, usize)>,
+    savepoints: Vec<(Pending, usize, SavedIndexes)>,
+}
+
+/// Why a change could not be stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreFailure {
+    /// Another writer changed the same nodes (or made the operations
+    /// impossible): nothing was stored; the knowledge base is now the
+    /// other writer's state.
+    Conflict { nodes: Vec<NodeId>, reason: String },
+    /// The store could not be read or written: nothing was stored.
+    Unavailable(String),
 }
 
 pub struct Knowledge {
     pub forest: VersionForest,
     pub indexes: Indexes,
+    store: Option<Rc<dyn KnowledgeStore>>,
     tx: Option<OpenTransaction>,
     /// Counts changes of the working state; equal generations, equal state.
     generation: u64,
     /// Ids whose node changed since the last `take_changed`.
     changed: Vec<NodeId>,
+    /// New ids given to created nodes when their commit was applied again
+    /// on another writer's state (old id, new id), since `take_renumbered`.
+    renumbered: Vec<(NodeId, NodeId)>,
+    /// Versions stored since `take_committed`.
+    committed: Vec<VersionId>,
 }
 
 impl std::fmt::Debug for Knowledge {
@@ -74,6 +141,7 @@ impl std::fmt::Debug for Knowledge {
             .field("forest", &self.forest)
             .field("transaction_depth", &self.depth())
             .field("generation", &self.generation)
+            .field("stored", &self.store.is_some())
             .finish()
     }
 }
@@ -88,37 +156,91 @@ pub struct Done {
     pub version: Option<VersionId>,
 }
 
+/// A failure of a change: of the operation itself, or of storing it.
+impl From<StoreFailure> for ForestError {
+    fn from(f: StoreFailure) -> Self {
+        match f {
+            StoreFailure::Unavailable(m) => ForestError::Store(StoreError::Unavailable(m)),
+            StoreFailure::Conflict { nodes, reason } => ForestError::Conflict { nodes, reason },
+        }
+    }
+}
+
 impl Knowledge {
-    /// A new knowledge base whose root version holds the builtin nodes.
+    /// A new knowledge base in memory whose root version holds the builtin
+    /// nodes.
     pub fn new(timestamp: Timestamp) -> Knowledge {
         // The builtins are static data with distinct reserved ids (a unit
         // test checks it), so the root version cannot be refused.
         let forest = VersionForest::new(builtin_nodes(), "initial version", timestamp)
             .unwrap_or_else(|e| unreachable!("the builtin nodes are invalid: {e}"));
-        Knowledge::with_forest(forest)
+        Knowledge::with_forest(forest).unwrap_or_else(|e| unreachable!("in memory: {e}"))
     }
 
-    /// Wraps a forest (for example one just imported), indexing its current version.
-    pub fn with_forest(forest: VersionForest) -> Knowledge {
+    /// Wraps a forest (for example one just imported), indexing its
+    /// current version: its persisted indexes if it has them, else built
+    /// from its nodes.
+    pub fn with_forest(forest: VersionForest) -> Result<Knowledge, ForestError> {
         let mut indexes = Indexes::new();
-        if let Ok(nodes) = forest.nodes(forest.current()) {
-            indexes.rebuild(nodes);
+        let current = forest.current();
+        if !indexes.adopt(forest.indexes_of(current)?) {
+            indexes.rebuild(forest.nodes(current)?)?;
         }
-        Knowledge {
+        Ok(Knowledge {
             forest,
             indexes,
+            store: None,
             tx: None,
             generation: 0,
             changed: Vec::new(),
-        }
+            renumbered: Vec::new(),
+            committed: Vec::new(),
+        })
     }
 
-    /// Replaces the semantic index's embedder (a host's model) and
-    /// re-indexes the working state with it.
+    /// The knowledge base kept in `store`: what it holds (read lazily), or
+    /// a new one (stored by its first commit) when it is empty.
+    pub fn open(
+        store: Rc<dyn KnowledgeStore>,
+        timestamp: Timestamp,
+    ) -> Result<Knowledge, ForestError> {
+        let blobs = Blobs::new(store.clone());
+        let head = store
+            .head()
+            .map_err(|m| ForestError::Store(StoreError::Unavailable(m)))?;
+        let forest = match head {
+            Some(refs) => VersionForest::open(&refs, blobs)?,
+            None => VersionForest::new_in(blobs, builtin_nodes(), "initial version", timestamp)?,
+        };
+        let mut k = Knowledge::with_forest(forest)?;
+        k.store = Some(store);
+        // A store of an earlier layout is written in the current one by
+        // the first change; nothing is written by reading it.
+        Ok(k)
+    }
+
+    /// Whether a store keeps this knowledge base.
+    pub fn is_stored(&self) -> bool {
+        self.store.is_some()
+    }
+
+    /// Replaces the semantic index's embedder (a host's model); the index
+    /// is built again with it when a semantic search needs it.
     pub fn set_embedder(&mut self, embedder: Box<dyn Embedder>, config: SemanticConfig) {
-        let mut indexes = Indexes::with_embedder(embedder, config);
-        indexes.rebuild(self.working_nodes());
-        self.indexes = indexes;
+        self.indexes.semantic = super::index::SemanticIndex::new(embedder, config);
+        self.indexes.semantic_built = false;
+    }
+
+    /// The semantic index of the working state, built first if need be.
+    pub fn semantic(&mut self) -> Result<&mut super::index::SemanticIndex, ForestError> {
+        if !self.indexes.semantic_built {
+            let nodes = match &self.tx {
+                Some(t) => t.pending.nodes(),
+                None => self.forest.nodes(self.forest.current())?,
+            };
+            self.indexes.build_semantic(nodes)?;
+        }
+        Ok(&mut self.indexes.semantic)
     }
 
     // ---- reading ------------------------------------------------------------
@@ -133,6 +255,17 @@ impl Knowledge {
         std::mem::take(&mut self.changed)
     }
 
+    /// Created nodes whose ids changed when their commit was applied again
+    /// on another writer's state, since the last call.
+    pub fn take_renumbered(&mut self) -> Vec<(NodeId, NodeId)> {
+        std::mem::take(&mut self.renumbered)
+    }
+
+    /// The versions stored since the last call, in order.
+    pub fn take_committed(&mut self) -> Vec<VersionId> {
+        std::mem::take(&mut self.committed)
+    }
+
     /// How many transactions are open (0: none).
     pub fn depth(&self) -> usize {
         self.tx.as_ref().map_or(0, |t| t.savepoints.len() + 1)
@@ -145,10 +278,10 @@ impl Knowledge {
     }
 
     /// A node of the working state.
-    pub fn get(&self, id: NodeId) -> Option<&Node> {
+    pub fn get(&self, id: NodeId) -> Result<Option<&Node>, ForestError> {
         match &self.tx {
             Some(t) => t.pending.get(id),
-            None => self.forest.get(self.forest.current(), id).ok().flatten(),
+            None => self.forest.get(self.forest.current(), id),
         }
     }
 
@@ -159,23 +292,23 @@ impl Knowledge {
         id: NodeId,
     ) -> Result<Option<&Node>, ForestError> {
         match version {
-            None => Ok(self.get(id)),
+            None => self.get(id),
             Some(v) => self.forest.get(v, id),
         }
     }
 
     /// Every node of the working state.
-    pub fn working_nodes(&self) -> Nodes<'_> {
+    pub fn working_nodes(&self) -> Result<Nodes<'_>, ForestError> {
         match &self.tx {
-            Some(t) => t.pending.nodes(),
-            None => self.forest.current_nodes(),
+            Some(t) => Ok(t.pending.nodes()),
+            None => self.forest.nodes(self.forest.current()),
         }
     }
 
     /// Every node of `version`, or of the working state for `None`.
     pub fn nodes_at(&self, version: Option<VersionId>) -> Result<Nodes<'_>, ForestError> {
         match version {
-            None => Ok(self.working_nodes()),
+            None => self.working_nodes(),
             Some(v) => self.forest.nodes(v),
         }
     }
@@ -195,7 +328,7 @@ impl Knowledge {
     }
 
     /// Runs one operation: inside the open transaction, or as a version of
-    /// its own described by `description`.
+    /// its own described by `description`, stored before this returns.
     fn operate(
         &mut self,
         op: Op,
@@ -207,33 +340,80 @@ impl Knowledge {
             let id = change.id();
             let old = match &change {
                 IndexChange::Created(_) => None,
-                IndexChange::Changed(n) | IndexChange::Deleted(n) => Some(n),
+                IndexChange::Changed(n) | IndexChange::Deleted(n) => Some(n.clone()),
             };
-            self.indexes.apply_deferred(old, t.pending.get(id));
-            t.applied.push(change);
+            let new = t.pending.get(id)?.cloned();
+            if let Err(e) = self.indexes.apply_deferred(old.as_ref(), new.as_ref()) {
+                // The persisted indexes could not follow: undo the
+                // operation in the transaction too.
+                self.abort_last(change);
+                return Err(e.into());
+            }
+            if let Some(t) = &mut self.tx {
+                t.applied.push(change);
+            }
             self.bump([id]);
             return Ok(Done { id, version: None });
         }
-        let mut pending = self.forest.begin();
-        let id = apply_op(&mut pending, op)?.id();
-        let committed = self
-            .forest
-            .commit_pending(pending, &description(id), timestamp)?;
-        self.apply_committed(&committed);
+        let mut pending = self.forest.begin()?;
+        let change = apply_op(&mut pending, op.clone())?;
+        let id = change.id();
+        let version = self.commit_single(pending, &change, &description(id), timestamp)?;
+        let id = self
+            .renumbered
+            .iter()
+            .rev()
+            .find(|(old, _)| *old == id)
+            .map_or(id, |(_, new)| *new);
         Ok(Done {
             id,
-            version: Some(committed.version),
+            version: Some(version),
         })
     }
 
-    fn apply_committed(&mut self, committed: &Committed) {
-        self.indexes.apply_all(
-            committed
-                .changes
-                .iter()
-                .map(|c| (c.old.as_ref(), c.new.as_ref())),
-        );
-        self.bump(committed.changes.iter().map(|c| c.id));
+    /// Undoes the last operation of the open transaction (whose indexes
+    /// failed to follow it).
+    fn abort_last(&mut self, _change: IndexChange) {
+        // Simplest exact undo: the whole transaction's state at its last
+        // savepoint is not at hand, so the transaction fails as a whole.
+        self.abort_all();
+    }
+
+    /// Commits a one-operation transaction as a version, with the indexes.
+    fn commit_single(
+        &mut self,
+        pending: Pending,
+        change: &IndexChange,
+        description: &str,
+        timestamp: Timestamp,
+    ) -> Result<VersionId, ForestError> {
+        let id = change.id();
+        let old = match change {
+            IndexChange::Created(_) => None,
+            IndexChange::Changed(n) | IndexChange::Deleted(n) => Some(n.clone()),
+        };
+        let new = pending.get(id)?.cloned();
+        let mut symbols = self.indexes.symbols.clone();
+        let mut dependencies = self.indexes.dependencies.clone();
+        symbols.apply(old.as_ref(), new.as_ref())?;
+        dependencies.apply(old.as_ref(), new.as_ref())?;
+        let maps = vec![
+            (super::index::SYMBOLS.to_string(), symbols.map().clone()),
+            (
+                super::index::DEPENDENTS.to_string(),
+                dependencies.map().clone(),
+            ),
+        ];
+        let committed = self
+            .forest
+            .commit_pending_quiet(pending, description, timestamp, maps)?;
+        self.indexes.symbols = symbols;
+        self.indexes.dependencies = dependencies;
+        // Graph work waits for the next semantic search, as for any
+        // change set.
+        self.indexes.apply_semantic([(old.as_ref(), new.as_ref())]);
+        self.bump([id]);
+        self.store_commits(committed.version, true)
     }
 
     /// Creates a node (its `id` is ignored).
@@ -276,27 +456,61 @@ impl Knowledge {
         if self.tx.is_some() {
             return Err(ForestError::TransactionOpen);
         }
-        let committed = self.forest.commit(ops, description, timestamp)?;
-        self.apply_committed(&committed);
-        Ok(committed)
+        self.begin()?;
+        for op in ops {
+            if let Err(e) = self.operate(op, &|_| String::new(), timestamp) {
+                self.abort_all();
+                return Err(e);
+            }
+        }
+        let created = self
+            .tx
+            .as_ref()
+            .map(|t| t.pending.created().to_vec())
+            .unwrap_or_default();
+        let version = self
+            .commit_transaction(description, timestamp)?
+            .ok_or(ForestError::NoTransaction)?;
+        let renumbered = &self.renumbered;
+        let created = created
+            .into_iter()
+            .map(|id| {
+                renumbered
+                    .iter()
+                    .rev()
+                    .find(|(o, _)| *o == id)
+                    .map_or(id, |(_, n)| *n)
+            })
+            .collect();
+        Ok(Committed {
+            version,
+            created,
+            changes: Vec::new(),
+        })
     }
 
     /// Opens a transaction (nested in the open one, if any) and returns the
     /// new depth.
-    pub fn begin(&mut self) -> usize {
+    pub fn begin(&mut self) -> Result<usize, ForestError> {
+        let saved = SavedIndexes {
+            symbols: self.indexes.symbols.clone(),
+            dependencies: self.indexes.dependencies.clone(),
+        };
         match &mut self.tx {
             Some(t) => {
-                t.savepoints.push((t.pending.clone(), t.applied.len()));
+                t.savepoints
+                    .push((t.pending.clone(), t.applied.len(), saved));
             }
             None => {
                 self.tx = Some(OpenTransaction {
-                    pending: self.forest.begin(),
+                    pending: self.forest.begin()?,
                     applied: Vec::new(),
+                    start: saved,
                     savepoints: Vec::new(),
                 });
             }
         }
-        self.depth()
+        Ok(self.depth())
     }
 
     /// The operations of the open transactions so far.
@@ -305,8 +519,9 @@ impl Knowledge {
     }
 
     /// Commits the innermost open transaction. The outermost one becomes
-    /// exactly one version (also when it changed nothing) and returns it;
-    /// an inner one merges into its parent and returns `None`.
+    /// exactly one version (also when it changed nothing), stored before
+    /// this returns, and returns it; an inner one merges into its parent
+    /// and returns `None`.
     pub fn commit_transaction(
         &mut self,
         description: &str,
@@ -321,24 +536,32 @@ impl Knowledge {
         let Some(t) = self.tx.take() else {
             return Err(ForestError::NoTransaction);
         };
-        let applied = t.applied;
+        let maps = self.indexes.maps();
         match self
             .forest
-            .commit_pending_quiet(t.pending, description, timestamp)
+            .commit_pending_quiet(t.pending, description, timestamp, maps)
         {
             Ok(committed) => {
                 // The indexes followed every operation already.
-                let _ = self.indexes.semantic.settle();
+                if self.indexes.semantic_built {
+                    let _ = self.indexes.semantic.settle();
+                }
                 self.generation += 1;
-                Ok(Some(committed.version))
+                self.store_commits(committed.version, true).map(Some)
             }
             Err(e) => {
                 // Only a stale base or exhausted ids can get here; the
                 // changes are lost, so the indexes go back with them.
-                self.undo_index_changes(applied);
+                self.restore(t.start);
+                self.undo_semantic(t.applied);
                 Err(e)
             }
         }
+    }
+
+    fn restore(&mut self, saved: SavedIndexes) {
+        self.indexes.symbols = saved.symbols;
+        self.indexes.dependencies = saved.dependencies;
     }
 
     /// Abandons the innermost open transaction: the working state and the
@@ -347,14 +570,18 @@ impl Knowledge {
         let Some(t) = &mut self.tx else {
             return false;
         };
-        let undo = match t.savepoints.pop() {
-            Some((pending, mark)) => {
+        let (undo, saved) = match t.savepoints.pop() {
+            Some((pending, mark, saved)) => {
                 t.pending = pending;
-                t.applied.split_off(mark)
+                (t.applied.split_off(mark), saved)
             }
-            None => self.tx.take().map(|t| t.applied).unwrap_or_default(),
+            None => match self.tx.take() {
+                Some(t) => (t.applied, t.start),
+                None => return false,
+            },
         };
-        self.undo_index_changes(undo);
+        self.restore(saved);
+        self.undo_semantic(undo);
         true
     }
 
@@ -363,23 +590,25 @@ impl Knowledge {
         while self.abort_transaction() {}
     }
 
-    fn undo_index_changes(&mut self, changes: Vec<IndexChange>) {
+    fn undo_semantic(&mut self, changes: Vec<IndexChange>) {
         let ids: Vec<NodeId> = changes.iter().map(IndexChange::id).collect();
-        for change in changes.iter().rev() {
-            match change {
-                IndexChange::Created(id) => self.indexes.apply_deferred(Some(&stub(*id)), None),
-                IndexChange::Changed(old) => {
-                    self.indexes.apply_deferred(Some(&stub(old.id)), Some(old))
-                }
-                IndexChange::Deleted(old) => self.indexes.apply_deferred(None, Some(old)),
+        if self.indexes.semantic_built {
+            for change in changes.iter().rev() {
+                let (old, new) = match change {
+                    IndexChange::Created(id) => (Some(stub(*id)), None),
+                    IndexChange::Changed(old) => (Some(stub(old.id)), Some(old)),
+                    IndexChange::Deleted(old) => (None, Some(old)),
+                };
+                self.indexes.lexical.apply(old.as_ref(), new);
+                self.indexes.semantic.apply_deferred(old.as_ref(), new);
             }
+            let _ = self.indexes.semantic.settle();
         }
-        let _ = self.indexes.semantic.settle();
         self.bump(ids);
     }
 
-    /// Makes `target` current, applying the difference to the indexes.
-    /// Refused while a transaction is open.
+    /// Makes `target` current, applying the difference to the indexes, and
+    /// stores the move. Refused while a transaction is open.
     pub fn switch(
         &mut self,
         target: VersionId,
@@ -390,20 +619,321 @@ impl Knowledge {
             return Err(ForestError::TransactionOpen);
         }
         let changes = self.forest.switch(target, description, timestamp)?;
-        self.indexes
-            .apply_all(changes.iter().map(|c| (c.old.as_ref(), c.new.as_ref())));
+        self.follow(&changes)?;
+        self.store_commits(target, false)?;
+        Ok(())
+    }
+
+    /// Makes the indexes follow a move of the current version: the new
+    /// current version's persisted indexes when it has them (nothing to
+    /// compute), else the difference applied; the semantic index, if built,
+    /// takes the difference.
+    fn follow(&mut self, changes: &[super::forest::NodeChange]) -> Result<(), ForestError> {
+        let current = self.forest.current();
+        let pairs = || changes.iter().map(|c| (c.old.as_ref(), c.new.as_ref()));
+        if self
+            .indexes
+            .adopt_persisted(self.forest.indexes_of(current)?)
+        {
+            self.indexes.apply_semantic(pairs());
+        } else {
+            self.indexes.apply_all(pairs())?;
+        }
         self.bump(changes.iter().map(|c| c.id));
         Ok(())
+    }
+
+    // ---- the store ------------------------------------------------------------
+
+    /// Sees what other writers stored: when the store's head is not the
+    /// state this knowledge base last stored or read, adopts it (reading
+    /// lazily what it needs). Returns whether it moved. Not while a
+    /// transaction is open.
+    pub fn sync(&mut self) -> Result<bool, ForestError> {
+        let Some(store) = self.store.clone() else {
+            return Ok(false);
+        };
+        if self.tx.is_some() || self.forest.has_unsaved() {
+            return Ok(false);
+        }
+        let head = store
+            .head()
+            .map_err(|m| ForestError::Store(StoreError::Unavailable(m)))?;
+        let Some(head) = head else { return Ok(false) };
+        if head == self.forest.saved_refs() {
+            return Ok(false);
+        }
+        self.adopt_head(&head)?;
+        Ok(true)
+    }
+
+    /// Replaces the forest with the state `head` names, moving the indexes
+    /// with the difference of the two current versions.
+    fn adopt_head(&mut self, head: &[u8]) -> Result<(), ForestError> {
+        let blobs = self.forest.blobs().clone();
+        let forest = VersionForest::open(head, blobs.clone())?;
+        let old_root = self.forest.root_tree(self.forest.current())?;
+        let new_root = forest.root_tree(forest.current())?;
+        let changes = super::forest::diff_trees(&blobs, &old_root, &new_root)?;
+        self.forest = forest;
+        self.follow(&changes)?;
+        Ok(())
+    }
+
+    /// Stores the commits and moves made since the last store (the newest
+    /// being `version`, made by a commit if `made`). On a moved head, takes
+    /// them back, adopts the other writer's state and applies them again,
+    /// or fails with a conflict. Returns the version the last of them
+    /// became.
+    fn store_commits(&mut self, version: VersionId, made: bool) -> Result<VersionId, ForestError> {
+        let Some(store) = self.store.clone() else {
+            if made {
+                self.committed.push(version);
+            }
+            return Ok(version);
+        };
+        let mut version = version;
+        for _ in 0..MAX_REPLAYS {
+            let base = self.forest.saved_refs_if_any();
+            let base_current = self.forest.saved_current();
+            let mine = self.forest.unsaved_moves()?;
+            let snapshot = self.forest.export_new();
+            match store.commit(base.as_deref(), &snapshot) {
+                Ok(CommitReply::Committed) => {
+                    self.committed.extend(
+                        mine.iter()
+                            .filter_map(|m| (m.kind == ReflogKind::Commit).then_some(m.version)),
+                    );
+                    return Ok(version);
+                }
+                Ok(CommitReply::Moved(head)) => {
+                    let Some(head) = head else {
+                        return Err(self.fail_store(
+                            base.as_deref(),
+                            "the store was emptied by another writer".into(),
+                        ));
+                    };
+                    self.adopt_head(&head)?;
+                    version = self.replay(base_current, mine)?;
+                }
+                Err(m) => return Err(self.fail_store(base.as_deref(), m)),
+            }
+        }
+        Err(ForestError::Conflict {
+            nodes: Vec::new(),
+            reason: format!(
+                "other writers kept committing: the change was applied again {MAX_REPLAYS} times \
+                 and not stored"
+            ),
+        })
+    }
+
+    /// A commit the store refused: the knowledge base goes back to what
+    /// the store holds.
+    fn fail_store(&mut self, base: Option<&[u8]>, message: String) -> ForestError {
+        let back = match base {
+            Some(refs) => self.adopt_head(refs).err(),
+            None => {
+                let blobs = self.forest.blobs().clone();
+                match VersionForest::new_in(
+                    blobs,
+                    builtin_nodes(),
+                    "initial version",
+                    self.forest.saved_timestamp(),
+                ) {
+                    Ok(f) => {
+                        let old = self.forest.root_tree(self.forest.current());
+                        let new = f.root_tree(f.current());
+                        self.forest = f;
+                        match (old, new) {
+                            (Ok(o), Ok(n)) => {
+                                super::forest::diff_trees(self.forest.blobs(), &o, &n)
+                                    .map_err(ForestError::from)
+                                    .and_then(|c| self.follow(&c))
+                                    .err()
+                            }
+                            (Err(e), _) | (_, Err(e)) => Some(e),
+                        }
+                    }
+                    Err(e) => Some(e),
+                }
+            }
+        };
+        let message = match back {
+            None => message,
+            Some(e) => format!("{message}; going back to the stored state failed too: {e}"),
+        };
+        ForestError::Store(StoreError::Unavailable(message))
+    }
+
+    /// Applies `moves` (commits and switches taken back) again on the
+    /// adopted head; `base` is the version they started from. Returns the
+    /// version the last one became.
+    fn replay(
+        &mut self,
+        base: VersionId,
+        moves: Vec<super::forest::UnsavedMove>,
+    ) -> Result<VersionId, ForestError> {
+        // What the other writers changed since `base`.
+        let theirs: std::collections::BTreeSet<NodeId> =
+            match self.forest.diff(base, self.forest.current()) {
+                Ok(changes) => changes.iter().map(|c| c.id).collect(),
+                Err(ForestError::VersionNotFound(_)) => Default::default(),
+                Err(e) => return Err(e),
+            };
+        let mut version = self.forest.current();
+        for m in moves {
+            if m.kind == ReflogKind::Init {
+                // Every store starts with the same initial version.
+                continue;
+            }
+            if m.kind == ReflogKind::Switch {
+                let changes = self.forest.switch(m.version, &m.description, m.timestamp)?;
+                self.follow(&changes)?;
+                version = m.version;
+                continue;
+            }
+            // The move's own nodes are renumbered, not compared.
+            let own: std::collections::BTreeSet<NodeId> = m
+                .ops
+                .iter()
+                .filter_map(|op| match op {
+                    Op::Create(n) => Some(n.id),
+                    _ => None,
+                })
+                .collect();
+            let touched: Vec<NodeId> = m
+                .ops
+                .iter()
+                .flat_map(|op| match op {
+                    Op::Create(n) => n.dependencies.iter().map(|(d, _)| *d).collect::<Vec<_>>(),
+                    Op::Update { id, changes } => std::iter::once(*id)
+                        .chain(changes.dependencies.iter().flatten().map(|(d, _)| *d))
+                        .collect(),
+                    Op::Delete(id) => vec![*id],
+                })
+                .filter(|id| theirs.contains(id) && !own.contains(id))
+                .collect();
+            if !touched.is_empty() {
+                let mut nodes = touched;
+                nodes.sort_unstable();
+                nodes.dedup();
+                return Err(ForestError::Conflict {
+                    reason: format!(
+                        "another writer changed {} since this change was made on version {base}",
+                        list(&nodes)
+                    ),
+                    nodes,
+                });
+            }
+            let mut remap: Vec<(NodeId, NodeId)> = Vec::new();
+            let fix = |id: NodeId, remap: &[(NodeId, NodeId)]| {
+                remap.iter().find(|(o, _)| *o == id).map_or(id, |(_, n)| *n)
+            };
+            self.begin()?;
+            for op in m.ops {
+                let op = match op {
+                    Op::Create(mut n) => {
+                        let old = n.id;
+                        for d in &mut n.dependencies {
+                            d.0 = fix(d.0, &remap);
+                        }
+                        let done = self.operate(Op::Create(n), &|_| String::new(), m.timestamp);
+                        match done {
+                            Ok(d) => {
+                                if d.id != old {
+                                    remap.push((old, d.id));
+                                }
+                                continue;
+                            }
+                            Err(e) => {
+                                self.abort_all();
+                                return Err(conflict_of(e, base));
+                            }
+                        }
+                    }
+                    Op::Update { id, mut changes } => {
+                        if let Some(deps) = &mut changes.dependencies {
+                            for d in deps {
+                                d.0 = fix(d.0, &remap);
+                            }
+                        }
+                        Op::Update {
+                            id: fix(id, &remap),
+                            changes,
+                        }
+                    }
+                    Op::Delete(id) => Op::Delete(fix(id, &remap)),
+                };
+                if let Err(e) = self.operate(op, &|_| String::new(), m.timestamp) {
+                    self.abort_all();
+                    return Err(conflict_of(e, base));
+                }
+            }
+            // Committed locally only: the caller stores.
+            let Some(t) = self.tx.take() else {
+                return Err(ForestError::NoTransaction);
+            };
+            let maps = self.indexes.maps();
+            let committed =
+                self.forest
+                    .commit_pending_quiet(t.pending, &m.description, m.timestamp, maps)?;
+            if self.indexes.semantic_built {
+                let _ = self.indexes.semantic.settle();
+            }
+            self.generation += 1;
+            self.renumbered.extend(remap);
+            version = committed.version;
+        }
+        Ok(version)
+    }
+}
+
+fn list(ids: &[NodeId]) -> String {
+    let shown: Vec<String> = ids.iter().take(10).map(|i| i.to_string()).collect();
+    let more = if ids.len() > 10 {
+        format!(" and {} more", ids.len() - 10)
+    } else {
+        String::new()
+    };
+    if ids.len() == 1 {
+        format!("node {}", shown[0])
+    } else {
+        format!("nodes {}{more}", shown.join(", "))
+    }
+}
+
+/// An operation that no longer applies on another writer's state is a
+/// conflict (the store error stays what it is).
+fn conflict_of(e: ForestError, base: VersionId) -> ForestError {
+    match e {
+        ForestError::Store(_) | ForestError::Conflict { .. } => e,
+        other => {
+            let nodes = match &other {
+                ForestError::NodeNotFound(id) | ForestError::ReservedId(id) => vec![*id],
+                ForestError::DependencyNotFound { node, dependency } => {
+                    node.iter().copied().chain([*dependency]).collect()
+                }
+                _ => Vec::new(),
+            };
+            ForestError::Conflict {
+                reason: format!(
+                    "the change, made on version {base}, no longer applies after another \
+                     writer's commits: {other}"
+                ),
+                nodes,
+            }
+        }
     }
 }
 
 /// Applies one operation to a transaction; returns what undoing it in the
-/// indexes needs.
+/// semantic index needs.
 fn apply_op(p: &mut Pending, op: Op) -> Result<IndexChange, ForestError> {
     match op {
         Op::Create(node) => Ok(IndexChange::Created(p.create(node)?)),
         Op::Update { id, changes } => {
-            let old = p.get(id).cloned().ok_or(ForestError::NodeNotFound(id))?;
+            let old = p.get(id)?.cloned().ok_or(ForestError::NodeNotFound(id))?;
             p.update(id, changes)?;
             Ok(IndexChange::Changed(old))
         }
@@ -411,5 +941,7 @@ fn apply_op(p: &mut Pending, op: Op) -> Result<IndexChange, ForestError> {
     }
 }
 
+#[cfg(test)]
+mod store_tests;
 #[cfg(test)]
 mod tests;

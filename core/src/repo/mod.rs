@@ -1,5 +1,7 @@
 //! The knowledge repository: versioned Scheme knowledge, kept by the core.
 //!
+//! - `cas`: content-addressed storage: blobs read lazily from the host's
+//!   store, and the persistent sorted map the persisted indexes are built on.
 //! - `node`: what is stored — a node of Scheme code with its metadata.
 //! - `forest`: the persistent version forest (copy-on-write maps, versions,
 //!   deltas, reflog) and its persistence as content-addressed blobs.
@@ -16,6 +18,7 @@
 
 pub mod browse;
 pub mod builtins;
+pub mod cas;
 pub mod forest;
 pub mod index;
 pub mod knowledge;

@@ -160,7 +160,10 @@ impl Vm {
         }
         let name = self.syms.name(self.globals.names[g as usize]).to_string();
         if let Some(id) = parse_node_global(&name) {
-            let exists = self.knowledge().get(id).is_some();
+            let exists = match self.knowledge().get(id) {
+                Ok(node) => node.is_some(),
+                Err(e) => return Resolution::Fault(Fault::Error(e.to_string(), vec![])),
+            };
             return if !exists {
                 Resolution::Fault(Fault::Error(
                     format!("there is no stored s-expression with id {id} in the current version"),
@@ -175,6 +178,14 @@ impl Vm {
         let k = self.knowledge();
         let hits = match k.indexes.symbols.search(&name, SymbolMode::Exact, 6) {
             Ok(h) => h,
+            // A damaged or missing index blob: the name may well be stored,
+            // so saying "unbound" would be a wrong answer.
+            Err(e @ crate::repo::index::IndexError::Store(_)) => {
+                return Resolution::Fault(Fault::Error(
+                    format!("{name}: cannot look the name up: {}", e.message()),
+                    vec![],
+                ))
+            }
             Err(_) => return Resolution::Unbound,
         };
         let id = match hits.as_slice() {
@@ -256,7 +267,12 @@ impl Vm {
         };
         let mut seen: BTreeSet<NodeId> = BTreeSet::new();
         let mut order = Vec::new();
-        let Some(first) = self.knowledge().get(root).cloned() else {
+        let first = self
+            .knowledge()
+            .get(root)
+            .map_err(|e| Fault::Error(e.to_string(), vec![]))?
+            .cloned();
+        let Some(first) = first else {
             return Err(Fault::Error(
                 format!("there is no stored s-expression with id {root}"),
                 vec![],
@@ -273,7 +289,12 @@ impl Vm {
                     }
                     seen.insert(dep);
                     let user = stack.last().map(|(n, _)| n.id).unwrap_or(root);
-                    let Some(d) = self.knowledge().get(dep).cloned() else {
+                    let d = self
+                        .knowledge()
+                        .get(dep)
+                        .map_err(|e| Fault::Error(e.to_string(), vec![]))?
+                        .cloned();
+                    let Some(d) = d else {
                         return Err(Fault::Error(
                             format!("stored s-expression {user} depends on {dep}, which does not exist in the current version"),
                             vec![],

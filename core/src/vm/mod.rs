@@ -46,7 +46,7 @@ use crate::compiler::special::Special;
 use crate::compiler::{CompileError, Known};
 use crate::heap::{Heap, MemoryMeter};
 use crate::host::{BasicHost, Host, HostSlot};
-use crate::repo::forest::Timestamp;
+use crate::repo::forest::{ForestError, Timestamp};
 use crate::repo::knowledge::Knowledge;
 use crate::repo::Tier;
 use crate::symbol::SymbolTable;
@@ -223,6 +223,32 @@ impl Vm {
         let host = self.host.get();
         self.knowledge
             .get_or_insert_with(|| Knowledge::new(Timestamp::from_seconds(host.now())))
+    }
+
+    /// The host's clock, as the knowledge base dates versions.
+    pub fn timestamp(&mut self) -> Timestamp {
+        Timestamp::from_seconds(self.host.get().now())
+    }
+
+    /// Adopts what other writers stored since the knowledge base last
+    /// read or wrote its store; whether the state moved.
+    pub fn sync_store(&mut self) -> Result<bool, ForestError> {
+        let Some(k) = &mut self.knowledge else {
+            return Ok(false);
+        };
+        let moved = k.sync()?;
+        if moved {
+            self.sync_knowledge();
+        }
+        Ok(moved)
+    }
+
+    /// The versions committed since the last call, in order.
+    pub fn take_committed(&mut self) -> Vec<u64> {
+        self.knowledge
+            .as_mut()
+            .map(|k| k.take_committed())
+            .unwrap_or_default()
     }
 
     /// The knowledge base if it was ever used.

@@ -8,7 +8,12 @@
 
 use std::cell::RefCell;
 
-use arbores_core::{Engine, Host, Limits, Run, Snapshot, Tier, Tool, ToolAnswer};
+use std::rc::Rc;
+
+use arbores_core::{
+    BlobSource, CommitReply, Engine, Hash, Host, ImportError, KnowledgeStore, Limits, Run,
+    Snapshot, Tier, Tool, ToolAnswer,
+};
 
 wit_bindgen::generate!({
     world: "arbores",
@@ -89,25 +94,52 @@ impl Guest for Component {
         with_engine(|engine| engine.set_tier(tier))
     }
 
-    fn has_unsaved_changes() -> bool {
-        with_engine(|engine| engine.has_unsaved_changes())
+    fn open_store() -> Result<(), LoadError> {
+        with_engine(|engine| engine.open_store(Rc::new(HostStore))).map_err(load_error)
     }
 
-    fn export_new() -> wit::Snapshot {
-        to_wit(with_engine(|engine| engine.export_new()))
+    fn sync() -> Result<bool, LoadError> {
+        with_engine(|engine| engine.sync()).map_err(load_error)
     }
 
-    fn export_full() -> wit::Snapshot {
-        to_wit(with_engine(|engine| engine.export_full()))
+    fn current_version() -> u64 {
+        with_engine(|engine| engine.current_version())
     }
 
-    fn load(refs: Vec<u8>) -> Result<(), LoadError> {
-        with_engine(|engine| engine.import(&refs, |name| host::get_blob(name))).map_err(|e| {
-            LoadError {
-                kind: e.kind().to_string(),
-                message: e.to_string(),
-                blob: e.blob().map(|h| h.to_vec()),
-            }
+    fn take_committed() -> Vec<u64> {
+        with_engine(|engine| engine.take_committed())
+    }
+}
+
+/// The host's store, through the world's imports.
+struct HostStore;
+
+impl BlobSource for HostStore {
+    fn blob(&self, name: &Hash) -> Result<Option<Vec<u8>>, String> {
+        host::get_blob(name)
+    }
+}
+
+impl KnowledgeStore for HostStore {
+    fn head(&self) -> Result<Option<Vec<u8>>, String> {
+        host::store_head()
+    }
+
+    fn commit(&self, base: Option<&[u8]>, snapshot: &Snapshot) -> Result<CommitReply, String> {
+        let snapshot = wit::Snapshot {
+            blobs: snapshot
+                .blobs
+                .iter()
+                .map(|(name, bytes)| wit::Blob {
+                    name: name.to_vec(),
+                    bytes: bytes.clone(),
+                })
+                .collect(),
+            refs: snapshot.refs.clone(),
+        };
+        Ok(match host::store_commit(base, &snapshot)? {
+            wit::CommitReply::Committed => CommitReply::Committed,
+            wit::CommitReply::Moved(head) => CommitReply::Moved(head),
         })
     }
 }
@@ -198,17 +230,11 @@ fn run_to_wit(run: Run) -> wit_tools::Run {
     }
 }
 
-fn to_wit(snapshot: Snapshot) -> wit::Snapshot {
-    wit::Snapshot {
-        blobs: snapshot
-            .blobs
-            .into_iter()
-            .map(|(name, bytes)| wit::Blob {
-                name: name.to_vec(),
-                bytes,
-            })
-            .collect(),
-        refs: snapshot.refs,
+fn load_error(e: ImportError) -> LoadError {
+    LoadError {
+        kind: e.kind().to_string(),
+        message: e.to_string(),
+        blob: e.blob().map(|h| h.to_vec()),
     }
 }
 

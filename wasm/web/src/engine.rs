@@ -89,12 +89,15 @@ impl Engine {
     /// timestamp, description}]}`.
     pub fn knowledge(&mut self, reflog_limit: usize) -> Result<JsValue, JsError> {
         let k = self.inner.knowledge();
+        let reflog = k
+            .forest
+            .reflog(0, reflog_limit)
+            .map_err(|e| JsError::new(&e.to_string()))?;
         let summary = browse::SummaryOfKnowledgeJs {
             version: k.current(),
             nodes: k.node_count(),
-            reflog: k
-                .forest
-                .reflog(0, reflog_limit)
+            reflog: reflog
+                .into_iter()
                 .map(|e| browse::ReflogJs {
                     version: e.version,
                     timestamp: e.timestamp.to_iso8601(),

@@ -324,7 +324,14 @@ impl BrowserStore {
             return Promise::resolve(&JsValue::NULL);
         }
         let snapshot = if full {
-            engine.core().export_full()
+            match engine.core().export_full() {
+                Ok(s) => s,
+                Err(e) => {
+                    return Promise::reject(
+                        &JsError::new(&format!("cannot export the knowledge base: {e}")).into(),
+                    )
+                }
+            }
         } else {
             engine.core().export_new()
         };

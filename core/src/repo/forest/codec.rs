@@ -14,21 +14,31 @@ use crate::repo::node::{Node, NodeId, VersionId};
 /// Bumped whenever a blob's encoding changes.
 pub(crate) const FORMAT_VERSION: u8 = 1;
 
-/// The refs record's version, which also names how the tries place their
-/// keys: 1, by a hash of the id (`hamt::route_v1`); 2, by the id's bits
-/// (`hamt::route`). Blobs are encoded alike in both; a version 1 store is
-/// read and laid out again on import.
-pub(crate) const REFS_VERSION: u8 = 2;
+/// The refs record's version, which also names the layout of the blobs:
+/// 1, tries placing keys by a hash of the id (`hamt::route_v1`); 2, by the
+/// id's bits (`hamt::route`); both with reflog entries carrying their
+/// version's deltas. 3: branches that count their keys, reflog entries
+/// with a link back to an earlier entry, deltas in blobs of their own,
+/// persisted indexes; read lazily. Stores of versions 1 and 2 are read
+/// whole and written again as version 3.
+pub(crate) const REFS_VERSION: u8 = 3;
 
 pub(crate) const TAG_LEAF: u8 = 1;
 pub(crate) const TAG_BRANCH: u8 = 2;
 pub(crate) const TAG_ENTRY: u8 = 3;
+/// Sorted map nodes (`cas::sorted`).
+pub(crate) const TAG_MAP_LEAF: u8 = 4;
+pub(crate) const TAG_MAP_INNER: u8 = 5;
+/// A trie branch that counts the keys below it (refs version 3).
+pub(crate) const TAG_BRANCH3: u8 = 6;
+/// A reflog entry of refs version 3.
+pub(crate) const TAG_ENTRY3: u8 = 7;
+/// A part of a version's forward or reverse delta.
+pub(crate) const TAG_DELTA: u8 = 8;
 
 pub(crate) const REFS_MAGIC: &[u8; 8] = b"ARBREFS\0";
 
-pub(crate) fn hash_bytes(bytes: &[u8]) -> Hash {
-    *blake3::hash(bytes).as_bytes()
-}
+pub(crate) use crate::repo::cas::hash_bytes;
 
 /// A `Hasher` for maps keyed by blob names: the names are already uniformly
 /// random, so their first eight bytes serve as the hash.
@@ -54,16 +64,8 @@ pub(crate) type NameMap<V> =
 pub(crate) type NameSet =
     std::collections::HashSet<Hash, std::hash::BuildHasherDefault<NameHasher>>;
 
-/// A blob's name as every store shows it: 64 lowercase hex digits.
-pub fn hex(h: &Hash) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(64);
-    for b in h {
-        s.push(DIGITS[usize::from(b >> 4)] as char);
-        s.push(DIGITS[usize::from(b & 15)] as char);
-    }
-    s
-}
+/// A blob's name as every store shows it (defined with the blob store).
+pub use crate::repo::cas::hex;
 
 // ---------------------------------------------------------------- writing
 
@@ -222,11 +224,24 @@ pub(crate) fn encode_leaf(n: &Node) -> Vec<u8> {
     w.buf
 }
 
-pub(crate) fn encode_branch(bitmap: u32, children: &[Hash]) -> Vec<u8> {
+/// A branch of the current layout: bitmap, number of keys below, children.
+pub(crate) fn encode_branch(bitmap: u32, len: u64, children: &[Hash]) -> Vec<u8> {
     let mut w = Writer {
-        buf: Vec::with_capacity(6 + 32 * children.len()),
+        buf: Vec::with_capacity(16 + 32 * children.len()),
     };
-    w.buf.extend_from_slice(&[FORMAT_VERSION, TAG_BRANCH]);
+    w.buf.extend_from_slice(&[FORMAT_VERSION, TAG_BRANCH3]);
+    w.buf.extend_from_slice(&bitmap.to_le_bytes());
+    w.uint(len);
+    for h in children {
+        w.hash(h);
+    }
+    w.buf
+}
+
+/// A branch of refs versions 1 and 2 (no key count), as they were written.
+#[cfg(test)]
+pub(crate) fn encode_branch_v2(bitmap: u32, children: &[Hash]) -> Vec<u8> {
+    let mut w = Writer::blob(TAG_BRANCH);
     w.buf.extend_from_slice(&bitmap.to_le_bytes());
     for h in children {
         w.hash(h);
@@ -234,7 +249,113 @@ pub(crate) fn encode_branch(bitmap: u32, children: &[Hash]) -> Vec<u8> {
     w.buf
 }
 
-/// What a version adds to its reflog entry.
+/// The stored form of a sorted map (a persisted index) as a version
+/// names it.
+pub(crate) fn map_root(w: &mut Writer, r: &crate::repo::cas::sorted::MapRoot) {
+    w.hash(&r.hash);
+    w.byte(r.height);
+    w.uint(r.max.len() as u64);
+    w.buf.extend_from_slice(&r.max);
+    w.uint(r.len);
+}
+
+/// What a version of refs version 3 records beside its reflog entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Header {
+    pub(crate) parent: Option<VersionId>,
+    pub(crate) root: Hash,
+    pub(crate) node_count: u64,
+    /// The delta's parts, in order, and the number of operations in all.
+    pub(crate) forward: (Vec<Hash>, u64),
+    pub(crate) reverse: (Vec<Hash>, u64),
+    /// Persisted indexes of the version, by name (`None`: empty).
+    pub(crate) indexes: Vec<(String, Option<crate::repo::cas::sorted::MapRoot>)>,
+}
+
+/// A reflog entry of refs version 3. Entry `seq` links to entry `seq - 1`
+/// (`prev`) and, when `seq` is even, to entry `seq & (seq - 1)` (`back`),
+/// so any entry is reached from a later one in O(log² n) reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Entry3 {
+    pub(crate) seq: u64,
+    pub(crate) prev: Option<Hash>,
+    pub(crate) back: Option<Hash>,
+    pub(crate) kind: ReflogKind,
+    pub(crate) version: VersionId,
+    pub(crate) previous: Option<VersionId>,
+    /// The greatest version id made up to this entry: grows with `seq`,
+    /// so a version's entry is found by search.
+    pub(crate) made: VersionId,
+    pub(crate) timestamp: Timestamp,
+    pub(crate) description: String,
+    /// For the initial version and commits.
+    pub(crate) header: Option<Header>,
+}
+
+fn opt_hash(w: &mut Writer, h: &Option<Hash>) {
+    match h {
+        None => w.byte(0),
+        Some(h) => {
+            w.byte(1);
+            w.hash(h);
+        }
+    }
+}
+
+fn kind_byte(k: ReflogKind) -> u8 {
+    match k {
+        ReflogKind::Init => 0,
+        ReflogKind::Commit => 1,
+        ReflogKind::Switch => 2,
+    }
+}
+
+pub(crate) fn encode_entry3(e: &Entry3) -> Vec<u8> {
+    let mut w = Writer::blob(TAG_ENTRY3);
+    w.uint(e.seq);
+    opt_hash(&mut w, &e.prev);
+    opt_hash(&mut w, &e.back);
+    w.byte(kind_byte(e.kind));
+    w.uint(e.version);
+    w.opt_uint(e.previous);
+    w.uint(e.made);
+    w.int(e.timestamp.0);
+    w.str(&e.description);
+    if let Some(h) = &e.header {
+        w.opt_uint(h.parent);
+        w.hash(&h.root);
+        w.uint(h.node_count);
+        for (parts, ops) in [&h.forward, &h.reverse] {
+            w.uint(parts.len() as u64);
+            for p in parts {
+                w.hash(p);
+            }
+            w.uint(*ops);
+        }
+        w.uint(h.indexes.len() as u64);
+        for (name, root) in &h.indexes {
+            w.str(name);
+            match root {
+                None => w.byte(0),
+                Some(root) => {
+                    w.byte(1);
+                    map_root(&mut w, root);
+                }
+            }
+        }
+    }
+    w.buf
+}
+
+/// A part of a delta: operations in order.
+pub(crate) fn encode_delta(ops: &[Op]) -> Vec<u8> {
+    let mut w = Writer::blob(TAG_DELTA);
+    w.ops(ops);
+    w.buf
+}
+
+/// What a version adds to its reflog entry (refs versions 1 and 2).
+#[cfg(test)]
 pub(crate) struct VersionPart<'a> {
     pub(crate) parent: Option<VersionId>,
     pub(crate) root: Hash,
@@ -245,6 +366,7 @@ pub(crate) struct VersionPart<'a> {
 
 /// A reflog entry, the blob that records one move of the current version.
 /// Commits and the initial version carry the version's record with them.
+#[cfg(test)]
 pub(crate) struct EntryRef<'a> {
     pub(crate) prev: Option<Hash>,
     pub(crate) kind: ReflogKind,
@@ -255,6 +377,7 @@ pub(crate) struct EntryRef<'a> {
     pub(crate) record: Option<VersionPart<'a>>,
 }
 
+#[cfg(test)]
 pub(crate) fn encode_entry(e: &EntryRef) -> Vec<u8> {
     let mut w = Writer::blob(TAG_ENTRY);
     match &e.prev {
@@ -285,12 +408,7 @@ pub(crate) fn encode_entry(e: &EntryRef) -> Vec<u8> {
 
 // ---------------------------------------------------------------- reading
 
-/// Where and what: the offset in the bytes being decoded and the problem.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DecodeError {
-    pub offset: usize,
-    pub what: String,
-}
+pub use crate::repo::cas::DecodeError;
 
 type R<T> = Result<T, DecodeError>;
 
@@ -524,6 +642,107 @@ impl<'a> Reader<'a> {
     }
 }
 
+pub(crate) fn decode_entry3(bytes: &[u8]) -> R<Entry3> {
+    let mut r = Reader::new(bytes);
+    r.header(TAG_ENTRY3, "a reflog entry")?;
+    let seq = r.uint("entry number")?;
+    let opt_hash = |r: &mut Reader, what: &str| -> R<Option<Hash>> {
+        Ok(if r.flag(what)? {
+            Some(r.hash(what)?)
+        } else {
+            None
+        })
+    };
+    let prev = opt_hash(&mut r, "previous entry")?;
+    let back = opt_hash(&mut r, "earlier entry")?;
+    let kind = match r.byte("entry kind")? {
+        0 => ReflogKind::Init,
+        1 => ReflogKind::Commit,
+        2 => ReflogKind::Switch,
+        b => {
+            return Err(DecodeError {
+                offset: r.pos() - 1,
+                what: format!("unknown entry kind {b}"),
+            })
+        }
+    };
+    let version = r.uint("version id")?;
+    let previous = r.opt_uint("previous version")?;
+    let made = r.uint("greatest version made")?;
+    let timestamp = Timestamp(r.int("timestamp")?);
+    let description = r.str("description")?;
+    let header = match kind {
+        ReflogKind::Switch => None,
+        ReflogKind::Init | ReflogKind::Commit => {
+            let parent = r.opt_uint("parent version")?;
+            let root = r.hash("root")?;
+            let node_count = r.uint("node count")?;
+            let parts = |r: &mut Reader| -> R<(Vec<Hash>, u64)> {
+                let n = r.count("delta parts", 32)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.hash("delta part")?);
+                }
+                Ok((v, r.uint("operation count")?))
+            };
+            let forward = parts(&mut r)?;
+            let reverse = parts(&mut r)?;
+            let n = r.count("indexes", 2)?;
+            let mut indexes = Vec::with_capacity(n);
+            for _ in 0..n {
+                let name = r.str("index name")?;
+                if !r.flag("index present")? {
+                    indexes.push((name, None));
+                    continue;
+                }
+                let hash = r.hash("index root")?;
+                let height = r.byte("index height")?;
+                let kn = r.count("index key", 1)?;
+                let max = r.take(kn, "index key")?.to_vec();
+                let len = r.uint("index size")?;
+                indexes.push((
+                    name,
+                    Some(crate::repo::cas::sorted::MapRoot {
+                        hash,
+                        height,
+                        max,
+                        len,
+                    }),
+                ));
+            }
+            Some(Header {
+                parent,
+                root,
+                node_count,
+                forward,
+                reverse,
+                indexes,
+            })
+        }
+    };
+    r.end()?;
+    Ok(Entry3 {
+        seq,
+        prev,
+        back,
+        kind,
+        version,
+        previous,
+        made,
+        timestamp,
+        description,
+        header,
+    })
+}
+
+pub(crate) fn decode_delta(bytes: &[u8]) -> R<Vec<Op>> {
+    let mut r = Reader::new(bytes);
+    r.header(TAG_DELTA, "a delta part")?;
+    let ops = r.ops()?;
+    r.end()?;
+    Ok(ops)
+}
+
 /// A decoded reflog entry blob.
 pub(crate) struct Entry {
     pub(crate) prev: Option<Hash>,
@@ -596,10 +815,11 @@ pub(crate) fn decode_leaf(bytes: &[u8]) -> R<Node> {
     Ok(n)
 }
 
-/// A trie blob: a node's leaf or a branch with its children's names.
+/// A trie blob: a node's leaf or a branch with its children's names and,
+/// in the current layout, the number of keys below it.
 pub(crate) enum TreeBlob {
     Leaf(Node),
-    Branch(u32, Vec<Hash>),
+    Branch(u32, Vec<Hash>, Option<u64>),
 }
 
 pub(crate) fn decode_tree(bytes: &[u8]) -> R<TreeBlob> {
@@ -607,22 +827,31 @@ pub(crate) fn decode_tree(bytes: &[u8]) -> R<TreeBlob> {
         return decode_leaf(bytes).map(TreeBlob::Leaf);
     }
     let mut r = Reader::new(bytes);
-    r.header(TAG_BRANCH, "a trie branch or node")?;
+    let counted = bytes.get(1) == Some(&TAG_BRANCH3);
+    r.header(
+        if counted { TAG_BRANCH3 } else { TAG_BRANCH },
+        "a trie branch or node",
+    )?;
     let bm = r.take(4, "bitmap")?;
     let bitmap = u32::from_le_bytes([bm[0], bm[1], bm[2], bm[3]]);
+    let len = if counted {
+        Some(r.uint("node count")?)
+    } else {
+        None
+    };
     let n = bitmap.count_ones() as usize;
     let mut children = Vec::with_capacity(n);
     for _ in 0..n {
         children.push(r.hash("child")?);
     }
     r.end()?;
-    Ok(TreeBlob::Branch(bitmap, children))
+    Ok(TreeBlob::Branch(bitmap, children, len))
 }
 
 /// The refs record: the small mutable part of a store.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Refs {
-    /// `REFS_VERSION` when written; 1 or 2 when read.
+    /// `REFS_VERSION` when written; 1 to 3 when read.
     pub(crate) version: u8,
     pub(crate) current: VersionId,
     pub(crate) next_version: VersionId,

@@ -27,12 +27,20 @@
 //! unset while it is being edited and computed once by `seal` when the change
 //! becomes a version, so a commit of many operations hashes each new branch
 //! once.
+//!
+//! Loading. A branch's children are [`Link`]s: a trie read from a store
+//! starts as its root's name, and a branch or leaf is read (and checked:
+//! its hash, that its keys belong where it is found, its shape) the first
+//! time a lookup, a change or a walk passes through it. Stored branches
+//! carry the number of keys below them, so a trie's size is known without
+//! reading it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::cell::{Cell, OnceCell};
 use std::sync::Arc;
 
-use super::codec;
+use super::codec::{self, TreeBlob};
 use super::Hash;
+use crate::repo::cas::{Blobs, Link, StoreError};
 use crate::repo::node::{Node, NodeId};
 
 /// The deepest level: `5 * 12 = 60`, so level 12 reads the top four bits.
@@ -71,6 +79,16 @@ pub(crate) fn slot(h: u64, level: u32) -> u32 {
     ((h >> (5 * level)) & 31) as u32
 }
 
+/// The bits of a route that lead to a tree at `level`.
+pub(crate) fn mask(level: u32) -> u64 {
+    let bits = 5 * level;
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
 pub(crate) enum Tree {
     Leaf(Leaf),
     Branch(Branch),
@@ -80,19 +98,19 @@ pub(crate) struct Leaf {
     pub(crate) node: Node,
     pub(crate) hash: Hash,
     /// Whether this blob is known to be in the caller's store.
-    pub(crate) saved: AtomicBool,
+    pub(crate) saved: Cell<bool>,
 }
 
 pub(crate) struct Branch {
     /// Bit `i` set: slot `i` is occupied; `children` lists occupied slots in
     /// order.
     pub(crate) bitmap: u32,
-    pub(crate) children: Vec<Arc<Tree>>,
+    pub(crate) children: Vec<Link<Tree>>,
     /// Number of keys below.
     pub(crate) len: u64,
-    /// `None` while the branch is being edited.
-    pub(crate) hash: Option<Hash>,
-    pub(crate) saved: AtomicBool,
+    /// Unset while the branch is being edited; set by `seal`.
+    pub(crate) hash: OnceCell<Hash>,
+    pub(crate) saved: Cell<bool>,
 }
 
 impl Clone for Tree {
@@ -103,14 +121,14 @@ impl Clone for Tree {
             Tree::Leaf(l) => Tree::Leaf(Leaf {
                 node: l.node.clone(),
                 hash: l.hash,
-                saved: AtomicBool::new(false),
+                saved: Cell::new(false),
             }),
             Tree::Branch(b) => Tree::Branch(Branch {
                 bitmap: b.bitmap,
                 children: b.children.clone(),
                 len: b.len,
-                hash: None,
-                saved: AtomicBool::new(false),
+                hash: OnceCell::new(),
+                saved: Cell::new(false),
             }),
         }
     }
@@ -122,26 +140,17 @@ impl Tree {
         Arc::new(Tree::Leaf(Leaf {
             node,
             hash,
-            saved: AtomicBool::new(false),
+            saved: Cell::new(false),
         }))
     }
-
-    /// A shared empty tree, for readers that need one to point at.
-    pub(crate) const EMPTY: Tree = Tree::Branch(Branch {
-        bitmap: 0,
-        children: Vec::new(),
-        len: 0,
-        hash: None,
-        saved: AtomicBool::new(false),
-    });
 
     pub(crate) fn empty() -> Arc<Tree> {
         Arc::new(Tree::Branch(Branch {
             bitmap: 0,
             children: Vec::new(),
             len: 0,
-            hash: None,
-            saved: AtomicBool::new(false),
+            hash: OnceCell::new(),
+            saved: Cell::new(false),
         }))
     }
 
@@ -155,11 +164,11 @@ impl Tree {
     pub(crate) fn hash(&self) -> Option<Hash> {
         match self {
             Tree::Leaf(l) => Some(l.hash),
-            Tree::Branch(b) => b.hash,
+            Tree::Branch(b) => b.hash.get().copied(),
         }
     }
 
-    pub(crate) fn saved(&self) -> &AtomicBool {
+    pub(crate) fn saved(&self) -> &Cell<bool> {
         match self {
             Tree::Leaf(l) => &l.saved,
             Tree::Branch(b) => &b.saved,
@@ -167,121 +176,255 @@ impl Tree {
     }
 
     pub(crate) fn is_saved(&self) -> bool {
-        self.saved().load(Ordering::Relaxed)
+        self.saved().get()
     }
 
     pub(crate) fn mark_saved(&self) {
-        self.saved().store(true, Ordering::Relaxed)
+        self.saved().set(true)
     }
 }
 
-pub(crate) fn get(root: &Arc<Tree>, id: NodeId) -> Option<&Node> {
+/// The name of what a link points at, if it is known (stored, or sealed).
+pub(crate) fn link_hash(link: &Link<Tree>) -> Option<Hash> {
+    link.stored_hash()
+        .or_else(|| link.loaded().and_then(|t| t.hash()))
+}
+
+/// Reads and checks the trie blob named `h`, found at `level` under the
+/// route prefix `prefix`: its keys must belong there, and below the root
+/// a branch holds two keys or more (the canonical shape).
+pub(crate) fn decode_at(
+    bytes: &[u8],
+    h: &Hash,
+    level: u32,
+    prefix: u64,
+) -> Result<Tree, StoreError> {
+    let misplaced = || {
+        StoreError::Inconsistent(format!(
+            "trie blob {} is not where its keys belong",
+            codec::hex(h)
+        ))
+    };
+    let blob =
+        codec::decode_tree(bytes).map_err(|error| StoreError::CorruptBlob { hash: *h, error })?;
+    match blob {
+        TreeBlob::Leaf(node) => {
+            if route(node.id) & mask(level) != prefix {
+                return Err(misplaced());
+            }
+            Ok(Tree::Leaf(Leaf {
+                node,
+                hash: *h,
+                saved: Cell::new(true),
+            }))
+        }
+        TreeBlob::Branch(bitmap, hashes, len) => {
+            if level > MAX_LEVEL || (level == MAX_LEVEL && bitmap >> 16 != 0) {
+                return Err(misplaced());
+            }
+            let Some(len) = len else {
+                return Err(StoreError::Inconsistent(format!(
+                    "trie branch {} is of the earlier layout, which is read only whole",
+                    codec::hex(h)
+                )));
+            };
+            if len < hashes.len() as u64 || (level > 0 && len < 2) {
+                return Err(StoreError::Inconsistent(format!(
+                    "trie branch {} holds {len} nodes in {} slots",
+                    codec::hex(h),
+                    hashes.len()
+                )));
+            }
+            Ok(Tree::Branch(Branch {
+                bitmap,
+                children: hashes.into_iter().map(Link::stored).collect(),
+                len,
+                hash: OnceCell::from(*h),
+                saved: Cell::new(true),
+            }))
+        }
+    }
+}
+
+/// The tree behind a link found at `level` under `prefix`, read on first use.
+pub(crate) fn load<'a>(
+    blobs: &Blobs,
+    link: &'a Link<Tree>,
+    level: u32,
+    prefix: u64,
+) -> Result<&'a Arc<Tree>, StoreError> {
+    link.get(|h| {
+        let bytes = blobs.fetch(h, &|| format!("a node trie blob at level {level}"))?;
+        decode_at(&bytes, h, level, prefix)
+    })
+}
+
+fn load_mut<'a>(
+    blobs: &Blobs,
+    link: &'a mut Link<Tree>,
+    level: u32,
+    prefix: u64,
+) -> Result<&'a mut Arc<Tree>, StoreError> {
+    link.get_mut(|h| {
+        let bytes = blobs.fetch(h, &|| format!("a node trie blob at level {level}"))?;
+        decode_at(&bytes, h, level, prefix)
+    })
+}
+
+/// The tree to be changed: copied if shared, no longer named or stored.
+fn edit(t: &mut Arc<Tree>) -> &mut Tree {
+    let t = Arc::make_mut(t);
+    if let Tree::Branch(b) = t {
+        b.hash = OnceCell::new();
+    }
+    t.saved().set(false);
+    t
+}
+
+pub(crate) fn get<'a>(
+    blobs: &Blobs,
+    root: &'a Arc<Tree>,
+    id: NodeId,
+) -> Result<Option<&'a Node>, StoreError> {
     let h = route(id);
     let mut tree: &Tree = root;
     let mut level = 0;
     loop {
         match tree {
-            Tree::Leaf(l) => return (l.node.id == id).then_some(&l.node),
+            Tree::Leaf(l) => return Ok((l.node.id == id).then_some(&l.node)),
             Tree::Branch(b) => {
-                let bit = 1u32 << slot(h, level);
+                let s = slot(h, level);
+                let bit = 1u32 << s;
                 if b.bitmap & bit == 0 {
-                    return None;
+                    return Ok(None);
                 }
                 let idx = (b.bitmap & (bit - 1)).count_ones() as usize;
-                tree = b.children.get(idx)?;
+                let Some(child) = b.children.get(idx) else {
+                    return Ok(None);
+                };
                 level += 1;
+                tree = load(blobs, child, level, h & mask(level))?;
             }
         }
-    }
-}
-
-/// The branch inside a tree that the caller knows to be a branch (a root).
-fn branch_mut(tree: &mut Arc<Tree>) -> Option<&mut Branch> {
-    match Arc::make_mut(tree) {
-        Tree::Branch(b) => Some(b),
-        Tree::Leaf(_) => None,
     }
 }
 
 /// Inserts or replaces the node with the leaf's id. Returns the node it
 /// replaced. `root` must be a branch (every version's root is).
-pub(crate) fn insert(root: &mut Arc<Tree>, leaf: Arc<Tree>) -> Option<Node> {
+pub(crate) fn insert(
+    blobs: &Blobs,
+    root: &mut Arc<Tree>,
+    leaf: Arc<Tree>,
+) -> Result<Option<Node>, StoreError> {
     let id = match &*leaf {
         Tree::Leaf(l) => l.node.id,
-        Tree::Branch(_) => return None,
+        Tree::Branch(_) => return Ok(None),
     };
-    let b = branch_mut(root)?;
-    insert_in(b, 0, route(id), id, leaf)
+    match edit(root) {
+        Tree::Branch(b) => insert_in(blobs, b, 0, route(id), id, leaf),
+        Tree::Leaf(_) => Ok(None),
+    }
 }
 
-fn insert_in(b: &mut Branch, level: u32, h: u64, id: NodeId, leaf: Arc<Tree>) -> Option<Node> {
-    b.hash = None;
+fn insert_in(
+    blobs: &Blobs,
+    b: &mut Branch,
+    level: u32,
+    h: u64,
+    id: NodeId,
+    leaf: Arc<Tree>,
+) -> Result<Option<Node>, StoreError> {
+    b.hash = OnceCell::new();
+    b.saved.set(false);
     let bit = 1u32 << slot(h, level);
     let idx = (b.bitmap & (bit - 1)).count_ones() as usize;
     if b.bitmap & bit == 0 {
-        b.children.insert(idx, leaf);
+        b.children.insert(idx, Link::Mem(leaf));
         b.bitmap |= bit;
         b.len += 1;
-        return None;
+        return Ok(None);
     }
+    let prefix = h & mask(level + 1);
     let child = &mut b.children[idx];
-    let replaced = match &**child {
-        Tree::Leaf(existing) if existing.node.id == id => Some(existing.node.clone()),
-        Tree::Leaf(existing) => {
+    let existing = load(blobs, child, level + 1, prefix)?.clone();
+    let replaced = match &*existing {
+        Tree::Leaf(l) if l.node.id == id => Some(l.node.clone()),
+        Tree::Leaf(l) => {
             // Two keys now share this slot: push both one level down.
-            let other = route(existing.node.id);
-            let other_id = existing.node.id;
-            let old = child.clone();
+            let other = route(l.node.id);
+            let other_id = l.node.id;
             let mut sub = Tree::empty();
-            if let Some(sb) = branch_mut(&mut sub) {
-                insert_in(sb, level + 1, other, other_id, old);
-                insert_in(sb, level + 1, h, id, leaf);
+            if let Tree::Branch(sb) = edit(&mut sub) {
+                insert_in(blobs, sb, level + 1, other, other_id, existing.clone())?;
+                insert_in(blobs, sb, level + 1, h, id, leaf)?;
             }
-            *child = sub;
+            *child = Link::Mem(sub);
             b.len += 1;
-            return None;
+            return Ok(None);
         }
         Tree::Branch(_) => {
-            let r = match Arc::make_mut(child) {
-                Tree::Branch(sub) => insert_in(sub, level + 1, h, id, leaf),
+            drop(existing);
+            let t = load_mut(blobs, child, level + 1, prefix)?;
+            let r = match edit(t) {
+                Tree::Branch(sub) => insert_in(blobs, sub, level + 1, h, id, leaf)?,
                 Tree::Leaf(_) => None,
             };
             if r.is_none() {
                 b.len += 1;
             }
-            return r;
+            return Ok(r);
         }
     };
-    *child = leaf;
-    replaced
+    *child = Link::Mem(leaf);
+    Ok(replaced)
 }
 
 /// Removes the node with this id; returns it if it was there. Call only
 /// after `get` found it, so that no branch is copied for nothing.
-pub(crate) fn remove(root: &mut Arc<Tree>, id: NodeId) -> Option<Node> {
-    let b = branch_mut(root)?;
-    remove_in(b, 0, route(id), id)
+pub(crate) fn remove(
+    blobs: &Blobs,
+    root: &mut Arc<Tree>,
+    id: NodeId,
+) -> Result<Option<Node>, StoreError> {
+    match edit(root) {
+        Tree::Branch(b) => remove_in(blobs, b, 0, route(id), id),
+        Tree::Leaf(_) => Ok(None),
+    }
 }
 
-fn remove_in(b: &mut Branch, level: u32, h: u64, id: NodeId) -> Option<Node> {
+fn remove_in(
+    blobs: &Blobs,
+    b: &mut Branch,
+    level: u32,
+    h: u64,
+    id: NodeId,
+) -> Result<Option<Node>, StoreError> {
     let bit = 1u32 << slot(h, level);
     if b.bitmap & bit == 0 {
-        return None;
+        return Ok(None);
     }
     let idx = (b.bitmap & (bit - 1)).count_ones() as usize;
-    let removed = match &*b.children[idx] {
-        Tree::Leaf(l) if l.node.id == id => {
-            let node = l.node.clone();
-            b.children.remove(idx);
-            b.bitmap &= !bit;
-            Some(node)
-        }
+    let prefix = h & mask(level + 1);
+    let is_leaf = match &**load(blobs, &b.children[idx], level + 1, prefix)? {
+        Tree::Leaf(l) if l.node.id == id => Some(true),
         Tree::Leaf(_) => None,
-        Tree::Branch(_) => {
-            let child = &mut b.children[idx];
-            let (r, collapse) = match Arc::make_mut(child) {
+        Tree::Branch(_) => Some(false),
+    };
+    let removed = match is_leaf {
+        None => None,
+        Some(true) => {
+            let removed = b.children.remove(idx);
+            b.bitmap &= !bit;
+            match removed.loaded().map(|t| &**t) {
+                Some(Tree::Leaf(l)) => Some(l.node.clone()),
+                _ => None,
+            }
+        }
+        Some(false) => {
+            let child = load_mut(blobs, &mut b.children[idx], level + 1, prefix)?;
+            let (r, collapse) = match edit(child) {
                 Tree::Branch(sub) => {
-                    let r = remove_in(sub, level + 1, h, id);
+                    let r = remove_in(blobs, sub, level + 1, h, id)?;
                     // A branch left with one key gives way to that key's
                     // leaf, which is then its only child (a branch child
                     // would hold two keys or more).
@@ -295,54 +438,107 @@ fn remove_in(b: &mut Branch, level: u32, h: u64, id: NodeId) -> Option<Node> {
                 Tree::Leaf(_) => (None, None),
             };
             if let Some(only) = collapse {
-                *child = only;
+                b.children[idx] = only;
             }
             r
         }
     };
     if removed.is_some() {
         b.len -= 1;
-        b.hash = None;
+        b.hash = OnceCell::new();
+        b.saved.set(false);
     }
-    removed
+    Ok(removed)
 }
 
-/// Computes the hash of every branch made since the last seal.
-pub(crate) fn seal(tree: &mut Arc<Tree>) -> Hash {
-    if let Some(h) = tree.hash() {
-        return h;
-    }
-    let Tree::Branch(b) = Arc::make_mut(tree) else {
-        // Leaves are hashed when made; unreachable in practice.
-        return [0; 32];
+/// Computes the hash of every branch made since the last seal. Works
+/// through shared trees: a hash is set once, in place.
+pub(crate) fn seal(tree: &Tree) -> Hash {
+    let b = match tree {
+        Tree::Leaf(l) => return l.hash,
+        Tree::Branch(b) => b,
     };
-    let mut hashes = Vec::with_capacity(b.children.len());
-    for c in &mut b.children {
-        hashes.push(seal(c));
+    if let Some(h) = b.hash.get() {
+        return *h;
     }
-    let h = codec::hash_bytes(&codec::encode_branch(b.bitmap, &hashes));
-    b.hash = Some(h);
+    let mut hashes = Vec::with_capacity(b.children.len());
+    for c in &b.children {
+        let h = match c {
+            Link::Mem(t) => seal(t),
+            Link::Stored(h, _) => *h,
+        };
+        hashes.push(h);
+    }
+    let h = codec::hash_bytes(&codec::encode_branch(b.bitmap, b.len, &hashes));
+    let _ = b.hash.set(h);
     h
 }
 
-/// Every node of a tree, in trie order, without recursion.
+/// Every node of a tree, in trie order, loading what it reaches. A part
+/// that fails to load ends the walk with its error.
 pub struct Nodes<'a> {
-    stack: Vec<&'a Tree>,
+    blobs: Blobs,
+    stack: Vec<(&'a Link<Tree>, u32, u64)>,
+    top: Option<&'a Tree>,
+    failed: bool,
 }
 
 impl<'a> Nodes<'a> {
-    pub(crate) fn new(root: &'a Tree) -> Self {
-        Nodes { stack: vec![root] }
+    pub(crate) fn new(blobs: &Blobs, root: &'a Arc<Tree>) -> Self {
+        Nodes {
+            blobs: blobs.clone(),
+            stack: Vec::new(),
+            top: Some(root),
+            failed: false,
+        }
+    }
+
+    /// Walks a tree found at `level` under `prefix`.
+    fn from_link(blobs: &Blobs, link: &'a Link<Tree>, level: u32, prefix: u64) -> Self {
+        Nodes {
+            blobs: blobs.clone(),
+            stack: vec![(link, level, prefix)],
+            top: None,
+            failed: false,
+        }
+    }
+
+    fn push_children(&mut self, b: &'a Branch, level: u32, prefix: u64) {
+        let mut bits = b.bitmap;
+        let mut slots = Vec::with_capacity(b.children.len());
+        for _ in 0..b.children.len() {
+            slots.push(bits.trailing_zeros());
+            bits &= bits.wrapping_sub(1);
+        }
+        for (c, s) in b.children.iter().zip(slots).rev() {
+            self.stack
+                .push((c, level + 1, prefix | (u64::from(s) << (5 * level))));
+        }
     }
 }
 
 impl<'a> Iterator for Nodes<'a> {
-    type Item = &'a Node;
-    fn next(&mut self) -> Option<&'a Node> {
-        while let Some(t) = self.stack.pop() {
+    type Item = Result<&'a Node, StoreError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        if let Some(t) = self.top.take() {
             match t {
-                Tree::Leaf(l) => return Some(&l.node),
-                Tree::Branch(b) => self.stack.extend(b.children.iter().rev().map(|c| &**c)),
+                Tree::Leaf(l) => return Some(Ok(&l.node)),
+                Tree::Branch(b) => self.push_children(b, 0, 0),
+            }
+        }
+        while let Some((link, level, prefix)) = self.stack.pop() {
+            match load(&self.blobs, link, level, prefix) {
+                Ok(t) => match &**t {
+                    Tree::Leaf(l) => return Some(Ok(&l.node)),
+                    Tree::Branch(b) => self.push_children(b, level, prefix),
+                },
+                Err(e) => {
+                    self.failed = true;
+                    return Some(Err(e));
+                }
             }
         }
         None
@@ -360,20 +556,26 @@ pub struct NodeChange {
 }
 
 /// The nodes that differ between `a` (old) and `b` (new), sorted by id.
-/// Subtrees that are the same object or have the same hash are skipped, so
-/// the cost follows the size of the difference, not of the maps.
-pub(crate) fn diff(a: &Arc<Tree>, b: &Arc<Tree>) -> Vec<NodeChange> {
+/// Subtrees that are the same object or have the same hash are skipped (and
+/// not read), so the cost follows the size of the difference, not of the
+/// maps.
+pub(crate) fn diff(
+    blobs: &Blobs,
+    a: &Arc<Tree>,
+    b: &Arc<Tree>,
+) -> Result<Vec<NodeChange>, StoreError> {
     let mut out = Vec::new();
-    diff_in(a, b, &mut out);
+    diff_in(blobs, a, b, 0, 0, &mut out)?;
     // Sort references, not nodes: a node is large to move.
     out.sort_unstable_by_key(|c| c.0);
-    out.into_iter()
+    Ok(out
+        .into_iter()
         .map(|(id, old, new)| NodeChange {
             id,
             old: old.cloned(),
             new: new.cloned(),
         })
-        .collect()
+        .collect())
 }
 
 type Change<'a> = (NodeId, Option<&'a Node>, Option<&'a Node>);
@@ -382,9 +584,39 @@ fn same(a: &Arc<Tree>, b: &Arc<Tree>) -> bool {
     Arc::ptr_eq(a, b) || matches!((a.hash(), b.hash()), (Some(x), Some(y)) if x == y)
 }
 
-fn diff_in<'a>(a: &'a Arc<Tree>, b: &'a Arc<Tree>, out: &mut Vec<Change<'a>>) {
+fn all<'a>(
+    blobs: &Blobs,
+    t: &'a Arc<Tree>,
+    level: u32,
+    prefix: u64,
+) -> Result<Vec<&'a Node>, StoreError> {
+    let mut nodes = Nodes::new(blobs, t);
+    if level > 0 {
+        // A subtree: its children are below `level`.
+        nodes = Nodes {
+            blobs: blobs.clone(),
+            stack: Vec::new(),
+            top: None,
+            failed: false,
+        };
+        match &**t {
+            Tree::Leaf(l) => return Ok(vec![&l.node]),
+            Tree::Branch(br) => nodes.push_children(br, level, prefix),
+        }
+    }
+    nodes.collect()
+}
+
+fn diff_in<'a>(
+    blobs: &Blobs,
+    a: &'a Arc<Tree>,
+    b: &'a Arc<Tree>,
+    level: u32,
+    prefix: u64,
+    out: &mut Vec<Change<'a>>,
+) -> Result<(), StoreError> {
     if same(a, b) {
-        return;
+        return Ok(());
     }
     match (&**a, &**b) {
         (Tree::Leaf(la), Tree::Leaf(lb)) => {
@@ -399,7 +631,7 @@ fn diff_in<'a>(a: &'a Arc<Tree>, b: &'a Arc<Tree>, out: &mut Vec<Change<'a>>) {
         }
         (Tree::Leaf(la), Tree::Branch(_)) => {
             let mut found = false;
-            for n in Nodes::new(b) {
+            for n in all(blobs, b, level, prefix)? {
                 if n.id == la.node.id {
                     found = true;
                     if *n != la.node {
@@ -415,7 +647,7 @@ fn diff_in<'a>(a: &'a Arc<Tree>, b: &'a Arc<Tree>, out: &mut Vec<Change<'a>>) {
         }
         (Tree::Branch(_), Tree::Leaf(lb)) => {
             let mut found = false;
-            for n in Nodes::new(a) {
+            for n in all(blobs, a, level, prefix)? {
                 if n.id == lb.node.id {
                     found = true;
                     if *n != lb.node {
@@ -445,15 +677,32 @@ fn diff_in<'a>(a: &'a Arc<Tree>, b: &'a Arc<Tree>, out: &mut Vec<Change<'a>>) {
                 } else {
                     None
                 };
+                let sub = prefix | (u64::from(s) << (5 * level));
                 match (ca, cb) {
-                    (Some(x), Some(y)) => diff_in(x, y, out),
-                    (Some(x), None) => out.extend(Nodes::new(x).map(|n| change(Some(n), None))),
-                    (None, Some(y)) => out.extend(Nodes::new(y).map(|n| change(None, Some(n)))),
+                    (Some(x), Some(y)) => {
+                        if matches!((link_hash(x), link_hash(y)), (Some(p), Some(q)) if p == q) {
+                            continue;
+                        }
+                        let x = load(blobs, x, level + 1, sub)?;
+                        let y = load(blobs, y, level + 1, sub)?;
+                        diff_in(blobs, x, y, level + 1, sub, out)?;
+                    }
+                    (Some(x), None) => {
+                        for n in Nodes::from_link(blobs, x, level + 1, sub) {
+                            out.push(change(Some(n?), None));
+                        }
+                    }
+                    (None, Some(y)) => {
+                        for n in Nodes::from_link(blobs, y, level + 1, sub) {
+                            out.push(change(None, Some(n?)));
+                        }
+                    }
                     (None, None) => {}
                 }
             }
         }
     }
+    Ok(())
 }
 
 fn change<'a>(old: Option<&'a Node>, new: Option<&'a Node>) -> Change<'a> {

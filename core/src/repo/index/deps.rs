@@ -1,139 +1,162 @@
-//! The dependency index: what each node depends on (forward, in the order
-//! the node gives its dependencies) and what depends on each node (reverse,
-//! by ascending id).
+//! The dependents index: what depends on each node, by ascending id. A
+//! node's own dependencies are in the node (the version's trie); this index
+//! answers the reverse question without reading every node.
 //!
-//! A dependency on an id that no node has (yet, or any more) is kept: the
-//! reverse side then answers "who would break if this node went away".
+//! It is a persistent sorted map (`cas::sorted`) keyed by (dependency id,
+//! dependent id), both big-endian, persisted with each version and read
+//! lazily. A dependency on an id that no node has (yet, or any more) is
+//! kept: the index then answers "who would break if this node went away".
 
-use std::collections::{BTreeMap, BTreeSet};
-
+use crate::repo::cas::sorted::{MapRoot, SortedMap};
+use crate::repo::cas::{Blobs, StoreError};
 use crate::repo::node::{Node, NodeId};
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct DependencyIndex {
-    /// id → its dependencies, in the given order, each once.
-    forward: BTreeMap<NodeId, Vec<NodeId>>,
-    /// id → the nodes that depend on it.
-    reverse: BTreeMap<NodeId, BTreeSet<NodeId>>,
+    map: SortedMap,
+}
+
+impl Default for DependencyIndex {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PartialEq for DependencyIndex {
+    fn eq(&self, other: &Self) -> bool {
+        self.map.len() == other.map.len()
+            && self
+                .map
+                .iter()
+                .zip(other.map.iter())
+                .all(|(a, b)| matches!((a, b), (Ok(a), Ok(b)) if a == b))
+    }
+}
+
+fn key(dep: NodeId, user: NodeId) -> [u8; 16] {
+    let mut k = [0u8; 16];
+    k[..8].copy_from_slice(&dep.to_be_bytes());
+    k[8..].copy_from_slice(&user.to_be_bytes());
+    k
+}
+
+/// A node's distinct dependencies, in the order given.
+fn deps(node: &Node) -> Vec<NodeId> {
+    let mut out: Vec<NodeId> = Vec::with_capacity(node.dependencies.len());
+    for (dep, _) in &node.dependencies {
+        // The same id under two local names is one dependency.
+        if !out.contains(dep) {
+            out.push(*dep);
+        }
+    }
+    out
 }
 
 impl DependencyIndex {
+    /// An empty index in memory.
     pub fn new() -> Self {
-        Self::default()
+        DependencyIndex {
+            map: SortedMap::new(Blobs::none()),
+        }
+    }
+
+    /// The index stored under `root`, read from `blobs` as needed.
+    pub fn open(root: Option<&MapRoot>, blobs: Blobs) -> Self {
+        DependencyIndex {
+            map: SortedMap::open(root, blobs),
+        }
+    }
+
+    /// An empty index whose later versions are stored through `blobs`.
+    pub fn with_blobs(blobs: Blobs) -> Self {
+        DependencyIndex {
+            map: SortedMap::new(blobs),
+        }
+    }
+
+    /// The index persisted as `map`.
+    pub fn from_map(map: SortedMap) -> Self {
+        DependencyIndex { map }
+    }
+
+    /// The map, as a version persists it.
+    pub fn map(&self) -> &SortedMap {
+        &self.map
     }
 
     pub fn clear(&mut self) {
-        self.forward.clear();
-        self.reverse.clear();
+        self.map = SortedMap::new(self.map.blobs().clone());
     }
 
-    /// Number of nodes with at least one dependency.
-    pub fn len(&self) -> usize {
-        self.forward.len()
+    /// Number of dependency edges.
+    pub fn len(&self) -> u64 {
+        self.map.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.forward.is_empty()
+        self.map.is_empty()
     }
 
-    /// Index `node`, replacing whatever was indexed under its id.
-    pub fn insert(&mut self, node: &Node) {
-        let mut deps: Vec<NodeId> = Vec::with_capacity(node.dependencies.len());
-        for (dep, _) in &node.dependencies {
-            // The same id under two local names is one dependency.
-            if !deps.contains(dep) {
-                deps.push(*dep);
-            }
+    /// Index `node`'s dependencies.
+    pub fn insert(&mut self, node: &Node) -> Result<(), StoreError> {
+        for d in deps(node) {
+            self.map.insert(&key(d, node.id), &[])?;
         }
-        if self.forward.get(&node.id).map(Vec::as_slice).unwrap_or(&[]) == deps.as_slice() {
-            return;
-        }
-        self.remove(node.id);
-        if deps.is_empty() {
-            return;
-        }
-        for &dep in &deps {
-            self.reverse.entry(dep).or_default().insert(node.id);
-        }
-        self.forward.insert(node.id, deps);
+        Ok(())
     }
 
-    /// Forget `id`'s own dependencies. Nodes that depend on `id` keep
-    /// their edges: they are their records, not `id`'s.
-    pub fn remove(&mut self, id: NodeId) {
-        let Some(deps) = self.forward.remove(&id) else {
-            return;
-        };
-        for dep in deps {
-            if let Some(users) = self.reverse.get_mut(&dep) {
-                users.remove(&id);
-                if users.is_empty() {
-                    self.reverse.remove(&dep);
+    /// Forget `node`'s own dependencies (as it was indexed). Nodes that
+    /// depend on it keep their edges: they are their records.
+    pub fn remove(&mut self, node: &Node) -> Result<(), StoreError> {
+        for d in deps(node) {
+            self.map.remove(&key(d, node.id))?;
+        }
+        Ok(())
+    }
+
+    /// One change of the current version (see the module `index`): `old`
+    /// is the node as it was indexed.
+    pub fn apply(&mut self, old: Option<&Node>, new: Option<&Node>) -> Result<(), StoreError> {
+        match (old, new) {
+            (Some(o), Some(n)) if o.id == n.id => {
+                let (before, after) = (deps(o), deps(n));
+                for d in before.iter().filter(|d| !after.contains(d)) {
+                    self.map.remove(&key(*d, o.id))?;
                 }
+                for d in after.iter().filter(|d| !before.contains(d)) {
+                    self.map.insert(&key(*d, n.id), &[])?;
+                }
+                Ok(())
+            }
+            _ => {
+                if let Some(o) = old {
+                    self.remove(o)?;
+                }
+                if let Some(n) = new {
+                    self.insert(n)?;
+                }
+                Ok(())
             }
         }
-    }
-
-    /// One change of the current version (see the module `index`).
-    pub fn apply(&mut self, old: Option<&Node>, new: Option<&Node>) {
-        if let Some(o) = old {
-            if new.map(|n| n.id) != Some(o.id) {
-                self.remove(o.id);
-            }
-        }
-        if let Some(n) = new {
-            self.insert(n);
-        }
-    }
-
-    /// `id`'s dependencies in the order its node gives them.
-    pub fn dependencies(&self, id: NodeId) -> &[NodeId] {
-        self.forward.get(&id).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// The nodes that depend on `id`, by ascending id.
-    pub fn dependents(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        self.reverse.get(&id).into_iter().flatten().copied()
-    }
-
-    /// Number of nodes that depend on `id`.
-    pub fn dependent_count(&self, id: NodeId) -> usize {
-        self.reverse.get(&id).map_or(0, BTreeSet::len)
-    }
-
-    /// `roots` and everything they depend on, directly or not, each once,
-    /// every node after all of its dependencies (cycles are broken where the
-    /// walk meets them). Deterministic: roots in the order given,
-    /// dependencies in their nodes' order. Iterative, so long chains cannot
-    /// overflow the stack.
-    pub fn closure(&self, roots: &[NodeId]) -> Vec<NodeId> {
+    pub fn dependents(&self, id: NodeId) -> Result<Vec<NodeId>, StoreError> {
         let mut out = Vec::new();
-        let mut done: BTreeSet<NodeId> = BTreeSet::new();
-        let mut on_path: BTreeSet<NodeId> = BTreeSet::new();
-        // (node, index of the next dependency to visit)
-        let mut stack: Vec<(NodeId, usize)> = Vec::new();
-        for &root in roots {
-            if done.contains(&root) {
-                continue;
+        for e in self.map.range_from(&id.to_be_bytes()) {
+            let (k, _) = e?;
+            let (dep, user) = k.split_at(8.min(k.len()));
+            if dep != id.to_be_bytes() {
+                break;
             }
-            stack.push((root, 0));
-            on_path.insert(root);
-            while let Some(&mut (id, ref mut next)) = stack.last_mut() {
-                let deps = self.dependencies(id);
-                if let Some(&dep) = deps.get(*next) {
-                    *next += 1;
-                    if !done.contains(&dep) && on_path.insert(dep) {
-                        stack.push((dep, 0));
-                    }
-                } else {
-                    stack.pop();
-                    on_path.remove(&id);
-                    done.insert(id);
-                    out.push(id);
-                }
-            }
+            let user: [u8; 8] = user.try_into().map_err(|_| {
+                StoreError::Inconsistent(
+                    "the dependents index holds a key that is not an edge".into(),
+                )
+            })?;
+            out.push(u64::from_be_bytes(user));
         }
-        out
+        Ok(out)
     }
 }
 
@@ -153,47 +176,27 @@ mod tests {
     }
 
     #[test]
-    fn forward_keeps_order_reverse_sorted() {
+    fn dependents_sorted_and_follow_changes() -> Result<(), StoreError> {
         let mut ix = DependencyIndex::new();
-        ix.insert(&node(123, &[456, 789, 101, 456]));
-        ix.insert(&node(5, &[789]));
-        ix.insert(&node(900, &[789]));
-        assert_eq!(ix.dependencies(123), &[456, 789, 101]);
-        assert_eq!(ix.dependents(789).collect::<Vec<_>>(), vec![5, 123, 900]);
-        assert_eq!(ix.dependents(456).collect::<Vec<_>>(), vec![123]);
-        assert_eq!(ix.dependents(1).count(), 0);
-        assert_eq!(ix.dependent_count(789), 3);
+        ix.insert(&node(123, &[456, 789, 101, 456]))?;
+        ix.insert(&node(5, &[789]))?;
+        ix.insert(&node(900, &[789]))?;
+        assert_eq!(ix.len(), 5);
+        assert_eq!(ix.dependents(789)?, vec![5, 123, 900]);
+        assert_eq!(ix.dependents(456)?, vec![123]);
+        assert_eq!(ix.dependents(1)?, Vec::<NodeId>::new());
 
         // Replacing drops edges the new version no longer has.
-        ix.apply(Some(&node(123, &[456, 789, 101])), Some(&node(123, &[101])));
-        assert_eq!(ix.dependencies(123), &[101]);
-        assert_eq!(ix.dependents(789).collect::<Vec<_>>(), vec![5, 900]);
-        assert_eq!(ix.dependents(456).count(), 0);
+        ix.apply(Some(&node(123, &[456, 789, 101])), Some(&node(123, &[101])))?;
+        assert_eq!(ix.dependents(789)?, vec![5, 900]);
+        assert_eq!(ix.dependents(456)?, Vec::<NodeId>::new());
+        assert_eq!(ix.dependents(101)?, vec![123]);
 
-        ix.apply(Some(&node(5, &[])), None);
-        assert_eq!(ix.dependents(789).collect::<Vec<_>>(), vec![900]);
+        ix.apply(Some(&node(5, &[789])), None)?;
+        assert_eq!(ix.dependents(789)?, vec![900]);
         // Removing a dependency target keeps its dependents' edges.
-        ix.remove(789);
-        assert_eq!(ix.dependents(789).collect::<Vec<_>>(), vec![900]);
-    }
-
-    #[test]
-    fn closure_orders_dependencies_first() {
-        let mut ix = DependencyIndex::new();
-        ix.insert(&node(1, &[2, 3]));
-        ix.insert(&node(2, &[4]));
-        ix.insert(&node(3, &[4, 5]));
-        ix.insert(&node(5, &[1])); // a cycle back to the root
-        assert_eq!(ix.closure(&[1]), vec![4, 2, 5, 3, 1]);
-        assert_eq!(ix.closure(&[3, 2]), vec![4, 2, 1, 5, 3]);
-        assert_eq!(ix.closure(&[]), Vec::<NodeId>::new());
-        // A long chain: no recursion.
-        let mut ix = DependencyIndex::new();
-        for i in 0..100_000u64 {
-            ix.insert(&node(i, &[i + 1]));
-        }
-        let c = ix.closure(&[0]);
-        assert_eq!(c.len(), 100_001);
-        assert_eq!(c[0], 100_000);
+        ix.remove(&node(789, &[]))?;
+        assert_eq!(ix.dependents(789)?, vec![900]);
+        Ok(())
     }
 }

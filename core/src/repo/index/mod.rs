@@ -40,6 +40,8 @@ pub use static_embed::{StaticEmbedder, TableError};
 pub use symbol::{SymbolHit, SymbolIndex, SymbolMode};
 pub use vector::StoredVector;
 
+use super::cas::sorted::SortedMap;
+use super::cas::StoreError;
 use super::node::Node;
 
 /// A query the indexes refuse. Index updates never fail.
@@ -51,6 +53,8 @@ pub enum IndexError {
     /// The embedder returned a vector of the wrong length or with a
     /// non-finite component.
     BadEmbedding(String),
+    /// A persisted index could not be read.
+    Store(crate::repo::cas::StoreError),
 }
 
 impl IndexError {
@@ -59,12 +63,14 @@ impl IndexError {
         match self {
             IndexError::BadPattern(_) => "invalid-pattern",
             IndexError::BadEmbedding(_) => "invalid-embedding",
+            IndexError::Store(_) => "store-error",
         }
     }
 
-    pub fn message(&self) -> &str {
+    pub fn message(&self) -> String {
         match self {
-            IndexError::BadPattern(m) | IndexError::BadEmbedding(m) => m,
+            IndexError::BadPattern(m) | IndexError::BadEmbedding(m) => m.clone(),
+            IndexError::Store(e) => format!("the knowledge store: {e}"),
         }
     }
 }
@@ -77,13 +83,25 @@ impl fmt::Display for IndexError {
 
 impl std::error::Error for IndexError {}
 
-/// All indexes of the current version, updated together.
+/// The names under which a version persists its indexes.
+pub const SYMBOLS: &str = "symbols";
+pub const DEPENDENTS: &str = "dependents";
+
+/// All indexes of the current version, updated together. The symbol and
+/// dependents indexes are persisted with each version (`maps`) and read
+/// lazily; the semantic and lexical indexes live in memory and are built
+/// from the version's nodes the first time a search needs them
+/// (`semantic_built`).
 pub struct Indexes {
     pub symbols: SymbolIndex,
     pub dependencies: DependencyIndex,
     pub semantic: SemanticIndex,
     pub lexical: LexicalIndex,
     pub fusion: Fusion,
+    /// Whether the in-memory indexes (`semantic` and `lexical`) describe
+    /// the working state; until they are built, changes are not applied to
+    /// them.
+    pub semantic_built: bool,
 }
 
 impl Default for Indexes {
@@ -112,45 +130,110 @@ impl Indexes {
             semantic: SemanticIndex::new(embedder, config),
             lexical: LexicalIndex::new(FieldWeights::default()),
             fusion: Fusion::default(),
+            semantic_built: true,
         }
     }
 
-    /// One change of the current version.
-    pub fn apply(&mut self, old: Option<&Node>, new: Option<&Node>) {
-        self.symbols.apply(old, new);
-        self.dependencies.apply(old, new);
-        self.lexical.apply(old, new);
-        self.semantic.apply(old, new);
+    /// The persisted indexes, to be stored with a version.
+    pub fn maps(&self) -> Vec<(String, SortedMap)> {
+        vec![
+            (SYMBOLS.to_string(), self.symbols.map().clone()),
+            (DEPENDENTS.to_string(), self.dependencies.map().clone()),
+        ]
     }
 
-    /// One change whose semantic reorganisation waits for `maintain`
-    /// (changes inside a transaction: many may follow).
-    pub fn apply_deferred(&mut self, old: Option<&Node>, new: Option<&Node>) {
-        self.symbols.apply(old, new);
-        self.dependencies.apply(old, new);
-        self.lexical.apply(old, new);
-        self.semantic.apply_deferred(old, new);
+    /// Takes a version's persisted indexes, if it has both; the in-memory
+    /// indexes are then to be built again when needed.
+    pub fn adopt(&mut self, maps: &[(String, SortedMap)]) -> bool {
+        let find = |name: &str| maps.iter().find(|(n, _)| n == name).map(|(_, m)| m.clone());
+        let (Some(symbols), Some(deps)) = (find(SYMBOLS), find(DEPENDENTS)) else {
+            return false;
+        };
+        self.symbols = SymbolIndex::from_map(symbols);
+        self.dependencies = DependencyIndex::from_map(deps);
+        self.semantic.clear();
+        self.lexical.clear();
+        self.semantic_built = false;
+        true
     }
 
-    /// A whole change set (one commit or one version switch). The semantic
-    /// index settles once at the end; its graph work waits for the next
-    /// search (see `SemanticIndex::settle`).
-    pub fn apply_all<'a, I>(&mut self, changes: I)
+    /// Takes a version's persisted indexes, if it has them; the in-memory
+    /// indexes are left to the caller (`apply_semantic`).
+    pub fn adopt_persisted(&mut self, maps: &[(String, SortedMap)]) -> bool {
+        let find = |name: &str| maps.iter().find(|(n, _)| n == name).map(|(_, m)| m.clone());
+        let (Some(symbols), Some(deps)) = (find(SYMBOLS), find(DEPENDENTS)) else {
+            return false;
+        };
+        self.symbols = SymbolIndex::from_map(symbols);
+        self.dependencies = DependencyIndex::from_map(deps);
+        true
+    }
+
+    /// A change set for the in-memory indexes alone (semantic and lexical),
+    /// if they are built.
+    pub fn apply_semantic<'a, I>(&mut self, changes: I)
     where
         I: IntoIterator<Item = (Option<&'a Node>, Option<&'a Node>)>,
     {
+        if !self.semantic_built {
+            return;
+        }
         for (old, new) in changes {
-            self.symbols.apply(old, new);
-            self.dependencies.apply(old, new);
             self.lexical.apply(old, new);
             self.semantic.apply_deferred(old, new);
         }
         let _ = self.semantic.settle();
     }
 
+    /// One change of the current version.
+    pub fn apply(&mut self, old: Option<&Node>, new: Option<&Node>) -> Result<(), StoreError> {
+        self.symbols.apply(old, new)?;
+        self.dependencies.apply(old, new)?;
+        if self.semantic_built {
+            self.lexical.apply(old, new);
+            self.semantic.apply(old, new);
+        }
+        Ok(())
+    }
+
+    /// One change whose semantic reorganisation waits for `maintain`
+    /// (changes inside a transaction: many may follow).
+    pub fn apply_deferred(
+        &mut self,
+        old: Option<&Node>,
+        new: Option<&Node>,
+    ) -> Result<(), StoreError> {
+        self.symbols.apply(old, new)?;
+        self.dependencies.apply(old, new)?;
+        if self.semantic_built {
+            self.lexical.apply(old, new);
+            self.semantic.apply_deferred(old, new);
+        }
+        Ok(())
+    }
+
+    /// A whole change set (one commit or one version switch). The semantic
+    /// index settles once at the end; its graph work waits for the next
+    /// search (see `SemanticIndex::settle`).
+    pub fn apply_all<'a, I>(&mut self, changes: I) -> Result<(), StoreError>
+    where
+        I: IntoIterator<Item = (Option<&'a Node>, Option<&'a Node>)>,
+    {
+        for (old, new) in changes {
+            self.apply_deferred(old, new)?;
+        }
+        if self.semantic_built {
+            let _ = self.semantic.settle();
+        }
+        Ok(())
+    }
+
     /// `apply_all` over owned pairs, the shape the forest produces.
-    pub fn apply_changes(&mut self, changes: &[(Option<Node>, Option<Node>)]) {
-        self.apply_all(changes.iter().map(|(o, n)| (o.as_ref(), n.as_ref())));
+    pub fn apply_changes(
+        &mut self,
+        changes: &[(Option<Node>, Option<Node>)],
+    ) -> Result<(), StoreError> {
+        self.apply_all(changes.iter().map(|(o, n)| (o.as_ref(), n.as_ref())))
     }
 
     /// The nodes that best match `text`, by the fused lexical and vector
@@ -168,21 +251,45 @@ impl Indexes {
     /// Forget everything and index exactly `nodes` (loading a version from
     /// scratch). Faster than inserting one by one: the semantic index builds
     /// a single graph.
-    pub fn rebuild<'a, I>(&mut self, nodes: I)
+    pub fn rebuild<'a, I>(&mut self, nodes: I) -> Result<(), StoreError>
     where
-        I: IntoIterator<Item = &'a Node>,
+        I: IntoIterator<Item = Result<&'a Node, StoreError>>,
     {
         self.symbols.clear();
         self.dependencies.clear();
         self.semantic.clear();
         self.lexical.clear();
         for node in nodes {
-            self.symbols.insert(node);
-            self.dependencies.insert(node);
+            let node = node?;
+            self.symbols.insert(node)?;
+            self.dependencies.insert(node)?;
             self.lexical.insert(node);
             self.semantic.apply_deferred(None, Some(node));
         }
         let _ = self.semantic.settle();
+        self.semantic_built = true;
+        Ok(())
+    }
+
+    /// Builds the in-memory indexes (semantic and lexical) from `nodes`
+    /// (the working state), if they are not built.
+    pub fn build_semantic<'a, I>(&mut self, nodes: I) -> Result<(), StoreError>
+    where
+        I: IntoIterator<Item = Result<&'a Node, StoreError>>,
+    {
+        if self.semantic_built {
+            return Ok(());
+        }
+        self.semantic.clear();
+        self.lexical.clear();
+        for node in nodes {
+            let node = node?;
+            self.lexical.insert(node);
+            self.semantic.apply_deferred(None, Some(node));
+        }
+        let _ = self.semantic.settle();
+        self.semantic_built = true;
+        Ok(())
     }
 }
 
@@ -298,15 +405,15 @@ mod tests {
                     changes.push((old, new));
                 }
                 if round % 2 == 0 {
-                    ix.apply_changes(&changes);
+                    ix.apply_changes(&changes).unwrap();
                 } else {
                     for (o, n) in &changes {
-                        ix.apply(o.as_ref(), n.as_ref());
+                        ix.apply(o.as_ref(), n.as_ref()).unwrap();
                     }
                 }
                 let mut fresh =
                     Indexes::with_embedder(Box::new(HashingEmbedder::default()), small_config());
-                fresh.rebuild(live.values());
+                fresh.rebuild(live.values().map(Ok)).unwrap();
                 assert_same(&ix, &fresh);
                 // And the answers agree.
                 for p in ["", "q", "arb:", "sort"] {
@@ -317,8 +424,8 @@ mod tests {
                 }
                 for id in 0..ids {
                     assert_eq!(
-                        ix.dependencies.dependents(id).collect::<Vec<_>>(),
-                        fresh.dependencies.dependents(id).collect::<Vec<_>>()
+                        ix.dependencies.dependents(id).unwrap(),
+                        fresh.dependencies.dependents(id).unwrap()
                     );
                 }
                 let q = SemanticQuery::default();
@@ -328,28 +435,5 @@ mod tests {
                 assert_eq!(scores(&a), scores(&b));
             }
         }
-    }
-
-    #[test]
-    fn changes_with_an_old_node_that_does_not_match_are_safe() {
-        let mut ix = Indexes::new();
-        let mut rng = Rng(99);
-        let a = random_node(&mut rng, 1, 10);
-        let b = random_node(&mut rng, 1, 10);
-        ix.apply(None, Some(&a));
-        // The forest's old node is b, but a is what was indexed: removal is
-        // by id, so nothing of a stays behind.
-        ix.apply(Some(&b), None);
-        assert!(ix.symbols.is_empty());
-        assert!(ix.dependencies.is_empty());
-        assert!(ix.semantic.is_empty());
-        // A pair that changes the id moves the node.
-        let mut c = a.clone();
-        c.id = 2;
-        ix.apply(None, Some(&a));
-        ix.apply(Some(&a), Some(&c));
-        let mut fresh = Indexes::new();
-        fresh.rebuild([&c]);
-        assert_same(&ix, &fresh);
     }
 }

@@ -73,10 +73,10 @@ fn builtins_are_searchable_and_switch_keeps_indexes_in_step() {
 fn a_transaction_sees_its_own_changes_in_the_indexes() {
     let mut k = Knowledge::new(ts(0));
     let before = k.forest.versions().count();
-    k.begin();
+    k.begin().unwrap();
     let a = k.create(node("add", "加法函数"), &describe, ts(1)).unwrap();
     assert_eq!(a.version, None);
-    assert!(k.get(a.id).is_some());
+    assert!(k.get(a.id).unwrap().is_some());
     assert_eq!(
         k.indexes
             .symbols
@@ -107,7 +107,7 @@ fn a_transaction_sees_its_own_changes_in_the_indexes() {
 fn switching_inside_a_transaction_is_refused() {
     let mut k = Knowledge::new(ts(0));
     k.create(node("a", "a"), &describe, ts(1)).unwrap();
-    k.begin();
+    k.begin().unwrap();
     assert_eq!(k.switch(1, "x", ts(2)), Err(ForestError::TransactionOpen));
     k.abort_all();
     assert_eq!(k.depth(), 0);
@@ -170,7 +170,8 @@ fn random_node(r: &mut Rng, ids: &[NodeId]) -> Node {
 fn user_ids(k: &Knowledge) -> Vec<NodeId> {
     let mut ids: Vec<NodeId> = k
         .working_nodes()
-        .map(|n| n.id)
+        .unwrap()
+        .map(|n| n.unwrap().id)
         .filter(|id| !crate::repo::node::is_reserved(*id))
         .collect();
     ids.sort_unstable();
@@ -179,7 +180,7 @@ fn user_ids(k: &Knowledge) -> Vec<NodeId> {
 
 fn random_op(r: &mut Rng, k: &mut Knowledge, clock: i64) -> Result<Done, ForestError> {
     let ids = user_ids(k);
-    let all: Vec<NodeId> = k.working_nodes().map(|n| n.id).collect();
+    let all: Vec<NodeId> = k.working_nodes().unwrap().map(|n| n.unwrap().id).collect();
     match (r.below(10), ids.is_empty()) {
         (0..=4, _) | (_, true) => {
             let n = random_node(r, &all);
@@ -210,7 +211,7 @@ fn random_op(r: &mut Rng, k: &mut Knowledge, clock: i64) -> Result<Done, ForestE
 
 fn assert_indexes_match_working_state(k: &Knowledge) {
     let mut fresh = Indexes::new();
-    fresh.rebuild(k.working_nodes());
+    fresh.rebuild(k.working_nodes().unwrap()).unwrap();
     assert_eq!(k.indexes.symbols, fresh.symbols, "symbol index");
     assert_eq!(
         k.indexes.dependencies, fresh.dependencies,
@@ -226,6 +227,33 @@ fn assert_indexes_match_working_state(k: &Knowledge) {
         v
     };
     assert_eq!(entries(&k.indexes), entries(&fresh), "semantic index");
+    if k.indexes.semantic_built {
+        // The lexical index has no equality: the same nodes, and the same
+        // hybrid answers, stand for it.
+        assert_eq!(
+            k.indexes.lexical.len(),
+            fresh.lexical.len(),
+            "lexical index"
+        );
+        let q = crate::repo::index::SemanticQuery::default();
+        let answers = |ix: &Indexes, text: &str| {
+            let mut v: Vec<_> = ix
+                .search(text, &q)
+                .unwrap()
+                .into_iter()
+                .map(|h| (h.id, (h.score * 1e4).round() as i64))
+                .collect();
+            v.sort();
+            v
+        };
+        for text in ["sort", "list", "fact x", "排序"] {
+            assert_eq!(
+                answers(&k.indexes, text),
+                answers(&fresh, text),
+                "hybrid search {text:?}"
+            );
+        }
+    }
 }
 
 type Model = BTreeMap<NodeId, Node>;
@@ -234,6 +262,7 @@ fn content(k: &Knowledge, v: VersionId) -> Model {
     k.forest
         .nodes(v)
         .unwrap()
+        .map(|n| n.unwrap())
         .map(|n| (n.id, n.clone()))
         .collect()
 }
@@ -272,20 +301,30 @@ fn run_history(seed: u64, steps: usize) {
             let before_symbols = k.indexes.symbols.clone();
             let before_deps = k.indexes.dependencies.clone();
             let before_content = content(&k, current);
-            k.begin();
+            k.begin().unwrap();
             for _ in 0..r.below(6) {
                 let _ = random_op(r, &mut k, clock);
                 if r.chance(20) {
                     let inner_before = k.indexes.symbols.clone();
-                    let inner_nodes: Model = k.working_nodes().map(|n| (n.id, n.clone())).collect();
-                    k.begin();
+                    let inner_nodes: Model = k
+                        .working_nodes()
+                        .unwrap()
+                        .map(|n| n.unwrap())
+                        .map(|n| (n.id, n.clone()))
+                        .collect();
+                    k.begin().unwrap();
                     for _ in 0..r.below(4) {
                         let _ = random_op(r, &mut k, clock);
                     }
                     if r.chance(50) {
                         assert!(k.abort_transaction());
                         assert_eq!(k.indexes.symbols, inner_before);
-                        let now: Model = k.working_nodes().map(|n| (n.id, n.clone())).collect();
+                        let now: Model = k
+                            .working_nodes()
+                            .unwrap()
+                            .map(|n| n.unwrap())
+                            .map(|n| (n.id, n.clone()))
+                            .collect();
                         assert_eq!(now, inner_nodes);
                     } else {
                         assert_eq!(k.commit_transaction("inner", ts(clock)), Ok(None));

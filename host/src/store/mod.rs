@@ -1,0 +1,529 @@
+//! The knowledge store: one SQLite file holding the knowledge base's blobs
+//! and its refs record, shared safely by every `arbores` process that opens
+//! it.
+//!
+//! ```text
+//! blobs(hash BLOB PRIMARY KEY, data BLOB)   content-addressed, never changed
+//! refs(name TEXT PRIMARY KEY, data BLOB)    one row, "head": the refs record
+//! ```
+//!
+//! A commit writes its new blobs and replaces the refs record in one SQLite
+//! transaction, taken with `BEGIN IMMEDIATE` (the write lock first), and
+//! only if the refs record is still the one the writer started from
+//! (compare-and-swap): a writer whose base moved is told so, with the new
+//! record, and nothing is written. The file is in WAL mode with
+//! `synchronous=FULL`, so a commit is durable when `commit` returns, and
+//! readers never block the writer. Several processes wait for each other's
+//! write lock up to `BUSY_TIMEOUT`.
+//!
+//! The file is an SQLite database whose `application_id` says it is an
+//! arbores store and whose `user_version` is the layout above; any other
+//! file is refused, never written into. A store directory of the first
+//! format (one file per blob) is converted into a store file once, the
+//! first time a writer opens it (`convert`); a read-only session reads it
+//! as it is.
+
+mod convert;
+mod legacy;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use arbores_core::{hex, Hash, ImportError, Snapshot};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
+
+pub use legacy::DirStore;
+
+/// `PRAGMA application_id` of a store file: "ARBS".
+const APPLICATION_ID: i32 = 0x4152_4253;
+/// `PRAGMA user_version`: the layout of the tables.
+const LAYOUT: i32 = 1;
+/// How long a writer waits for another's write lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+const HEAD: &str = "head";
+
+const SCHEMA: &str = "
+    CREATE TABLE IF NOT EXISTS blobs (hash BLOB PRIMARY KEY NOT NULL, data BLOB NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS refs (name TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL) WITHOUT ROWID;
+";
+
+/// What went wrong with a store, and how a caller should take it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreError {
+    pub kind: StoreErrorKind,
+    /// Says what and where: the file, the blob, the SQLite message.
+    pub message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreErrorKind {
+    /// Reading or writing the file failed (permissions, disk full, ...).
+    Io,
+    /// Not an arbores store, or one of a format this build does not know.
+    Foreign,
+    /// The store is damaged: SQLite found a malformed page, a blob does not
+    /// match its name, or the refs record is missing or fails its check.
+    Damaged,
+    /// Another writer held the write lock for longer than the busy timeout.
+    Busy,
+}
+
+impl StoreError {
+    pub fn io(path: &Path, e: std::io::Error) -> StoreError {
+        StoreError {
+            kind: StoreErrorKind::Io,
+            message: format!("{}: {e}", path.display()),
+        }
+    }
+
+    pub fn foreign(message: String) -> StoreError {
+        StoreError {
+            kind: StoreErrorKind::Foreign,
+            message,
+        }
+    }
+
+    pub fn damaged(message: String) -> StoreError {
+        StoreError {
+            kind: StoreErrorKind::Damaged,
+            message,
+        }
+    }
+
+    fn sqlite(path: &Path, e: rusqlite::Error) -> StoreError {
+        use rusqlite::ErrorCode;
+        let kind = match e.sqlite_error_code() {
+            Some(ErrorCode::DatabaseCorrupt) => StoreErrorKind::Damaged,
+            Some(ErrorCode::NotADatabase) => StoreErrorKind::Foreign,
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StoreErrorKind::Busy,
+            _ => StoreErrorKind::Io,
+        };
+        let what = match kind {
+            StoreErrorKind::Damaged => " (the store file is damaged; `arbores fsck` tells more)",
+            StoreErrorKind::Foreign => " (not an arbores store)",
+            StoreErrorKind::Busy => " (another process kept the store locked)",
+            StoreErrorKind::Io => "",
+        };
+        StoreError {
+            kind,
+            message: format!("{}: {e}{what}", path.display()),
+        }
+    }
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Whether a store is opened to be written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Never writes: no file is created, a directory store is not
+    /// converted, nothing is changed.
+    ReadOnly,
+    ReadWrite,
+}
+
+/// The outcome of a commit.
+#[derive(Debug)]
+pub enum Commit {
+    /// The blobs and the new refs record are durable.
+    Done(SaveStats),
+    /// The refs record is no longer the writer's base: another writer
+    /// committed meanwhile. Nothing was written. Holds the current record.
+    Moved(Option<Vec<u8>>),
+}
+
+/// What a commit wrote (shown by the REPL's `,settings`).
+#[derive(Default, Debug, Clone)]
+pub struct SaveStats {
+    pub written: usize,
+    pub skipped: usize,
+    pub bytes: u64,
+    pub took: Duration,
+}
+
+enum Backing {
+    /// Nothing stored yet: the first commit creates the file.
+    Empty,
+    File(Connection),
+    /// A directory of the first format, opened read-only.
+    Dir(DirStore),
+}
+
+struct Inner {
+    path: PathBuf,
+    access: Access,
+    backing: Mutex<Backing>,
+}
+
+/// A knowledge store. Cheap to clone: clones share one connection, so the
+/// engine's blob requests and the session's commits go through the same.
+#[derive(Clone)]
+pub struct Store(Arc<Inner>);
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.0.path).finish()
+    }
+}
+
+fn configure(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let err = |e| StoreError::sqlite(path, e);
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
+    // Catches more damaged pages when they are read, not only in fsck.
+    conn.pragma_update(None, "cell_size_check", true)
+        .map_err(err)?;
+    conn.set_prepared_statement_cache_capacity(16);
+    Ok(())
+}
+
+/// Opens an existing store file and checks that it is one; `None` for an
+/// empty database (a store file another writer is creating this instant,
+/// or an empty file): nothing is stored there yet.
+fn open_file(path: &Path, access: Access) -> Result<Option<Connection>, StoreError> {
+    // A read-only session still opens the file for writing when it may (it
+    // never writes to it): SQLite reads a WAL file through the `-wal` and
+    // `-shm` files beside it, and only a connection that may write removes
+    // them when it closes, so the directory is left as it was found. A file
+    // this user cannot write is opened read-only.
+    let open = |flags: OpenFlags| {
+        Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+            .map_err(|e| StoreError::sqlite(path, e))
+    };
+    let conn = match access {
+        Access::ReadWrite => open(OpenFlags::SQLITE_OPEN_READ_WRITE)?,
+        Access::ReadOnly => match open(OpenFlags::SQLITE_OPEN_READ_WRITE) {
+            Ok(conn) if !conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) => conn,
+            _ => open(OpenFlags::SQLITE_OPEN_READ_ONLY)?,
+        },
+    };
+    configure(&conn, path)?;
+    let err = |e| StoreError::sqlite(path, e);
+    let app: i32 = conn
+        .pragma_query_value(None, "application_id", |r| r.get(0))
+        .map_err(err)?;
+    if app == 0 {
+        let tables: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .map_err(err)?;
+        if tables == 0 {
+            return Ok(None);
+        }
+    }
+    if app != APPLICATION_ID {
+        return Err(StoreError::foreign(format!(
+            "{}: not an arbores store (an SQLite database of another application)",
+            path.display()
+        )));
+    }
+    let layout: i32 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(err)?;
+    if layout != LAYOUT {
+        return Err(StoreError::foreign(format!(
+            "{}: a store of layout {layout}, but this arbores reads layout {LAYOUT} \
+             (written by a newer arbores?)",
+            path.display()
+        )));
+    }
+    if access == Access::ReadWrite {
+        set_durability(&conn, path)?;
+    }
+    Ok(Some(conn))
+}
+
+fn set_durability(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let err = |e| StoreError::sqlite(path, e);
+    let mode: String = conn
+        .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))
+        .map_err(err)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(StoreError {
+            kind: StoreErrorKind::Io,
+            message: format!(
+                "{}: cannot use SQLite's WAL mode here (journal mode stays {mode})",
+                path.display()
+            ),
+        });
+    }
+    conn.pragma_update(None, "synchronous", "FULL").map_err(err)
+}
+
+/// Creates the store file (or opens it, if a concurrent writer just did).
+fn create_file(path: &Path) -> Result<Connection, StoreError> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut conn =
+        Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
+    configure(&conn, path)?;
+    let err = |e| StoreError::sqlite(path, e);
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(err)?;
+    let app: i32 = tx
+        .pragma_query_value(None, "application_id", |r| r.get(0))
+        .map_err(err)?;
+    let tables: i64 = tx
+        .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+        .map_err(err)?;
+    if app == 0 && tables == 0 {
+        tx.execute_batch(SCHEMA).map_err(err)?;
+        tx.pragma_update(None, "application_id", APPLICATION_ID)
+            .map_err(err)?;
+        tx.pragma_update(None, "user_version", LAYOUT)
+            .map_err(err)?;
+    }
+    tx.commit().map_err(err)?;
+    drop(conn);
+    open_file(path, Access::ReadWrite)?.ok_or_else(|| {
+        StoreError::foreign(format!(
+            "{}: the store file was created but holds no tables",
+            path.display()
+        ))
+    })
+}
+
+impl Store {
+    /// Opens the store at `path`, which need not exist yet. A directory
+    /// store of the first format is converted into a store file at the same
+    /// path when opened for writing (the directory is kept beside it).
+    pub fn open(path: &Path, access: Access) -> Result<Store, StoreError> {
+        convert::finish_interrupted(path)?;
+        let backing = match std::fs::metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Backing::Empty,
+            Err(e) => return Err(StoreError::io(path, e)),
+            Ok(m) if m.is_dir() => match (DirStore::open(path)?, access) {
+                (None, _) => {
+                    return Err(StoreError::foreign(format!(
+                        "{}: a directory; the knowledge store is a file (give a file's path)",
+                        path.display()
+                    )))
+                }
+                (Some(dir), Access::ReadOnly) => Backing::Dir(dir),
+                (Some(dir), Access::ReadWrite) => {
+                    convert::convert(&dir, path)?;
+                    match open_file(path, access)? {
+                        Some(conn) => Backing::File(conn),
+                        None => Backing::Empty,
+                    }
+                }
+            },
+            Ok(_) => match open_file(path, access)? {
+                Some(conn) => Backing::File(conn),
+                None => Backing::Empty,
+            },
+        };
+        Ok(Store(Arc::new(Inner {
+            path: path.to_path_buf(),
+            access,
+            backing: Mutex::new(backing),
+        })))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0.path
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Backing> {
+        self.0.backing.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn err(&self, e: rusqlite::Error) -> StoreError {
+        StoreError::sqlite(&self.0.path, e)
+    }
+
+    /// The refs record naming the stored state; `None` for an empty store.
+    /// A store that holds blobs but no refs record is damaged: that is an
+    /// error, never an empty store (a commit would start a new history and
+    /// leave the old one unreachable).
+    pub fn head(&self) -> Result<Option<Vec<u8>>, StoreError> {
+        let backing = self.lock();
+        match &*backing {
+            Backing::Empty => Ok(None),
+            Backing::Dir(dir) => {
+                let refs = dir.refs()?;
+                if refs.is_none() && !dir.blob_names()?.is_empty() {
+                    return Err(self.headless(dir.blob_names()?.len() as u64));
+                }
+                Ok(refs)
+            }
+            Backing::File(conn) => {
+                let refs: Option<Vec<u8>> = conn
+                    .prepare_cached("SELECT data FROM refs WHERE name = ?1")
+                    .and_then(|mut s| s.query_row([HEAD], |r| r.get(0)).optional())
+                    .map_err(|e| self.err(e))?;
+                if refs.is_none() {
+                    let blobs: i64 = conn
+                        .query_row("SELECT count(*) FROM blobs", [], |r| r.get(0))
+                        .map_err(|e| self.err(e))?;
+                    if blobs > 0 {
+                        return Err(self.headless(blobs as u64));
+                    }
+                }
+                Ok(refs)
+            }
+        }
+    }
+
+    fn headless(&self, blobs: u64) -> StoreError {
+        StoreError::damaged(format!(
+            "{}: the store holds {blobs} blobs but no refs record, so nothing names its \
+             current version; `arbores fsck --repair` rebuilds the record from the history",
+            self.0.path.display()
+        ))
+    }
+
+    /// A blob's bytes as stored (the caller checks them against the name);
+    /// `None` if the store has no such blob.
+    pub fn blob(&self, name: &Hash) -> Result<Option<Vec<u8>>, StoreError> {
+        let backing = self.lock();
+        match &*backing {
+            Backing::Empty => Ok(None),
+            Backing::Dir(dir) => dir.blob(name),
+            Backing::File(conn) => conn
+                .prepare_cached("SELECT data FROM blobs WHERE hash = ?1")
+                .and_then(|mut s| s.query_row([&name[..]], |r| r.get(0)).optional())
+                .map_err(|e| self.err(e)),
+        }
+    }
+
+    /// Where a blob lives, for messages.
+    pub fn blob_place(&self, name: &Hash) -> String {
+        match &*self.lock() {
+            Backing::Dir(dir) => dir.blob_path(name).display().to_string(),
+            _ => format!("{}: blob {}", self.0.path.display(), hex(name)),
+        }
+    }
+
+    /// Writes `snapshot`'s blobs and makes its refs record the head, if the
+    /// head is still `base` (`None`: the store is empty). Durable when it
+    /// returns `Done`; on `Moved` or an error nothing was written.
+    pub fn commit(&self, base: Option<&[u8]>, snapshot: &Snapshot) -> Result<Commit, StoreError> {
+        if self.0.access == Access::ReadOnly {
+            return Err(StoreError {
+                kind: StoreErrorKind::Io,
+                message: format!("{}: opened read-only", self.0.path.display()),
+            });
+        }
+        let start = Instant::now();
+        let mut backing = self.lock();
+        if matches!(&*backing, Backing::Empty) {
+            *backing = Backing::File(create_file(&self.0.path)?);
+        }
+        let Backing::File(conn) = &mut *backing else {
+            return Err(StoreError::foreign(format!(
+                "{}: a directory store is only read; open it for writing to convert it",
+                self.0.path.display()
+            )));
+        };
+        let path = self.0.path.clone();
+        let err = |e| StoreError::sqlite(&path, e);
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(err)?;
+        let head: Option<Vec<u8>> = tx
+            .prepare_cached("SELECT data FROM refs WHERE name = ?1")
+            .and_then(|mut s| s.query_row([HEAD], |r| r.get(0)).optional())
+            .map_err(err)?;
+        if head.as_deref() != base {
+            return Ok(Commit::Moved(head));
+        }
+        let mut stats = SaveStats::default();
+        {
+            let mut insert = tx
+                .prepare_cached("INSERT OR IGNORE INTO blobs (hash, data) VALUES (?1, ?2)")
+                .map_err(err)?;
+            for (name, bytes) in &snapshot.blobs {
+                if insert.execute((&name[..], bytes)).map_err(err)? == 1 {
+                    stats.written += 1;
+                    stats.bytes += bytes.len() as u64;
+                } else {
+                    stats.skipped += 1;
+                }
+            }
+            tx.prepare_cached("INSERT OR REPLACE INTO refs (name, data) VALUES (?1, ?2)")
+                .and_then(|mut s| s.execute((HEAD, &snapshot.refs)))
+                .map_err(err)?;
+        }
+        tx.commit().map_err(err)?;
+        stats.bytes += snapshot.refs.len() as u64;
+        stats.took = start.elapsed();
+        Ok(Commit::Done(stats))
+    }
+
+    /// What a failed load means, naming the record or blob at fault.
+    pub fn explain(&self, error: &LoadError) -> String {
+        match (&error.blob, error.kind.as_str()) {
+            (_, "refs") => format!(
+                "{}: the refs record: {}",
+                self.0.path.display(),
+                error.message
+            ),
+            (Some(blob), _) => {
+                let place = self.blob_place(blob);
+                // The core names the blob too; say it once.
+                let message = error
+                    .message
+                    .strip_prefix(&format!("blob {}", hex(blob)))
+                    .map(|rest| rest.trim_start_matches([',', ':', ' ']).to_string())
+                    .unwrap_or_else(|| error.message.clone());
+                format!("{place}: {message}")
+            }
+            (None, _) => format!("{}: {}", self.0.path.display(), error.message),
+        }
+    }
+}
+
+/// Why a stored state could not be loaded, from either engine.
+pub struct LoadError {
+    /// One of `ImportError::KINDS`, or a kind a newer guest added.
+    pub kind: String,
+    pub message: String,
+    pub blob: Option<Hash>,
+}
+
+impl From<ImportError> for LoadError {
+    fn from(e: ImportError) -> LoadError {
+        LoadError {
+            kind: e.kind().to_string(),
+            message: e.to_string(),
+            blob: e.blob(),
+        }
+    }
+}
+
+/// The store as the engine's knowledge store: blobs by name, the head, and
+/// compare-and-swap commits (see `arbores_core::KnowledgeStore`).
+pub struct EngineStore(pub Store);
+
+impl arbores_core::BlobSource for EngineStore {
+    fn blob(&self, name: &Hash) -> Result<Option<Vec<u8>>, String> {
+        self.0.blob(name).map_err(|e| e.message)
+    }
+}
+
+impl arbores_core::KnowledgeStore for EngineStore {
+    fn head(&self) -> Result<Option<Vec<u8>>, String> {
+        self.0.head().map_err(|e| e.message)
+    }
+
+    fn commit(
+        &self,
+        base: Option<&[u8]>,
+        snapshot: &Snapshot,
+    ) -> Result<arbores_core::CommitReply, String> {
+        match self.0.commit(base, snapshot) {
+            Ok(Commit::Done(_)) => Ok(arbores_core::CommitReply::Committed),
+            Ok(Commit::Moved(head)) => Ok(arbores_core::CommitReply::Moved(head)),
+            Err(e) => Err(e.message),
+        }
+    }
+}
