@@ -358,17 +358,26 @@ impl Knowledge {
         let mut pending = self.forest.begin()?;
         let change = apply_op(&mut pending, op.clone())?;
         let id = change.id();
+        let mark = self.renumbered.len();
         let version = self.commit_single(pending, &change, &description(id), timestamp)?;
-        let id = self
-            .renumbered
-            .iter()
-            .rev()
-            .find(|(old, _)| *old == id)
-            .map_or(id, |(_, new)| *new);
+        let id = self.stored_id(id, mark);
         Ok(Done {
             id,
             version: Some(version),
         })
+    }
+
+    /// The id a node made here has in the store: `id` followed through the
+    /// renumberings since `mark`. A commit replayed more than once is
+    /// renumbered more than once (281 → 282, then 282 → 283).
+    fn stored_id(&self, id: NodeId, mark: usize) -> NodeId {
+        let mut id = id;
+        for (old, new) in &self.renumbered[mark.min(self.renumbered.len())..] {
+            if *old == id {
+                id = *new;
+            }
+        }
+        id
     }
 
     /// Undoes the last operation of the open transaction (whose indexes
@@ -468,19 +477,13 @@ impl Knowledge {
             .as_ref()
             .map(|t| t.pending.created().to_vec())
             .unwrap_or_default();
+        let mark = self.renumbered.len();
         let version = self
             .commit_transaction(description, timestamp)?
             .ok_or(ForestError::NoTransaction)?;
-        let renumbered = &self.renumbered;
         let created = created
             .into_iter()
-            .map(|id| {
-                renumbered
-                    .iter()
-                    .rev()
-                    .find(|(o, _)| *o == id)
-                    .map_or(id, |(_, n)| *n)
-            })
+            .map(|id| self.stored_id(id, mark))
             .collect();
         Ok(Committed {
             version,

@@ -18,6 +18,10 @@ struct TestStore {
     /// Commits refuse with this error while set.
     failing: RefCell<Option<String>>,
     commits: Cell<u32>,
+    /// Commit calls so far, and another writer's work run at the start of
+    /// the call numbered `interpose.0` (1 for the first).
+    calls: Cell<u32>,
+    interpose: RefCell<Option<(u32, Box<dyn FnOnce()>)>>,
 }
 
 impl BlobSource for TestStore {
@@ -32,6 +36,14 @@ impl KnowledgeStore for TestStore {
     }
 
     fn commit(&self, base: Option<&[u8]>, snapshot: &Snapshot) -> Result<CommitReply, String> {
+        self.calls.set(self.calls.get() + 1);
+        let due = matches!(&*self.interpose.borrow(), Some((at, _)) if *at == self.calls.get());
+        if due {
+            let taken = self.interpose.borrow_mut().take();
+            if let Some((_, work)) = taken {
+                work();
+            }
+        }
         if let Some(e) = self.failing.borrow().clone() {
             return Err(e);
         }
@@ -105,6 +117,31 @@ fn each_commit_is_stored_before_the_call_returns() {
     // A switch is stored too.
     k.switch(2, "back", ts(4)).unwrap();
     assert_eq!(open(&store).current(), 2);
+}
+
+/// A commit that loses the race twice is applied again twice, and its
+/// reply gives the id it was finally stored under.
+#[test]
+fn a_commit_replayed_twice_reports_its_final_id() {
+    let store = Rc::new(TestStore::default());
+    let mut a = open(&store);
+    let mut b = open(&store);
+    let mut c = open(&store);
+    assert_eq!(a.create(node("x"), &describe, ts(1)).unwrap().id, 256);
+    // b's first try finds a's commit (call 2), its second try (call 3)
+    // finds c's, made meanwhile.
+    let calls = store.calls.get();
+    *store.interpose.borrow_mut() = Some((
+        calls + 2,
+        Box::new(move || {
+            c.create(node("z"), &describe, ts(2)).unwrap();
+        }),
+    ));
+    let y = b.create(node("y"), &describe, ts(3)).unwrap();
+    let fresh = open(&store);
+    assert_eq!(find(&fresh, "z"), vec![257]);
+    assert_eq!(find(&fresh, "y"), vec![258]);
+    assert_eq!(y.id, 258);
 }
 
 #[test]
