@@ -33,11 +33,11 @@ const CORE_BESIDE: &str = "repo";
 
 /// The host's modules, lowest first.
 const HOST_LAYERS: &[(&str, &[&str])] = &[
-    ("leaves", &["paths", "store"]),
+    ("leaves", &["paths", "store", "exit"]),
     ("engines", &["backend"]),
     ("engine", &["native", "wasm"]),
     ("session", &["session", "engines_agree"]),
-    ("faces", &["report", "playground"]),
+    ("faces", &["report", "playground", "commands"]),
     ("repl", &["repl"]),
     ("main", &["main"]),
 ];

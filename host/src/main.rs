@@ -1,8 +1,10 @@
 //! `arbores`: the Arbores Scheme from the command line.
 
 mod backend;
+mod commands;
 #[cfg(test)]
 mod engines_agree;
+mod exit;
 mod native;
 mod paths;
 mod playground;
@@ -21,6 +23,7 @@ use arbores_core::{Limits, Tier};
 use clap::{Parser, Subcommand};
 
 use crate::backend::{EngineKind, Settings, Stopper};
+use crate::exit::{Exit, Failure};
 use crate::report::Style;
 use crate::session::Session;
 use crate::store::{Access, Store};
@@ -73,6 +76,12 @@ struct Cli {
     /// for repl and eval (the operator's own commands), read-write for run]
     #[arg(long, global = true, value_name = "TIER", value_parser = tier_parser())]
     tier: Option<Tier>,
+
+    /// Print one JSON object instead of text: for eval and run `value`,
+    /// `output`, `error`, `version` and `committed` (docs/API.md); for the
+    /// store commands what they show; in the REPL one object per line
+    #[arg(long, global = true)]
+    json: bool,
 }
 
 /// `--tier`: the core's tier names, each with what it allows.
@@ -105,6 +114,13 @@ current state, replaced in the same transaction as the blobs it needs and
 only if no other writer moved it meanwhile. A store that cannot be read is
 an error and is left untouched.
 
+Exit status:
+  0 success; 1 a Scheme error or a failed command; 2 a wrong command line;
+  3 the step budget ran out (--fuel); 4 the memory cap was reached
+  (--memory); 5 the time ran out (--timeout); 6 the knowledge store could
+  not be opened, read or written, or is damaged; 7 a change was refused as
+  a conflict with another writer; 130 Ctrl-C.
+
 Environment:
   ARBORES_STORE      the knowledge store's file (as --store)
   ARBORES_CLOCK      a fixed clock, for reproducible output: seconds since the
@@ -136,6 +152,52 @@ enum Command {
     Repl,
     /// Serve the browser playground on 127.0.0.1 (everything runs in the
     /// browser; this only serves the files).
+    /// The history of the knowledge store, newest first (`*` marks the
+    /// current version; a version whose parent is not the next one listed
+    /// starts a branch).
+    Log {
+        /// Show at most this many versions.
+        #[arg(long, short = 'n', value_name = "COUNT")]
+        limit: Option<usize>,
+    },
+    /// A node of the current version (`arbores show 256`: code,
+    /// description, names, type, dependencies, dependents, history) or a
+    /// version and what it changed (`arbores show v5`).
+    Show {
+        /// A node id, or `vN` for a version.
+        #[arg(value_name = "ID|vN")]
+        what: String,
+    },
+    /// The nodes added, removed and changed from one version to another.
+    Diff {
+        #[arg(value_name = "V1")]
+        from: String,
+        #[arg(value_name = "V2")]
+        to: String,
+    },
+    /// Checks the store: SQLite's own check of the file, every blob against
+    /// its name, the refs record, and every blob the history reaches. Says
+    /// exactly what is wrong; exit status 6 when anything is.
+    Fsck,
+    /// Removes the blobs no version of the history reaches (left by
+    /// commits that lost a race to another writer, or by older layouts).
+    Gc {
+        /// Only say how many blobs and bytes would be removed.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Writes the whole knowledge base (every version) to one checked
+    /// bundle file, the format the playground exports too.
+    Export {
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+    /// Reads a bundle file into an empty store (--store), checking all of
+    /// it before anything is written.
+    Import {
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
     Playground {
         /// Port to listen on; 0 picks a free one.
         #[arg(long, default_value_t = 8080)]
@@ -167,18 +229,27 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> ExitCode {
+    let json = cli.json;
     match dispatch(cli) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
+        Ok(exit) => exit.code(),
+        Err(failure) => {
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({"error": {"kind": failure.exit.kind(),
+                                                  "message": failure.message},
+                                       "exit": failure.exit as u8})
+                );
+            } else {
+                eprintln!("error: {}", failure.message);
+            }
+            failure.exit.code()
         }
     }
 }
 
-/// Ok(false): an evaluation failed and was reported.
-fn dispatch(cli: Cli) -> Result<bool, String> {
+/// The exit status of the command; evaluations report their own errors.
+fn dispatch(cli: Cli) -> Result<Exit, Failure> {
     let command = cli.command.unwrap_or(Command::Repl);
     // The operator's own commands run in the system tier; a program file
     // is a script, read-write unless the operator says otherwise.
@@ -197,11 +268,11 @@ fn dispatch(cli: Cli) -> Result<bool, String> {
         clock: clock_from_env()?,
     };
     if settings.engine == EngineKind::Wasm && cli.memory > wasm::MAX_CORE_MEMORY {
-        return Err(format!(
+        return Err(Failure::usage(format!(
             "--memory {} is more than the wasm engine can address (at most {}); use --engine native for more",
             report::size(cli.memory),
             report::size(wasm::MAX_CORE_MEMORY)
-        ));
+        )));
     }
     let store_dir = cli
         .store
@@ -215,14 +286,15 @@ fn dispatch(cli: Cli) -> Result<bool, String> {
     };
     let open_store = || {
         Store::open(&store_dir, access).map_err(|e| {
-            format!(
+            Failure::store(format!(
                 "cannot open the knowledge store: {}\n\
                  note: nothing was changed; repair or move the store, or use another \
                  with --store FILE (or ARBORES_STORE)",
                 e.message
-            )
+            ))
         })
     };
+    let style = |plain: Style| if cli.json { Style::Json } else { plain };
 
     match command {
         Command::Eval { expr } => {
@@ -230,7 +302,12 @@ fn dispatch(cli: Cli) -> Result<bool, String> {
             let mut session = Session::new(&settings, &stopper, open_store()?)?;
             stopper.install_ctrl_c();
             let outcome = session.eval(&stopper, settings.timeout, &source);
-            Ok(report::print(&outcome, &settings, None, Style::Interactive))
+            Ok(report::print(
+                &outcome,
+                &settings,
+                None,
+                style(Style::Interactive),
+            ))
         }
         Command::Run { file } => {
             let (source, origin) = if file.as_os_str() == "-" {
@@ -248,22 +325,31 @@ fn dispatch(cli: Cli) -> Result<bool, String> {
                 &outcome,
                 &settings,
                 Some(&origin),
-                Style::Program,
+                style(Style::Program),
             ))
         }
         Command::Repl => {
             let session = Session::new(&settings, &stopper, open_store()?)?;
             stopper.install_ctrl_c();
-            repl::Repl {
+            let ok = repl::Repl {
                 session,
                 settings: &settings,
                 stopper: &stopper,
+                style: style(Style::Interactive),
             }
-            .run()
+            .run()?;
+            Ok(if ok { Exit::Ok } else { Exit::Failed })
         }
+        Command::Log { limit } => commands::log(&store_dir, limit, cli.json),
+        Command::Show { what } => commands::show(&store_dir, &what, cli.json),
+        Command::Diff { from, to } => commands::diff(&store_dir, &from, &to, cli.json),
+        Command::Fsck => commands::fsck(&store_dir, cli.json),
+        Command::Gc { dry_run } => commands::gc(&store_dir, dry_run, cli.json),
+        Command::Export { file } => commands::export(&store_dir, &file, cli.json),
+        Command::Import { file } => commands::import(&store_dir, &file, cli.json),
         Command::Playground { port, dir } => {
             playground::serve(port, dir)?;
-            Ok(true)
+            Ok(Exit::Ok)
         }
     }
 }

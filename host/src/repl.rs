@@ -21,6 +21,8 @@ pub struct Repl<'a> {
     pub session: Session,
     pub settings: &'a Settings,
     pub stopper: &'a Stopper,
+    /// How each evaluation is printed (text, or JSON with --json).
+    pub style: Style,
 }
 
 impl Repl<'_> {
@@ -120,7 +122,7 @@ impl Repl<'_> {
         let outcome = self
             .session
             .eval(self.stopper, self.settings.timeout, source);
-        report::print(&outcome, self.settings, None, Style::Interactive);
+        report::print(&outcome, self.settings, None, self.style);
     }
 
     /// The store line of `,settings`: where, and how long opening took.

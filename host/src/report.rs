@@ -8,6 +8,7 @@ use std::time::Duration;
 use arbores_core::{ErrorKind, EvalError};
 
 use crate::backend::{Settings, StopReason};
+use crate::exit::Exit;
 use crate::session::Outcome;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -16,25 +17,107 @@ pub enum Style {
     Program,
     /// `eval` and the REPL: output ended with a newline, then the value.
     Interactive,
+    /// `--json`: one JSON object on a line (see `json`).
+    Json,
 }
 
-/// Prints the outcome; returns whether the evaluation succeeded and its
-/// knowledge was saved.
-pub fn print(outcome: &Outcome, settings: &Settings, origin: Option<&str>, style: Style) -> bool {
-    let evaluated = print_evaluation(outcome, settings, origin, style);
+/// Prints the outcome; returns the exit status it calls for.
+pub fn print(outcome: &Outcome, settings: &Settings, origin: Option<&str>, style: Style) -> Exit {
+    let exit = exit_of(outcome);
+    if style == Style::Json {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", json(outcome, settings, exit));
+        let _ = out.flush();
+        return exit;
+    }
+    print_evaluation(outcome, settings, origin, style);
     if let Some(e) = &outcome.store_error {
         eprintln!("error: {e}");
-        return false;
     }
-    evaluated
+    exit
 }
 
-fn print_evaluation(
-    outcome: &Outcome,
-    settings: &Settings,
-    origin: Option<&str>,
-    style: Style,
-) -> bool {
+/// The status of an evaluation: the store's failure; else its error's
+/// kind; else, when its value is the error an `arb:` call returned because
+/// its change could not be stored (`conflict`), that; else success.
+pub fn exit_of(outcome: &Outcome) -> Exit {
+    if outcome.store_error.is_some() {
+        return Exit::Store;
+    }
+    match &outcome.evaluation.error {
+        Some(e) => match e.kind {
+            ErrorKind::Syntax | ErrorKind::Runtime => Exit::Failed,
+            ErrorKind::StepLimit => Exit::Steps,
+            ErrorKind::MemoryLimit => Exit::Memory,
+            ErrorKind::Interrupted => match outcome.stopped {
+                Some(StopReason::CtrlC) => Exit::Interrupted,
+                _ => Exit::Time,
+            },
+        },
+        None => match outcome.evaluation.value.as_deref() {
+            Some(v) if v.starts_with("((\"error\" . \"conflict\")") => Exit::Conflict,
+            _ => Exit::Ok,
+        },
+    }
+}
+
+/// The outcome as one JSON object: `value` (its written form, or null),
+/// `output`, `error` (null, or `kind`, `message`, `line`, `column`,
+/// `backtrace`), `version` (`before`, `after`), `committed` (the versions
+/// it stored, in order) and `exit` (the status). docs/API.md describes it.
+pub fn json(outcome: &Outcome, settings: &Settings, exit: Exit) -> serde_json::Value {
+    let ev = &outcome.evaluation;
+    let error = if let Some(message) = &outcome.store_error {
+        serde_json::json!({"kind": "store-error", "message": message,
+                           "line": null, "column": null, "backtrace": []})
+    } else if let Some(e) = &ev.error {
+        let kind = match (e.kind, outcome.stopped) {
+            (ErrorKind::Interrupted, Some(StopReason::CtrlC)) => "interrupted",
+            (ErrorKind::Interrupted, _) => "time-limit",
+            (k, _) => k.as_str(),
+        };
+        serde_json::json!({
+            "kind": kind,
+            "message": message_of(outcome, settings),
+            "line": e.position.map(|p| p.line),
+            "column": e.position.map(|p| p.column),
+            "backtrace": e.backtrace,
+        })
+    } else {
+        serde_json::Value::Null
+    };
+    serde_json::json!({
+        "value": ev.value,
+        "output": ev.output,
+        "error": error,
+        "version": {"before": outcome.version_before, "after": outcome.version_after},
+        "committed": outcome.committed,
+        "exit": exit as u8,
+    })
+}
+
+/// An error's message as the user reads it: a stop says why.
+fn message_of(outcome: &Outcome, settings: &Settings) -> String {
+    let Some(error) = &outcome.evaluation.error else {
+        return String::new();
+    };
+    match (error.kind, outcome.stopped) {
+        (ErrorKind::Interrupted, Some(StopReason::CtrlC)) => "interrupted (Ctrl-C)".to_string(),
+        (ErrorKind::Interrupted, _) if outcome.session_lost => {
+            format!(
+                "timed out after {}: {}",
+                duration(settings.timeout),
+                error.message
+            )
+        }
+        (ErrorKind::Interrupted, Some(StopReason::Timeout)) => {
+            format!("timed out after {}", duration(settings.timeout))
+        }
+        _ => error.message.clone(),
+    }
+}
+
+fn print_evaluation(outcome: &Outcome, settings: &Settings, origin: Option<&str>, style: Style) {
     let ev = &outcome.evaluation;
     let mut out = std::io::stdout().lock();
     // Write errors (a closed pipe) are not worth failing over here.
@@ -50,24 +133,10 @@ fn print_evaluation(
     let _ = out.flush();
     drop(out);
 
-    let Some(error) = &ev.error else { return true };
+    let Some(error) = &ev.error else { return };
     let mut err = std::io::stderr().lock();
-    let message = match (error.kind, outcome.stopped) {
-        (ErrorKind::Interrupted, Some(StopReason::CtrlC)) => "interrupted (Ctrl-C)".to_string(),
-        (ErrorKind::Interrupted, _) if outcome.session_lost => {
-            format!(
-                "timed out after {}: {}",
-                duration(settings.timeout),
-                error.message
-            )
-        }
-        (ErrorKind::Interrupted, Some(StopReason::Timeout)) => {
-            format!("timed out after {}", duration(settings.timeout))
-        }
-        _ => error.message.clone(),
-    };
     let shown = EvalError {
-        message,
+        message: message_of(outcome, settings),
         ..error.clone()
     };
     let _ = err.write_all(shown.report(origin).as_bytes());
@@ -95,7 +164,6 @@ fn print_evaluation(
              (its knowledge base comes back from the store)"
         );
     }
-    false
 }
 
 pub fn duration(timeout: Option<Duration>) -> String {

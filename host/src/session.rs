@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use arbores_core::Evaluation;
 
 use crate::backend::{Backend, EngineKind, Settings, StopReason, Stopper};
+use crate::exit::Failure;
 use crate::store::Store;
 use crate::{native, wasm};
 
@@ -46,7 +47,7 @@ pub struct Session {
 impl Session {
     /// Starts an engine and opens the store's knowledge base in it. A
     /// store that cannot be read is an error: the session does not start.
-    pub fn new(settings: &Settings, stopper: &Stopper, store: Store) -> Result<Session, String> {
+    pub fn new(settings: &Settings, stopper: &Stopper, store: Store) -> Result<Session, Failure> {
         let backend: Box<dyn Backend> = match settings.engine {
             EngineKind::Native => Box::new(native::NativeSession::new(settings, stopper.clone())),
             EngineKind::Wasm => {
@@ -65,11 +66,11 @@ impl Session {
             } else {
                 format!(" {path}")
             };
-            format!(
+            Failure::store(format!(
                 "cannot open the knowledge store{what}: {message}\n\
                  note: nothing was changed; repair it (`arbores fsck`), move it, or use \
                  another with --store FILE (or ARBORES_STORE)"
-            )
+            ))
         })?;
         Ok(session)
     }

@@ -18,6 +18,7 @@
 
 pub mod browse;
 pub mod builtins;
+pub mod bundle;
 pub mod cas;
 pub mod forest;
 pub mod index;

@@ -459,6 +459,130 @@ impl Store {
         Ok(Commit::Done(stats))
     }
 
+    /// What SQLite's own check (`PRAGMA integrity_check`) finds wrong with
+    /// the file; empty when nothing.
+    pub fn integrity_problems(&self) -> Result<Vec<String>, StoreError> {
+        let backing = self.lock();
+        let Backing::File(conn) = &*backing else {
+            return Ok(Vec::new());
+        };
+        let mut stmt = conn
+            .prepare("PRAGMA integrity_check")
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<String> = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.collect())
+            .map_err(|e| self.err(e))?;
+        Ok(rows
+            .into_iter()
+            .filter(|r| r != "ok")
+            .map(|r| format!("{}: {r}", self.0.path.display()))
+            .collect())
+    }
+
+    /// Calls `f` with every stored blob, in name order.
+    pub fn each_blob(&self, mut f: impl FnMut(&Hash, &[u8])) -> Result<(), StoreError> {
+        let backing = self.lock();
+        match &*backing {
+            Backing::Empty => Ok(()),
+            Backing::Dir(dir) => {
+                for name in dir.blob_names()? {
+                    if let Some(bytes) = dir.blob(&name)? {
+                        f(&name, &bytes);
+                    }
+                }
+                Ok(())
+            }
+            Backing::File(conn) => {
+                let mut stmt = conn
+                    .prepare("SELECT hash, data FROM blobs ORDER BY hash")
+                    .map_err(|e| self.err(e))?;
+                let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+                while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+                    let name: Vec<u8> = row.get(0).map_err(|e| self.err(e))?;
+                    let data: Vec<u8> = row.get(1).map_err(|e| self.err(e))?;
+                    match <Hash>::try_from(name.as_slice()) {
+                        Ok(name) => f(&name, &data),
+                        Err(_) => f(&[0; 32], b"a blob name that is not 32 bytes"),
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Removes every blob not in `keep`, in one transaction, if the refs
+    /// record is still `head` (else nothing is removed: another writer
+    /// committed meanwhile). Returns how many blobs, and their bytes, were
+    /// (with `dry_run`: would be) removed. Space is given back to the file
+    /// system by a `VACUUM` afterwards, when no other process holds the
+    /// file open.
+    pub fn remove_blobs_except(
+        &self,
+        head: &[u8],
+        keep: &std::collections::HashSet<Hash>,
+        dry_run: bool,
+    ) -> Result<(u64, u64), StoreError> {
+        let mut backing = self.lock();
+        let Backing::File(conn) = &mut *backing else {
+            return Err(StoreError::foreign(format!(
+                "{}: only a store file is collected (open it for writing to convert it)",
+                self.0.path.display()
+            )));
+        };
+        let path = self.0.path.clone();
+        let err = |e| StoreError::sqlite(&path, e);
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(err)?;
+        let current: Option<Vec<u8>> = tx
+            .query_row("SELECT data FROM refs WHERE name = ?1", [HEAD], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(err)?;
+        if current.as_deref() != Some(head) {
+            return Err(StoreError {
+                kind: StoreErrorKind::Busy,
+                message: format!(
+                    "{}: another writer committed while the history was read; nothing was \
+                     removed (run gc again)",
+                    path.display()
+                ),
+            });
+        }
+        let mut doomed: Vec<(Vec<u8>, u64)> = Vec::new();
+        {
+            let mut stmt = tx
+                .prepare("SELECT hash, length(data) FROM blobs")
+                .map_err(err)?;
+            let mut rows = stmt.query([]).map_err(err)?;
+            while let Some(row) = rows.next().map_err(err)? {
+                let name: Vec<u8> = row.get(0).map_err(err)?;
+                let len: i64 = row.get(1).map_err(err)?;
+                let kept = <Hash>::try_from(name.as_slice()).is_ok_and(|h| keep.contains(&h));
+                if !kept {
+                    doomed.push((name, len as u64));
+                }
+            }
+        }
+        let bytes = doomed.iter().map(|(_, n)| n).sum();
+        if !dry_run {
+            let mut delete = tx
+                .prepare("DELETE FROM blobs WHERE hash = ?1")
+                .map_err(err)?;
+            for (name, _) in &doomed {
+                delete.execute([name]).map_err(err)?;
+            }
+            drop(delete);
+            tx.commit().map_err(err)?;
+            // Only shrinks the file; a reader elsewhere makes it wait (and
+            // the space is reused by later commits anyway).
+            let _ = conn.execute_batch("VACUUM");
+        }
+        Ok((doomed.len() as u64, bytes))
+    }
+
     /// What a failed load means, naming the record or blob at fault.
     pub fn explain(&self, error: &LoadError) -> String {
         match (&error.blob, error.kind.as_str()) {

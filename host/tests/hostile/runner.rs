@@ -605,8 +605,13 @@ impl Runner {
             }
         }
         if program.run_mode {
-            if done.status != Some(1) {
-                failures.push(format!("exit status {:?}, expected 1", done.status));
+            // An error (1) or the limit that stopped it (3 steps, 4 memory,
+            // 5 time): docs/API.md, "Exit status".
+            if !matches!(done.status, Some(1 | 3 | 4 | 5)) {
+                failures.push(format!(
+                    "exit status {:?}, expected a failure (1, 3, 4 or 5)",
+                    done.status
+                ));
             }
         } else {
             if done.status != Some(0) {

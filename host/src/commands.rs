@@ -1,0 +1,463 @@
+//! The store commands: `log`, `show`, `diff`, `fsck`, `gc`, `export` and
+//! `import`. Each opens the store with the core linked in (no evaluation
+//! runs, so no sandbox is needed), prints text or, with `--json`, one JSON
+//! object, and fails with the store's exit status when the store is at
+//! fault.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::rc::Rc;
+
+use arbores_core::repo::browse::{self, VersionDiff};
+use arbores_core::repo::bundle;
+use arbores_core::repo::node::Node;
+use arbores_core::{Engine, Hash};
+use serde_json::{json, Value};
+
+use crate::exit::{Exit, Failure};
+use crate::store::{Access, EngineStore, Store};
+
+/// A store opened for a command, with the knowledge base read from it.
+struct Opened {
+    store: Store,
+    engine: Engine,
+}
+
+fn open(path: &Path, access: Access) -> Result<Opened, Failure> {
+    let store = Store::open(path, access).map_err(|e| Failure::store(e.message))?;
+    let mut engine = Engine::new();
+    engine
+        .open_store(Rc::new(EngineStore(store.clone())))
+        .map_err(|e| Failure::store(store.explain(&e.into())))?;
+    Ok(Opened { store, engine })
+}
+
+fn failed(e: impl std::fmt::Display) -> Failure {
+    Failure::store(e.to_string())
+}
+
+fn print(json: bool, value: Value, text: String) {
+    if json {
+        println!("{value}");
+    } else {
+        print!("{text}");
+    }
+}
+
+fn node_json(n: &Node) -> Value {
+    json!({
+        "id": n.id,
+        "names": n.symbol_names,
+        "type": n.kind,
+        "description": n.description,
+        "code": n.code,
+        "dependencies": n.dependencies.iter().map(|(id, local)| json!({"id": id, "local_name": local})).collect::<Vec<_>>(),
+    })
+}
+
+fn names(n: &Node) -> String {
+    if n.symbol_names.is_empty() {
+        "(no name)".to_string()
+    } else {
+        n.symbol_names.join(", ")
+    }
+}
+
+/// `arbores log`: every version, newest first, marking the current one and
+/// where a version does not follow the one printed after it (a branch).
+pub fn log(path: &Path, limit: Option<usize>, json: bool) -> Result<Exit, Failure> {
+    let mut o = open(path, Access::ReadOnly)?;
+    if o.store.head().map_err(failed)?.is_none() {
+        print(
+            json,
+            json!({"current": null, "versions": []}),
+            format!("nothing is stored in {} yet\n", path.display()),
+        );
+        return Ok(Exit::Ok);
+    }
+    let graph = browse::version_graph(o.engine.knowledge());
+    let shown: Vec<_> = graph
+        .versions
+        .iter()
+        .rev()
+        .take(limit.unwrap_or(usize::MAX))
+        .collect();
+    let mut text = String::new();
+    for (i, v) in shown.iter().enumerate() {
+        let mark = if v.id == graph.current { "*" } else { " " };
+        text.push_str(&format!(
+            "{mark} v{}  {}  {} nodes  {}\n",
+            v.id,
+            v.timestamp.to_iso8601(),
+            v.node_count,
+            v.description
+        ));
+        let next_older = shown.get(i + 1).map(|n| n.id);
+        if let Some(parent) = v.parent.filter(|p| Some(*p) != next_older) {
+            text.push_str(&format!("      (branches from v{parent})\n"));
+        }
+    }
+    let versions: Vec<Value> = shown
+        .iter()
+        .map(|v| {
+            json!({"id": v.id, "parent": v.parent, "timestamp": v.timestamp.to_iso8601(),
+                   "description": v.description, "nodes": v.node_count,
+                   "current": v.id == graph.current})
+        })
+        .collect();
+    print(
+        json,
+        json!({"current": graph.current, "versions": versions}),
+        text,
+    );
+    Ok(Exit::Ok)
+}
+
+/// A version argument: `v5` or `5`.
+fn version_arg(text: &str) -> Result<u64, Failure> {
+    text.strip_prefix('v')
+        .unwrap_or(text)
+        .parse()
+        .map_err(|_| Failure::usage(format!("`{text}` is not a version (write v5 or 5)")))
+}
+
+/// `arbores show ID` (a node in the current version) or `arbores show vN`
+/// (a version and what it changed).
+pub fn show(path: &Path, what: &str, json: bool) -> Result<Exit, Failure> {
+    let mut o = open(path, Access::ReadOnly)?;
+    let k = o.engine.knowledge();
+    if let Some(v) = what.strip_prefix('v') {
+        let v = version_arg(v)?;
+        let record = k.forest.version_info(v).map_err(failed)?.clone();
+        let diff = match record.parent {
+            Some(p) => browse::version_diff(k, p, v).map_err(failed)?,
+            None => VersionDiff::default(),
+        };
+        let mut text = format!(
+            "version {}{}\n  parent:  {}\n  time:    {}\n  nodes:   {}\n  what:    {}\n",
+            record.id,
+            if record.id == k.forest.current() {
+                " (current)"
+            } else {
+                ""
+            },
+            record
+                .parent
+                .map(|p| format!("v{p}"))
+                .unwrap_or("none".into()),
+            record.timestamp.to_iso8601(),
+            record.node_count,
+            record.description
+        );
+        text.push_str(&diff_text(&diff));
+        let value = json!({
+            "version": record.id, "parent": record.parent,
+            "timestamp": record.timestamp.to_iso8601(), "nodes": record.node_count,
+            "description": record.description, "current": record.id == k.forest.current(),
+            "changes": diff_json(&diff),
+        });
+        print(json, value, text);
+        return Ok(Exit::Ok);
+    }
+    let id: u64 = what.parse().map_err(|_| {
+        Failure::usage(format!(
+            "`{what}` is neither a node id (256) nor a version (v5)"
+        ))
+    })?;
+    let Some(view) = browse::node_view(k, id, None).map_err(failed)? else {
+        return Err(Failure::from(format!(
+            "there is no node {id} in the current version (v{})",
+            k.forest.current()
+        )));
+    };
+    let n = &view.node;
+    let links = |l: &[browse::NodeLink]| -> String {
+        if l.is_empty() {
+            return "none".into();
+        }
+        l.iter()
+            .map(|l| format!("{} ({})", l.id, l.symbol_names.join(", ")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut text = format!(
+        "node {} in v{}\n  names:        {}\n  type:         {}\n  description:  {}\n  dependencies: {}\n  dependents:   {}\n",
+        n.id,
+        view.version,
+        names(n),
+        n.kind.as_deref().unwrap_or("-"),
+        n.description.as_deref().unwrap_or("-"),
+        links(&view.dependencies),
+        links(&view.dependents),
+    );
+    text.push_str("  history:\n");
+    for h in &view.history {
+        text.push_str(&format!(
+            "    v{}  {}  {}  {}\n",
+            h.version,
+            h.change.as_str(),
+            h.timestamp.to_iso8601(),
+            h.description
+        ));
+    }
+    if let Some(code) = &n.code {
+        text.push_str(&format!("{code}\n"));
+    }
+    let link_json = |l: &[browse::NodeLink]| -> Vec<Value> {
+        l.iter()
+            .map(|l| json!({"id": l.id, "names": l.symbol_names, "local_name": l.local_name}))
+            .collect()
+    };
+    let mut value = node_json(n);
+    value["version"] = json!(view.version);
+    value["dependencies"] = json!(link_json(&view.dependencies));
+    value["dependents"] = json!(link_json(&view.dependents));
+    value["history"] = json!(view
+        .history
+        .iter()
+        .map(
+            |h| json!({"version": h.version, "change": h.change.as_str(),
+                         "timestamp": h.timestamp.to_iso8601(), "description": h.description})
+        )
+        .collect::<Vec<_>>());
+    print(json, value, text);
+    Ok(Exit::Ok)
+}
+
+fn diff_text(d: &VersionDiff) -> String {
+    let mut text = String::new();
+    for n in &d.added {
+        text.push_str(&format!("+ {} {}\n", n.id, names(n)));
+        if let Some(code) = &n.code {
+            text.push_str(&format!("    {}\n", code.replace('\n', "\n    ")));
+        }
+    }
+    for n in &d.removed {
+        text.push_str(&format!("- {} {}\n", n.id, names(n)));
+    }
+    for (before, after) in &d.changed {
+        text.push_str(&format!("~ {} {}\n", after.id, names(after)));
+        if before.code != after.code {
+            text.push_str(&format!(
+                "    was: {}\n    now: {}\n",
+                before.code.as_deref().unwrap_or("-"),
+                after.code.as_deref().unwrap_or("-")
+            ));
+        }
+        if before.description != after.description {
+            text.push_str(&format!(
+                "    description: {} -> {}\n",
+                before.description.as_deref().unwrap_or("-"),
+                after.description.as_deref().unwrap_or("-")
+            ));
+        }
+        if before.symbol_names != after.symbol_names {
+            text.push_str(&format!(
+                "    names: {} -> {}\n",
+                names(before),
+                names(after)
+            ));
+        }
+    }
+    text
+}
+
+fn diff_json(d: &VersionDiff) -> Value {
+    json!({
+        "added": d.added.iter().map(node_json).collect::<Vec<_>>(),
+        "removed": d.removed.iter().map(node_json).collect::<Vec<_>>(),
+        "changed": d.changed.iter().map(|(b, a)| json!({"before": node_json(b), "after": node_json(a)})).collect::<Vec<_>>(),
+    })
+}
+
+/// `arbores diff V1 V2`: the nodes added, removed and changed from one
+/// version to the other.
+pub fn diff(path: &Path, from: &str, to: &str, json: bool) -> Result<Exit, Failure> {
+    let (from, to) = (version_arg(from)?, version_arg(to)?);
+    let mut o = open(path, Access::ReadOnly)?;
+    let d = browse::version_diff(o.engine.knowledge(), from, to).map_err(failed)?;
+    let mut value = diff_json(&d);
+    value["from"] = json!(from);
+    value["to"] = json!(to);
+    let mut text = diff_text(&d);
+    if text.is_empty() {
+        text = format!("v{from} and v{to} hold the same nodes\n");
+    }
+    print(json, value, text);
+    Ok(Exit::Ok)
+}
+
+/// `arbores fsck`: SQLite's own check of the file, every blob against its
+/// name, the refs record, and every blob the history reaches read and
+/// checked. Prints each problem; the store's status when there is one.
+pub fn fsck(path: &Path, json: bool) -> Result<Exit, Failure> {
+    let store = Store::open(path, Access::ReadOnly).map_err(|e| Failure::store(e.message))?;
+    let mut problems: Vec<String> = store.integrity_problems().map_err(failed)?;
+    let mut blobs = 0u64;
+    let mut bytes = 0u64;
+    let mut damaged: Vec<Hash> = Vec::new();
+    store
+        .each_blob(|name, data| {
+            blobs += 1;
+            bytes += data.len() as u64;
+            if arbores_core::repo::cas::hash_bytes(data) != *name {
+                damaged.push(*name);
+            }
+        })
+        .map_err(failed)?;
+    // Named after the walk: the store is busy while it walks.
+    for name in &damaged {
+        problems.push(format!(
+            "{}: its bytes do not hash to its name",
+            store.blob_place(name)
+        ));
+    }
+    let mut reachable = 0usize;
+    let mut versions = 0usize;
+    match store.head() {
+        Err(e) => problems.push(e.message),
+        Ok(None) => {}
+        Ok(Some(_)) => {
+            let mut engine = Engine::new();
+            match engine.open_store(Rc::new(EngineStore(store.clone()))) {
+                Err(e) => problems.push(store.explain(&e.into())),
+                Ok(()) => match engine.export_full() {
+                    Err(e) => problems.push(store.explain(&e.into())),
+                    Ok(all) => {
+                        reachable = all.blobs.len();
+                        versions = engine.knowledge().forest.versions().count();
+                    }
+                },
+            }
+        }
+    }
+    let ok = problems.is_empty();
+    let mut text = String::new();
+    for p in &problems {
+        text.push_str(&format!("problem: {p}\n"));
+    }
+    text.push_str(&format!(
+        "{}: {} blobs ({bytes} bytes), {versions} versions, {reachable} blobs reached by the history; {}\n",
+        path.display(),
+        blobs,
+        if ok { "no problems found".to_string() } else { format!("{} problems", problems.len()) }
+    ));
+    print(
+        json,
+        json!({"ok": ok, "problems": problems, "blobs": blobs, "bytes": bytes,
+               "versions": versions, "reachable": reachable}),
+        text,
+    );
+    Ok(if ok { Exit::Ok } else { Exit::Store })
+}
+
+/// `arbores gc`: removes the blobs no version of the history reaches.
+pub fn gc(path: &Path, dry_run: bool, json: bool) -> Result<Exit, Failure> {
+    let access = if dry_run {
+        Access::ReadOnly
+    } else {
+        Access::ReadWrite
+    };
+    let mut o = open(path, access)?;
+    let Some(head) = o.store.head().map_err(failed)? else {
+        print(
+            json,
+            json!({"removed": 0, "bytes": 0, "dry_run": dry_run}),
+            "nothing is stored yet\n".into(),
+        );
+        return Ok(Exit::Ok);
+    };
+    // Reads and checks every blob the history reaches: a store that fails
+    // here is not collected.
+    let all = o
+        .engine
+        .export_full()
+        .map_err(|e| Failure::store(o.store.explain(&e.into())))?;
+    let keep: HashSet<Hash> = all.blobs.iter().map(|(h, _)| *h).collect();
+    let (removed, bytes) = o
+        .store
+        .remove_blobs_except(&head, &keep, dry_run)
+        .map_err(failed)?;
+    let verb = if dry_run { "would remove" } else { "removed" };
+    print(
+        json,
+        json!({"removed": removed, "bytes": bytes, "kept": keep.len(), "dry_run": dry_run}),
+        format!(
+            "{verb} {removed} blobs ({bytes} bytes) that no version reaches; {} kept\n",
+            keep.len()
+        ),
+    );
+    Ok(Exit::Ok)
+}
+
+/// `arbores export FILE`: the whole knowledge base as one bundle.
+pub fn export(path: &Path, file: &Path, json: bool) -> Result<Exit, Failure> {
+    let mut o = open(path, Access::ReadOnly)?;
+    if o.store.head().map_err(failed)?.is_none() {
+        return Err(Failure::store(format!(
+            "{}: nothing is stored yet, so there is nothing to export",
+            path.display()
+        )));
+    }
+    let all = o
+        .engine
+        .export_full()
+        .map_err(|e| Failure::store(o.store.explain(&e.into())))?;
+    let bytes = bundle::encode(&all);
+    let temp = file.with_extension("partial");
+    std::fs::write(&temp, &bytes)
+        .and_then(|()| std::fs::rename(&temp, file))
+        .map_err(|e| Failure::from(format!("{}: {e}", file.display())))?;
+    print(
+        json,
+        json!({"file": file.display().to_string(), "blobs": all.blobs.len(), "bytes": bytes.len()}),
+        format!(
+            "wrote {} ({} blobs, {} bytes)\n",
+            file.display(),
+            all.blobs.len(),
+            bytes.len()
+        ),
+    );
+    Ok(Exit::Ok)
+}
+
+/// `arbores import FILE`: a bundle into an empty store, checked entirely
+/// before anything is written.
+pub fn import(path: &Path, file: &Path, json: bool) -> Result<Exit, Failure> {
+    let bytes =
+        std::fs::read(file).map_err(|e| Failure::from(format!("{}: {e}", file.display())))?;
+    let snapshot =
+        bundle::decode(&bytes).map_err(|e| Failure::from(format!("{}: {e}", file.display())))?;
+    let by_name: std::collections::HashMap<Hash, &[u8]> = snapshot
+        .blobs
+        .iter()
+        .map(|(h, b)| (*h, b.as_slice()))
+        .collect();
+    let mut check = Engine::new();
+    check
+        .import(&snapshot.refs, |h| by_name.get(h).copied())
+        .map_err(|e| Failure::from(format!("{}: {e}", file.display())))?;
+    let store = Store::open(path, Access::ReadWrite).map_err(|e| Failure::store(e.message))?;
+    match store.commit(None, &snapshot).map_err(failed)? {
+        crate::store::Commit::Done(_) => {}
+        crate::store::Commit::Moved(_) => {
+            return Err(Failure::store(format!(
+                "{}: the store already holds a knowledge base; import into a new store \
+                 (--store NEW_FILE)",
+                path.display()
+            )))
+        }
+    }
+    print(
+        json,
+        json!({"file": file.display().to_string(), "blobs": snapshot.blobs.len(), "version": check.current_version()}),
+        format!(
+            "imported {} ({} blobs) into {}; current version v{}\n",
+            file.display(),
+            snapshot.blobs.len(),
+            path.display(),
+            check.current_version()
+        ),
+    );
+    Ok(Exit::Ok)
+}
