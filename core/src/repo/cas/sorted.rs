@@ -1043,31 +1043,6 @@ mod tests {
 
     /// A clone keeps its own state while the original changes.
     #[test]
-    #[ignore]
-    fn speed_of_inserts() {
-        let mut map = SortedMap::new(Blobs::none());
-        let t = std::time::Instant::now();
-        for i in 0..1_000_000u64 {
-            let name = format!("f{i}");
-            let mut k = (name.len() as u32).to_be_bytes().to_vec();
-            k.extend_from_slice(name.as_bytes());
-            k.extend_from_slice(&i.to_be_bytes());
-            map.insert(&k, &[]).unwrap();
-        }
-        println!("1M inserts: {:?}", t.elapsed());
-        let t = std::time::Instant::now();
-        for i in 0..100_000u64 {
-            let name = format!("f{}", i * 7);
-            let mut k = (name.len() as u32).to_be_bytes().to_vec();
-            k.extend_from_slice(name.as_bytes());
-            let _ = map.range_from(&k).next();
-        }
-        println!("100k seeks: {:?}", t.elapsed());
-        let (h, root) = map.root.as_ref().unwrap();
-        println!("height {h}, len {}", root.len);
-    }
-
-    #[test]
     fn clones_are_independent() {
         let mut a = SortedMap::new(Blobs::none());
         for i in 0u32..2000 {
