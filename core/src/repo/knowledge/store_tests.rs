@@ -304,7 +304,6 @@ fn random_writers_lose_nothing() {
     let store = Rc::new(TestStore::default());
     let mut writers: Vec<Knowledge> = (0..4).map(|_| open(&store)).collect();
     let mut made: Vec<(String, NodeId, VersionId)> = Vec::new();
-    let mut conflicts = 0;
     let mut seed = 0x1234_5678u64;
     let mut next = move || {
         seed ^= seed << 13;
@@ -331,7 +330,8 @@ fn random_writers_lose_nothing() {
             );
             match r {
                 Ok(_) => {}
-                Err(ForestError::Conflict { .. }) => conflicts += 1,
+                // Another writer changed the same node: refused, never lost.
+                Err(ForestError::Conflict { .. }) => {}
                 Err(e) => panic!("{e}"),
             }
         } else {
@@ -352,28 +352,4 @@ fn random_writers_lose_nothing() {
     distinct.dedup();
     assert_eq!(distinct.len(), versions.len());
     fresh.forest.verify().unwrap();
-    println!("{} creates, {conflicts} conflicts", made.len());
-}
-
-#[test]
-#[ignore]
-fn speed_of_creates_in_a_transaction() {
-    let mut k = Knowledge::new(ts(0));
-    let t = std::time::Instant::now();
-    k.begin().unwrap();
-    for i in 0..100_000 {
-        k.create(node(&format!("f{i}")), &|_| String::new(), ts(1))
-            .unwrap();
-    }
-    let ops = t.elapsed();
-    k.commit_transaction("bulk", ts(1)).unwrap();
-    println!("100k creates: ops {ops:?}, total {:?}", t.elapsed());
-    let t = std::time::Instant::now();
-    for i in 0..10_000u64 {
-        let _ =
-            k.indexes
-                .symbols
-                .search(&format!("f{}", i * 7919 % 100_000), SymbolMode::Exact, 100);
-    }
-    println!("10k exact searches: {:?}", t.elapsed());
 }
