@@ -392,21 +392,7 @@ pub fn to_string<W: Work>(a: &Number, radix: u32, w: &mut W) -> Result<String, W
 /// `-2.5i`, `1@2`, with the `#x`/`#e`/... prefixes. `None` if the text is
 /// not a number.
 pub fn parse(text: &str, default_radix: u32) -> Option<Number> {
-    let mut radix = default_radix;
-    let mut exactness: Option<bool> = None;
-    let mut s = text;
-    while s.len() >= 2 && s.as_bytes()[0] == b'#' {
-        match s.as_bytes()[1].to_ascii_lowercase() {
-            b'x' => radix = 16,
-            b'd' => radix = 10,
-            b'o' => radix = 8,
-            b'b' => radix = 2,
-            b'e' if exactness.is_none() => exactness = Some(true),
-            b'i' if exactness.is_none() => exactness = Some(false),
-            _ => return None,
-        }
-        s = &s[2..];
-    }
+    let (s, radix, exactness) = number::prefixes(text, default_radix)?;
     let n = parse_unprefixed(s, radix)?;
     match exactness {
         Some(true) => to_exact(&n),

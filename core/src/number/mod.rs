@@ -583,6 +583,19 @@ pub fn float_to_string(f: f64) -> String {
 /// Parses a number in R7RS syntax (with `#x`/`#e`/... prefixes). `None` if
 /// the text is not a number.
 pub fn parse(text: &str, default_radix: u32) -> Option<Num> {
+    let (s, radix, exactness) = prefixes(text, default_radix)?;
+    let n = parse_real(s, radix)?;
+    match exactness {
+        Some(true) => to_exact(&n),
+        Some(false) => Some(to_inexact(&n)),
+        None => Some(n),
+    }
+}
+
+/// The `#x`/`#d`/`#o`/`#b` and `#e`/`#i` prefixes of a number (R7RS 7.1.1):
+/// the rest of the text, its radix and its exactness, if one was given.
+/// `None` for an unknown prefix or a second exactness prefix.
+pub fn prefixes(text: &str, default_radix: u32) -> Option<(&str, u32, Option<bool>)> {
     let mut radix = default_radix;
     let mut exactness: Option<bool> = None;
     let mut s = text;
@@ -598,12 +611,7 @@ pub fn parse(text: &str, default_radix: u32) -> Option<Num> {
         }
         s = &s[2..];
     }
-    let n = parse_real(s, radix)?;
-    match exactness {
-        Some(true) => to_exact(&n),
-        Some(false) => Some(to_inexact(&n)),
-        None => Some(n),
-    }
+    Some((s, radix, exactness))
 }
 
 fn parse_real(s: &str, radix: u32) -> Option<Num> {
