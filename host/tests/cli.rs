@@ -621,6 +621,7 @@ both_engines!(
     missing_blob_is_reported,
     lost_refs_is_an_error,
     concurrent_writers_lose_nothing,
+    first_writers_race_on_a_new_store,
     killed_writer_keeps_its_versions,
     json_output,
     exit_statuses,
@@ -1187,64 +1188,70 @@ fn creating_program(tag: &str, count: usize) -> String {
            (let* ((name (string-append \"f-{tag}-\" (number->string i)))
                   (r (arb:create (string-append \"(define (\" name \") \" (number->string i) \")\")
                                  '() \"a numbered function\" \"function\" (list name))))
+             (if (arb:error? r) (error \"arb:create failed\" r))
              (write (list (cdr (assoc \"s-expression-id\" r)) (cdr (assoc \"new-version-id\" r))))
              (newline)))"
     )
 }
 
-/// Several processes committing to one store at the same time lose
-/// nothing: every node each created is there, under the id its reply gave,
-/// and no two commits made the same version.
-fn concurrent_writers_lose_nothing(engine: &str) {
-    const WRITERS: usize = 4;
-    const EACH: usize = 25;
-    let store = fresh_store(&format!("concurrent-{engine}"));
-    let s = store.to_str().unwrap().to_string();
+/// `writers` processes, each running `creating_program` with `each`
+/// creates on the store at `store`, started together: what each printed,
+/// as (node, version) pairs, once all have exited successfully.
+fn race_writers(engine: &str, store: &Path, writers: usize, each: usize) -> Vec<Vec<(u64, u64)>> {
     if engine == "wasm" {
         require_guest();
     }
-    let children: Vec<_> = (0..WRITERS)
-        .map(|w| {
-            let mut cmd = command(engine, &["--store", &s, "run", "-"]);
-            cmd.stdin(Stdio::piped())
+    let s = store.to_str().unwrap().to_string();
+    let mut children: Vec<_> = (0..writers)
+        .map(|_| {
+            command(engine, &["--store", &s, "run", "-"])
+                .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
-                .stderr(Stdio::piped());
-            let mut child = cmd.spawn().unwrap();
-            let program = creating_program(&w.to_string(), EACH);
-            child
-                .stdin
-                .take()
+                .stderr(Stdio::piped())
+                .spawn()
                 .unwrap()
-                .write_all(program.as_bytes())
-                .unwrap();
-            child
         })
         .collect();
+    // Every process is started before any is given its program.
+    for (w, child) in children.iter_mut().enumerate() {
+        let program = creating_program(&w.to_string(), each);
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(program.as_bytes()).unwrap();
+    }
+    children
+        .into_iter()
+        .map(|child| {
+            let out = child.wait_with_output().unwrap();
+            ok(&out);
+            let text = stdout(&out);
+            assert_eq!(text.lines().count(), each, "{}", describe(&out));
+            text.lines()
+                .map(|line| {
+                    let fields: Vec<u64> = line
+                        .trim_matches(['(', ')'])
+                        .split(' ')
+                        .map(|f| f.parse().unwrap_or_else(|_| panic!("{line}")))
+                        .collect();
+                    (fields[0], fields[1])
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Checks that every node in `created` is in the current version under its
+/// id and name, that no node or version was given twice, and that the
+/// versions are exactly 2 ..= N + 1.
+fn all_created_are_stored(engine: &str, store: &Path, created: &[Vec<(u64, u64)>]) {
     let mut nodes = std::collections::BTreeSet::new();
     let mut versions = std::collections::BTreeSet::new();
-    for child in children {
-        let out = child.wait_with_output().unwrap();
-        ok(&out);
-        let text = stdout(&out);
-        assert_eq!(text.lines().count(), EACH, "{}", describe(&out));
-        for line in text.lines() {
-            let fields: Vec<u64> = line
-                .trim_matches(['(', ')'])
-                .split(' ')
-                .map(|f| f.parse().unwrap_or_else(|_| panic!("{line}")))
-                .collect();
-            assert!(nodes.insert(fields[0]), "node {} given twice", fields[0]);
-            assert!(
-                versions.insert(fields[1]),
-                "version {} given twice",
-                fields[1]
-            );
-        }
+    for &(node, version) in created.iter().flatten() {
+        assert!(nodes.insert(node), "node {node} given twice");
+        assert!(versions.insert(version), "version {version} given twice");
     }
-    let expected_versions: std::collections::BTreeSet<u64> =
-        (2..2 + (WRITERS * EACH) as u64).collect();
+    let total = nodes.len();
+    let expected_versions: std::collections::BTreeSet<u64> = (2..2 + total as u64).collect();
     assert_eq!(versions, expected_versions);
-    // Every node is in the current version under its id and its name.
     let check = format!(
         "(list (arb:current-version) (length (arb:search-by-symbol \"f-\" \"prefix\")) \
                (let loop ((ids '({})) (n 0)) \
@@ -1258,10 +1265,32 @@ fn concurrent_writers_lose_nothing(engine: &str) {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    let out = in_store(engine, &store, &["eval", &check], None);
+    let out = in_store(engine, store, &["eval", &check], None);
     ok(&out);
-    let total = WRITERS * EACH;
     assert_eq!(stdout(&out), format!("({} {total} {total})\n", total + 1));
+}
+
+/// Several processes committing to one store at the same time lose
+/// nothing: every node each created is there, under the id its reply gave,
+/// and no two commits made the same version.
+fn concurrent_writers_lose_nothing(engine: &str) {
+    let store = fresh_store(&format!("concurrent-{engine}"));
+    let created = race_writers(engine, &store, 4, 25);
+    all_created_are_stored(engine, &store, &created);
+}
+
+/// Writers racing to make the first commit of a store that does not exist
+/// yet all succeed: creating the file, switching it to WAL and reading it
+/// while another process does the same never fails (SQLite answers "busy"
+/// in some of these moments without waiting, so the store waits and
+/// retries itself). Many short trials, since the window is narrow.
+fn first_writers_race_on_a_new_store(engine: &str) {
+    let trials = if engine == "native" { 40 } else { 15 };
+    for trial in 0..trials {
+        let store = fresh_store(&format!("first-race-{engine}-{trial}"));
+        let created = race_writers(engine, &store, 4, 3);
+        all_created_are_stored(engine, &store, &created);
+    }
 }
 
 /// A small deterministic generator for kill times (no dependency).

@@ -14,7 +14,12 @@
 //! record, and nothing is written. The file is in WAL mode with
 //! `synchronous=FULL`, so a commit is durable when `commit` returns, and
 //! readers never block the writer. Several processes wait for each other's
-//! write lock up to `BUSY_TIMEOUT`.
+//! write lock up to `BUSY_TIMEOUT`; the few moments where SQLite answers
+//! "busy" without waiting (`retry_busy`) are waited out the same way.
+//!
+//! A new store file is made whole under a temporary name (tables, ids, WAL
+//! mode) and then linked into place, so no process ever sees a store file
+//! half made, and writers racing to create one agree on the first to land.
 //!
 //! The file is an SQLite database whose `application_id` says it is an
 //! arbores store and whose `user_version` is the layout above; any other
@@ -181,6 +186,63 @@ fn configure(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
+fn is_busy(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode;
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
+}
+
+/// Runs `attempt` again while SQLite answers "busy", up to `BUSY_TIMEOUT`
+/// from the first attempt. The busy handler covers waiting for another
+/// writer's lock, but SQLite returns `SQLITE_BUSY` at once in a few short
+/// moments (its "WAL mode" page, "Sometimes queries return SQLITE_BUSY"):
+/// while the last connection to close cleans up the WAL, while one recovers
+/// the WAL after a crash, and around a journal mode change. `attempt` must
+/// be a whole read or a whole transaction, so that running it again is
+/// harmless.
+fn retry_busy<T>(mut attempt: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match attempt() {
+            Err(e) if is_busy(&e) && start.elapsed() < BUSY_TIMEOUT => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            result => return result,
+        }
+    }
+}
+
+/// What identifies a store file, read in one statement so that the answers
+/// come from one snapshot (read one by one, a file another process is
+/// creating in place could show its tables but not yet its id).
+struct Header {
+    application_id: i32,
+    layout: i32,
+    tables: i64,
+}
+
+fn read_header(conn: &Connection) -> rusqlite::Result<Header> {
+    retry_busy(|| {
+        conn.query_row(
+            "SELECT (SELECT application_id FROM pragma_application_id), \
+                    (SELECT user_version FROM pragma_user_version), \
+                    (SELECT count(*) FROM sqlite_master)",
+            [],
+            |r| {
+                Ok(Header {
+                    application_id: r.get(0)?,
+                    layout: r.get(1)?,
+                    tables: r.get(2)?,
+                })
+            },
+        )
+    })
+}
+
 /// Opens an existing store file and checks that it is one; `None` for an
 /// empty database (a store file another writer is creating this instant,
 /// or an empty file): nothing is stored there yet.
@@ -202,27 +264,20 @@ fn open_file(path: &Path, access: Access) -> Result<Option<Connection>, StoreErr
         },
     };
     configure(&conn, path)?;
-    let err = |e| StoreError::sqlite(path, e);
-    let app: i32 = conn
-        .pragma_query_value(None, "application_id", |r| r.get(0))
-        .map_err(err)?;
-    if app == 0 {
-        let tables: i64 = conn
-            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-            .map_err(err)?;
-        if tables == 0 {
-            return Ok(None);
-        }
+    let Header {
+        application_id,
+        layout,
+        tables,
+    } = read_header(&conn).map_err(|e| StoreError::sqlite(path, e))?;
+    if application_id == 0 && tables == 0 {
+        return Ok(None);
     }
-    if app != APPLICATION_ID {
+    if application_id != APPLICATION_ID {
         return Err(StoreError::foreign(format!(
             "{}: not an arbores store (an SQLite database of another application)",
             path.display()
         )));
     }
-    let layout: i32 = conn
-        .pragma_query_value(None, "user_version", |r| r.get(0))
-        .map_err(err)?;
     if layout != LAYOUT {
         return Err(StoreError::foreign(format!(
             "{}: a store of layout {layout}, but this arbores reads layout {LAYOUT} \
@@ -238,9 +293,12 @@ fn open_file(path: &Path, access: Access) -> Result<Option<Connection>, StoreErr
 
 fn set_durability(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     let err = |e| StoreError::sqlite(path, e);
-    let mode: String = conn
-        .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))
-        .map_err(err)?;
+    // Switching to WAL takes an exclusive lock and may answer "busy"
+    // without waiting; a store file made by `create_file` is in WAL mode
+    // already, so this only reads the mode.
+    let mode: String =
+        retry_busy(|| conn.pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0)))
+            .map_err(err)?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(StoreError {
             kind: StoreErrorKind::Io,
@@ -253,42 +311,94 @@ fn set_durability(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     conn.pragma_update(None, "synchronous", "FULL").map_err(err)
 }
 
-/// Creates the store file (or opens it, if a concurrent writer just did).
+/// Makes `conn`'s empty database a store: WAL mode, the tables and the
+/// ids, in one transaction (a database that already has them is left as it
+/// is: another process made it a store first).
+fn initialize(conn: &mut Connection) -> rusqlite::Result<()> {
+    retry_busy(|| conn.pragma_update_and_check(None, "journal_mode", "wal", |_| Ok(())))?;
+    retry_busy(|| {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let header = read_header(&tx)?;
+        if header.application_id == 0 && header.tables == 0 {
+            tx.execute_batch(SCHEMA)?;
+            tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+            tx.pragma_update(None, "user_version", LAYOUT)?;
+        }
+        tx.commit()
+    })
+}
+
+fn sync_parent(path: &Path) -> Result<(), StoreError> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    std::fs::File::open(parent)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| StoreError::io(parent, e))
+}
+
+/// Creates the store file, or opens it if a concurrent writer was first.
+///
+/// The file is made whole under a name of this process's own
+/// (`.NAME.new-PID-N`) and hard-linked to `path`, which fails if `path`
+/// exists: of several writers racing, one file wins and the others open
+/// it. A file system without hard links falls back to making the store in
+/// place (`initialize` under the write lock).
 fn create_file(path: &Path) -> Result<Connection, StoreError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
     }
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-        | OpenFlags::SQLITE_OPEN_CREATE
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let mut conn =
-        Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
-    configure(&conn, path)?;
-    let err = |e| StoreError::sqlite(path, e);
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(err)?;
-    let app: i32 = tx
-        .pragma_query_value(None, "application_id", |r| r.get(0))
-        .map_err(err)?;
-    let tables: i64 = tx
-        .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-        .map_err(err)?;
-    if app == 0 && tables == 0 {
-        tx.execute_batch(SCHEMA).map_err(err)?;
-        tx.pragma_update(None, "application_id", APPLICATION_ID)
-            .map_err(err)?;
-        tx.pragma_update(None, "user_version", LAYOUT)
-            .map_err(err)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "store".to_string());
+    static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let serial = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temp = path.with_file_name(format!(".{name}.new-{}-{serial}", std::process::id()));
+    let made = make_file(&temp);
+    let linked = made.and_then(|()| match std::fs::hard_link(&temp, path) {
+        Ok(()) => sync_parent(path).map(|()| true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(true),
+        Err(_) => Ok(false),
+    });
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", temp.display()));
     }
-    tx.commit().map_err(err)?;
-    drop(conn);
+    if !linked? {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut conn =
+            Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
+        configure(&conn, path)?;
+        initialize(&mut conn).map_err(|e| StoreError::sqlite(path, e))?;
+    }
     open_file(path, Access::ReadWrite)?.ok_or_else(|| {
         StoreError::foreign(format!(
             "{}: the store file was created but holds no tables",
             path.display()
         ))
     })
+}
+
+/// A new, empty store file at `temp` (replacing any left there by a
+/// killed process of the same id), closed so that its WAL is folded back
+/// into it and the one file is the whole store.
+fn make_file(temp: &Path) -> Result<(), StoreError> {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", temp.display()));
+    }
+    let err = |e| StoreError::sqlite(temp, e);
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut conn = Connection::open_with_flags(temp, flags).map_err(err)?;
+    configure(&conn, temp)?;
+    conn.pragma_update(None, "synchronous", "FULL")
+        .map_err(err)?;
+    initialize(&mut conn).map_err(err)?;
+    conn.close().map_err(|(_, e)| err(e))
 }
 
 impl Store {
@@ -356,14 +466,16 @@ impl Store {
                 Ok(refs)
             }
             Backing::File(conn) => {
-                let refs: Option<Vec<u8>> = conn
-                    .prepare_cached("SELECT data FROM refs WHERE name = ?1")
-                    .and_then(|mut s| s.query_row([HEAD], |r| r.get(0)).optional())
-                    .map_err(|e| self.err(e))?;
+                let refs: Option<Vec<u8>> = retry_busy(|| {
+                    conn.prepare_cached("SELECT data FROM refs WHERE name = ?1")
+                        .and_then(|mut s| s.query_row([HEAD], |r| r.get(0)).optional())
+                })
+                .map_err(|e| self.err(e))?;
                 if refs.is_none() {
-                    let blobs: i64 = conn
-                        .query_row("SELECT count(*) FROM blobs", [], |r| r.get(0))
-                        .map_err(|e| self.err(e))?;
+                    let blobs: i64 = retry_busy(|| {
+                        conn.query_row("SELECT count(*) FROM blobs", [], |r| r.get(0))
+                    })
+                    .map_err(|e| self.err(e))?;
                     if blobs > 0 {
                         return Err(self.headless(blobs as u64));
                     }
@@ -388,10 +500,11 @@ impl Store {
         match &*backing {
             Backing::Empty => Ok(None),
             Backing::Dir(dir) => dir.blob(name),
-            Backing::File(conn) => conn
-                .prepare_cached("SELECT data FROM blobs WHERE hash = ?1")
-                .and_then(|mut s| s.query_row([&name[..]], |r| r.get(0)).optional())
-                .map_err(|e| self.err(e)),
+            Backing::File(conn) => retry_busy(|| {
+                conn.prepare_cached("SELECT data FROM blobs WHERE hash = ?1")
+                    .and_then(|mut s| s.query_row([&name[..]], |r| r.get(0)).optional())
+            })
+            .map_err(|e| self.err(e)),
         }
     }
 
@@ -424,39 +537,40 @@ impl Store {
                 self.0.path.display()
             )));
         };
-        let path = self.0.path.clone();
-        let err = |e| StoreError::sqlite(&path, e);
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(err)?;
-        let head: Option<Vec<u8>> = tx
-            .prepare_cached("SELECT data FROM refs WHERE name = ?1")
-            .and_then(|mut s| s.query_row([HEAD], |r| r.get(0)).optional())
-            .map_err(err)?;
-        if head.as_deref() != base {
-            return Ok(Commit::Moved(head));
-        }
-        let mut stats = SaveStats::default();
-        {
-            let mut insert = tx
-                .prepare_cached("INSERT OR IGNORE INTO blobs (hash, data) VALUES (?1, ?2)")
-                .map_err(err)?;
-            for (name, bytes) in &snapshot.blobs {
-                if insert.execute((&name[..], bytes)).map_err(err)? == 1 {
-                    stats.written += 1;
-                    stats.bytes += bytes.len() as u64;
-                } else {
-                    stats.skipped += 1;
-                }
+        let outcome = retry_busy(|| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let head: Option<Vec<u8>> = tx
+                .prepare_cached("SELECT data FROM refs WHERE name = ?1")
+                .and_then(|mut s| s.query_row([HEAD], |r| r.get(0)).optional())?;
+            if head.as_deref() != base {
+                return Ok(Commit::Moved(head));
             }
-            tx.prepare_cached("INSERT OR REPLACE INTO refs (name, data) VALUES (?1, ?2)")
-                .and_then(|mut s| s.execute((HEAD, &snapshot.refs)))
-                .map_err(err)?;
+            let mut stats = SaveStats::default();
+            {
+                let mut insert =
+                    tx.prepare_cached("INSERT OR IGNORE INTO blobs (hash, data) VALUES (?1, ?2)")?;
+                for (name, bytes) in &snapshot.blobs {
+                    if insert.execute((&name[..], bytes))? == 1 {
+                        stats.written += 1;
+                        stats.bytes += bytes.len() as u64;
+                    } else {
+                        stats.skipped += 1;
+                    }
+                }
+                tx.prepare_cached("INSERT OR REPLACE INTO refs (name, data) VALUES (?1, ?2)")
+                    .and_then(|mut s| s.execute((HEAD, &snapshot.refs)))?;
+            }
+            tx.commit()?;
+            stats.bytes += snapshot.refs.len() as u64;
+            Ok(Commit::Done(stats))
+        });
+        match outcome.map_err(|e| StoreError::sqlite(&self.0.path, e))? {
+            Commit::Done(mut stats) => {
+                stats.took = start.elapsed();
+                Ok(Commit::Done(stats))
+            }
+            moved => Ok(moved),
         }
-        tx.commit().map_err(err)?;
-        stats.bytes += snapshot.refs.len() as u64;
-        stats.took = start.elapsed();
-        Ok(Commit::Done(stats))
     }
 
     /// What SQLite's own check (`PRAGMA integrity_check`) finds wrong with
@@ -466,13 +580,12 @@ impl Store {
         let Backing::File(conn) = &*backing else {
             return Ok(Vec::new());
         };
-        let mut stmt = conn
-            .prepare("PRAGMA integrity_check")
-            .map_err(|e| self.err(e))?;
-        let rows: Vec<String> = stmt
-            .query_map([], |r| r.get::<_, String>(0))
-            .and_then(|rows| rows.collect())
-            .map_err(|e| self.err(e))?;
+        let rows: Vec<String> = retry_busy(|| {
+            conn.prepare("PRAGMA integrity_check")?
+                .query_map([], |r| r.get::<_, String>(0))?
+                .collect()
+        })
+        .map_err(|e| self.err(e))?;
         Ok(rows
             .into_iter()
             .filter(|r| r != "ok")
