@@ -76,13 +76,18 @@ impl EvalError {
 }
 
 /// The result of evaluating a source text: the value of its last form (in
-/// `write` form), everything written to the current output port, and the error
+/// `write` form), what was written to the current output port, and the error
 /// that ended it, if any. Output written before an error is kept.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Evaluation {
     /// `None` when the last form has no value to show (a definition, an
     /// unspecified value) or the evaluation failed.
     pub value: Option<String>,
+    /// The text written to the current output port that the host did not
+    /// take as it was written: all of it with a host that does not stream
+    /// (the default, [`crate::BasicHost`]); nothing when the host's
+    /// [`Host::write_output`] took every piece, which it was handed in
+    /// order before the evaluation returned.
     pub output: String,
     pub error: Option<EvalError>,
 }

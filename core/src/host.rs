@@ -1,10 +1,10 @@
 //! The embedder's side of the engine: everything that comes from outside.
 //!
-//! The core does no I/O. What it needs from the world — today the time and
-//! whether to stop — it asks of one [`Host`] the embedder installs with
-//! `Engine::set_host`. This trait is the single place where capabilities
-//! from outside are added (streamed output, a sink for commits, a source of
-//! blobs, files, standard input): each becomes a method with a default, so
+//! The core does no I/O. What it needs from the world — the time, whether
+//! to stop, where output goes as it is written — it asks of one [`Host`]
+//! the embedder installs with `Engine::set_host`. This trait is the single
+//! place where capabilities from outside are added (files, standard input):
+//! each becomes a method with a default, so
 //! an embedder that does not offer it keeps compiling and the engine
 //! behaves as if it were absent.
 
@@ -25,6 +25,20 @@ pub trait Host {
     /// stays usable. This is how a host enforces a wall-clock timeout, a
     /// Stop button or Ctrl-C. The default never stops.
     fn should_stop(&mut self) -> bool {
+        false
+    }
+
+    /// Takes text the running evaluation wrote to the current output port,
+    /// in order, as it goes: whenever about 64 KiB is waiting, at every
+    /// poll (every few thousand steps), at `flush-output-port` and when the
+    /// evaluation ends, so the engine never holds more than a small buffer
+    /// of it. `true`: the host took it (printed it, posted it), and
+    /// `Evaluation::output` will not hold it. `false` refuses it: the engine
+    /// keeps this text and everything the evaluation writes after it, and
+    /// returns it in `Evaluation::output` (counted against the memory cap).
+    /// The default refuses: output comes back with the result.
+    fn write_output(&mut self, text: &str) -> bool {
+        let _ = text;
         false
     }
 }
@@ -93,6 +107,7 @@ mod tests {
         let mut h = Nothing;
         assert_eq!(h.now(), 0.0);
         assert!(!h.should_stop());
+        assert!(!h.write_output("text"));
     }
 
     #[test]

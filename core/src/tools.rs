@@ -70,7 +70,8 @@ pub struct Suspension {
     /// every waiting branch's calls in branch order.
     pub calls: Vec<ToolCall>,
     /// What the evaluation wrote to the current output port in this run
-    /// slice.
+    /// slice and the host did not take as it was written (as
+    /// [`crate::Evaluation::output`]).
     pub output: String,
 }
 

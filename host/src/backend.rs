@@ -3,6 +3,7 @@
 //! [`Backend`] trait both engines implement. Below both engines and the
 //! session, so that neither engine needs the session.
 
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -39,6 +40,70 @@ pub struct Settings {
     pub tier: Tier,
     /// A fixed clock (ARBORES_CLOCK), in seconds since the Unix epoch.
     pub clock: Option<f64>,
+    /// Where evaluations' output goes as it is written.
+    pub output: OutputSink,
+}
+
+/// Where the engine hands an evaluation's output as it is written
+/// (`Host::write_output`, the component's `write-output`): standard
+/// output, so a program that prints without end costs the process no
+/// memory; or nowhere, so the output comes back whole with the result
+/// (`--json`, which prints one object at the end, and tests). Shared by the
+/// session and the engine's host, which is replaced with the instance.
+#[derive(Clone, Debug)]
+pub struct OutputSink(Arc<Mutex<Streamed>>, bool);
+
+/// What one evaluation's output to standard output was.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Streamed {
+    pub bytes: u64,
+    /// The last byte written was a newline.
+    pub ends_with_newline: bool,
+}
+
+impl OutputSink {
+    /// Output goes to standard output as it is written.
+    pub fn stdout() -> OutputSink {
+        OutputSink(Arc::default(), true)
+    }
+
+    /// Output is kept by the engine and returned with the result.
+    pub fn kept() -> OutputSink {
+        OutputSink(Arc::default(), false)
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, Streamed> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Called before each evaluation.
+    pub fn begin(&self) {
+        *self.state() = Streamed::default();
+    }
+
+    /// The engine's `write_output`: whether the text was taken.
+    pub fn write(&self, text: &str) -> bool {
+        if !self.1 {
+            return false;
+        }
+        if text.is_empty() {
+            return true;
+        }
+        let mut out = std::io::stdout().lock();
+        // A closed pipe is not worth failing the evaluation over, as when
+        // the result is printed.
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+        let mut state = self.state();
+        state.bytes += text.len() as u64;
+        state.ends_with_newline = text.ends_with('\n');
+        true
+    }
+
+    /// What the evaluation since `begin` wrote.
+    pub fn streamed(&self) -> Streamed {
+        *self.state()
+    }
 }
 
 /// Seconds since the Unix epoch: what `(scheme time)` reports and what

@@ -17,6 +17,7 @@ fn settings(engine: EngineKind) -> Settings {
         timeout: None,
         tier: arbores_core::Tier::ReadWrite,
         clock: Some(0.0),
+        output: crate::backend::OutputSink::kept(),
     }
 }
 

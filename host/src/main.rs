@@ -22,7 +22,7 @@ use std::time::Duration;
 use arbores_core::{Limits, Tier};
 use clap::{Parser, Subcommand};
 
-use crate::backend::{EngineKind, Settings, Stopper};
+use crate::backend::{EngineKind, OutputSink, Settings, Stopper};
 use crate::exit::{Exit, Failure};
 use crate::report::Style;
 use crate::session::Session;
@@ -266,6 +266,13 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         timeout: (!cli.timeout.is_zero()).then_some(cli.timeout),
         tier: cli.tier.unwrap_or(default_tier),
         clock: clock_from_env()?,
+        // One JSON object holds the output; otherwise it is printed as it
+        // is written.
+        output: if cli.json {
+            OutputSink::kept()
+        } else {
+            OutputSink::stdout()
+        },
     };
     if settings.engine == EngineKind::Wasm && cli.memory > wasm::MAX_CORE_MEMORY {
         return Err(Failure::usage(format!(

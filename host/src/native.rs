@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use arbores_core::{Engine, Evaluation, Host, Run, Suspension, Tool, ToolAnswer};
 
-use crate::backend::{Backend, Settings, Stopper};
+use crate::backend::{Backend, OutputSink, Settings, Stopper};
 use crate::store::{EngineStore, LoadError, Store};
 
 pub struct NativeSession {
@@ -13,10 +13,11 @@ pub struct NativeSession {
 }
 
 /// What the core asks of the host: the clock (ARBORES_CLOCK or the
-/// system's) and the stopper (deadline, Ctrl-C).
+/// system's), the stopper (deadline, Ctrl-C) and where output goes.
 struct NativeHost {
     clock: Option<f64>,
     stopper: Stopper,
+    output: OutputSink,
 }
 
 impl Host for NativeHost {
@@ -26,6 +27,10 @@ impl Host for NativeHost {
 
     fn should_stop(&mut self) -> bool {
         self.stopper.should_stop()
+    }
+
+    fn write_output(&mut self, text: &str) -> bool {
+        self.output.write(text)
     }
 }
 
@@ -38,6 +43,7 @@ impl NativeSession {
         engine.set_host(Box::new(NativeHost {
             clock: settings.clock,
             stopper,
+            output: settings.output.clone(),
         }));
         NativeSession { engine }
     }

@@ -123,7 +123,13 @@ fn print_evaluation(outcome: &Outcome, settings: &Settings, origin: Option<&str>
     // Write errors (a closed pipe) are not worth failing over here.
     let _ = out.write_all(ev.output.as_bytes());
     if style == Style::Interactive {
-        if !ev.output.is_empty() && !ev.output.ends_with('\n') {
+        // The output, streamed and returned, ends the line it began.
+        let line_open = if ev.output.is_empty() {
+            outcome.streamed.bytes > 0 && !outcome.streamed.ends_with_newline
+        } else {
+            !ev.output.ends_with('\n')
+        };
+        if line_open {
             let _ = out.write_all(b"\n");
         }
         if let Some(value) = &ev.value {

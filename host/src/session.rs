@@ -7,14 +7,18 @@ use std::time::{Duration, Instant};
 
 use arbores_core::Evaluation;
 
-use crate::backend::{Backend, EngineKind, Settings, StopReason, Stopper};
+use crate::backend::{Backend, EngineKind, OutputSink, Settings, StopReason, Stopper, Streamed};
 use crate::exit::Failure;
 use crate::store::Store;
 use crate::{native, wasm};
 
 /// An evaluation as the host saw it.
 pub struct Outcome {
+    /// Its `output` is what the engine did not hand to the output sink as
+    /// it was written (`streamed`).
     pub evaluation: Evaluation,
+    /// The output printed while the evaluation ran.
+    pub streamed: Streamed,
     /// Set when the host stopped the evaluation (timeout, Ctrl-C).
     pub stopped: Option<StopReason>,
     /// The wasm instance trapped and was replaced by a fresh one: the
@@ -41,6 +45,7 @@ pub struct StoreStats {
 pub struct Session {
     backend: Box<dyn Backend>,
     store: Store,
+    output: OutputSink,
     pub stats: StoreStats,
 }
 
@@ -57,6 +62,7 @@ impl Session {
         let mut session = Session {
             backend,
             store,
+            output: settings.output.clone(),
             stats: StoreStats::default(),
         };
         session.open().map_err(|message| {
@@ -106,6 +112,7 @@ impl Session {
         if let Some(message) = synced {
             return Outcome {
                 evaluation: Evaluation::default(),
+                streamed: Streamed::default(),
                 stopped: None,
                 session_lost: false,
                 store_error: Some(format!(
@@ -118,6 +125,7 @@ impl Session {
         }
         let version_before = self.backend.current_version().ok();
         stopper.begin(timeout);
+        self.output.begin();
         let (evaluation, session_lost) = self.backend.eval(source);
         stopper.end();
         let stopped = match &evaluation.error {
@@ -140,6 +148,7 @@ impl Session {
         let version_after = self.backend.current_version().ok();
         Outcome {
             evaluation,
+            streamed: self.output.streamed(),
             stopped,
             session_lost,
             store_error,

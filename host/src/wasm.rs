@@ -88,6 +88,10 @@ impl bindings::arbores::engine::host::Host for HostState {
         self.stopper.should_stop()
     }
 
+    fn write_output(&mut self, text: String) -> bool {
+        self.settings.output.write(&text)
+    }
+
     fn panicked(&mut self, message: String) {
         self.panic = Some(message);
     }
@@ -497,8 +501,9 @@ fn instantiate(
     };
     let mut store = Store::new(engine, state);
     store.limiter(|state| &mut state.limiter);
-    // The guest returns its output in one string; allow as much as its
-    // memory can hold rather than wasmtime's default 128 MiB.
+    // A guest whose output the host refuses (`--json`) returns it in one
+    // string; allow as much as its memory can hold rather than wasmtime's
+    // default 128 MiB.
     store.set_hostcall_fuel(max_bytes);
     store.set_epoch_deadline(1 << 48);
     let instance = pre

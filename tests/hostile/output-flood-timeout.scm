@@ -1,6 +1,6 @@
 ;; Output written as fast as the program can, stopped by the timeout: the
-;; text not yet handed to the host is counted against the memory cap. The
-;; bound allows for printing what was written after the stop.
+;; engine hands the output to the host as it is written, so little is left
+;; to print after the stop.
 ;; options: --timeout 3
 ;; error: interrupted
 ;; within: 3.5s

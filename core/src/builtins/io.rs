@@ -75,7 +75,16 @@ pub fn register(t: &mut PrimTable) {
     t.add("current-input-port", 0, Some(0), |c, _| {
         Ok(new_port(c, true, true, vec![], vec![]))
     });
-    t.add("flush-output-port", 0, Some(1), |_, _| {
+    t.add("flush-output-port", 0, Some(1), |c, a| {
+        // A string or bytevector port has nowhere to flush to.
+        let console = match a.first().map(|p| port(c, *p)) {
+            None => true,
+            Some(Some(p)) if !p.input => p.console,
+            _ => return Err(type_error(c, "flush-output-port", "an output port", a[0])),
+        };
+        if console {
+            c.out.flush(c.budget.host);
+        }
         Ok(Value::Unspecified)
     });
     t.add("open-input-string", 1, Some(1), |c, a| {
@@ -297,12 +306,12 @@ fn close(c: &mut Ctx, v: Value, who: &str) -> Result<Value, Fault> {
 fn emit(c: &mut Ctx, port_arg: Option<Value>, who: &str, text: &str) -> Result<Value, Fault> {
     match port_arg {
         None => {
-            c.out.push_str(text);
+            c.out.write(c.budget.host, text);
             Ok(Value::Unspecified)
         }
         Some(pv) => match port_mut(c, pv) {
             Some(p) if p.console => {
-                c.out.push_str(text);
+                c.out.write(c.budget.host, text);
                 Ok(Value::Unspecified)
             }
             Some(p) if !p.input && p.textual && p.open => {

@@ -18,6 +18,7 @@ mod control;
 mod io;
 mod lists;
 mod numbers;
+pub mod output;
 mod strings;
 mod vectors;
 
@@ -60,8 +61,8 @@ impl From<OutOfMemory> for Fault {
 pub struct Ctx<'a> {
     pub heap: &'a mut Heap,
     pub syms: &'a mut SymbolTable,
-    /// The text written to the current output port in this evaluation.
-    pub out: &'a mut String,
+    /// The current output port's text on its way to the host.
+    pub out: &'a mut output::Output,
     /// The evaluation's limits, which the primitive's own work is charged
     /// to, and the embedder (the clock).
     pub budget: Budget<'a>,

@@ -24,8 +24,9 @@ pub enum ValueForm {
 }
 
 /// What an evaluation gives back: the value of its last form, or the error
-/// that ended it, and the text written to the current output port either
-/// way (output written before an error is kept).
+/// that ended it, and the text written to the current output port that the
+/// host did not take as it was written (`Host::write_output`), either way
+/// (output written before an error is kept).
 pub struct Outcome {
     /// `Ok(None)` when the last form has no value to show (a definition,
     /// an unspecified value).
@@ -184,7 +185,7 @@ impl Vm {
         form: ValueForm,
     ) -> Outcome {
         self.reset_loading();
-        self.out.clear();
+        self.out.start();
         self.steps_left = limits.max_steps;
         self.heap.cap = limits.max_memory;
         self.parking.allowed = may_suspend;
@@ -247,9 +248,10 @@ impl Vm {
         if self.heap.wants_gc {
             self.collect_garbage();
         }
+        self.out.flush(self.host.get());
         Outcome {
             value,
-            output: std::mem::take(&mut self.out),
+            output: self.out.take(),
             suspended,
         }
     }

@@ -67,8 +67,10 @@ impl Vm {
         }
     }
 
-    /// Periodic checks: interrupt, memory. Called at safe points only.
+    /// Periodic checks: interrupt, memory; the output written since the
+    /// last poll goes to the host. Called at safe points only.
     pub(super) fn poll(&mut self) -> Result<(), VmError> {
+        self.out.flush(self.host.get());
         if self.host.get().should_stop() {
             return Err(self.interrupted_error());
         }
@@ -88,9 +90,10 @@ impl Vm {
     /// What counts against the cap: what the allocator holds (the heap,
     /// the stacks, the output, everything) when the embedder gave a meter,
     /// else the heap's estimate and the stacks; either way twice more the
-    /// output buffer: the host copies it when the evaluation ends, and
-    /// while it grows its old and new buffers both exist (a wasm instance's
-    /// memory keeps that high-water mark).
+    /// output buffer: the host copies what it is handed, and while the
+    /// buffer grows its old and new buffers both exist (a wasm instance's
+    /// memory keeps that high-water mark). A host that takes the output as
+    /// it is written keeps the buffer at about `output::CHUNK`.
     pub(super) fn held(&self) -> usize {
         let output = 2 * self.out.capacity();
         match self.heap.metered() {

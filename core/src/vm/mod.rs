@@ -37,6 +37,7 @@ mod suspend;
 
 use std::rc::Rc;
 
+use crate::builtins::output::Output;
 use crate::builtins::PrimTable;
 use crate::code::{Frame, Inline, Op, Template};
 use crate::compiler::front::Front;
@@ -97,8 +98,8 @@ pub struct Vm {
     frames: Vec<Frame>,
     winders: Value,
     handlers: Value,
-    /// Text written to the current output port in this evaluation.
-    out: String,
+    /// The current output port's text not yet handed to the host.
+    out: Output,
     steps_left: u64,
     /// Units of primitive work charged since the host was last asked
     /// (`builtins::Budget`).
@@ -166,7 +167,7 @@ impl Vm {
             frames: Vec::new(),
             winders: Value::Null,
             handlers: Value::Null,
-            out: String::new(),
+            out: Output::default(),
             steps_left: u64::MAX,
             work_unpolled: 0,
             inline,

@@ -51,8 +51,8 @@ fn with_engine<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
     })
 }
 
-/// The core's host is the component's: its clock and its interrupt check
-/// are the world's imports.
+/// The core's host is the component's: its clock, its interrupt check and
+/// where output goes are the world's imports.
 struct ComponentHost;
 
 impl Host for ComponentHost {
@@ -62,6 +62,10 @@ impl Host for ComponentHost {
 
     fn should_stop(&mut self) -> bool {
         host::should_stop()
+    }
+
+    fn write_output(&mut self, text: &str) -> bool {
+        host::write_output(text)
     }
 }
 
