@@ -1253,7 +1253,7 @@ fn all_created_are_stored(engine: &str, store: &Path, created: &[Vec<(u64, u64)>
     let expected_versions: std::collections::BTreeSet<u64> = (2..2 + total as u64).collect();
     assert_eq!(versions, expected_versions);
     let check = format!(
-        "(list (arb:current-version) (length (arb:search-by-symbol \"f-\" \"prefix\")) \
+        "(list (arb:current-version) (length (arb:search-by-symbol \"f-\" \"prefix\" 100000)) \
                (let loop ((ids '({})) (n 0)) \
                  (if (null? ids) n \
                      (let ((d (assoc \"description\" (arb:get-metadata (car ids))))) \
@@ -1271,12 +1271,47 @@ fn all_created_are_stored(engine: &str, store: &Path, created: &[Vec<(u64, u64)>
 }
 
 /// Several processes committing to one store at the same time lose
-/// nothing: every node each created is there, under the id its reply gave,
-/// and no two commits made the same version.
+/// nothing: four writers of 200 commits each. Every node each created is
+/// there, under the id its reply gave; no two commits made the same
+/// version; `arbores log` shows every commit as the version its reply
+/// named; `fsck` finds nothing wrong. (About 2.5 s on either engine.)
 fn concurrent_writers_lose_nothing(engine: &str) {
+    const WRITERS: usize = 4;
+    const EACH: usize = 200;
     let store = fresh_store(&format!("concurrent-{engine}"));
-    let created = race_writers(engine, &store, 4, 25);
+    let created = race_writers(engine, &store, WRITERS, EACH);
     all_created_are_stored(engine, &store, &created);
+    let out = in_store(engine, &store, &["log", "--json"], None);
+    ok(&out);
+    let log: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let versions = log["versions"].as_array().unwrap();
+    assert_eq!(versions.len(), WRITERS * EACH + 1, "{log}");
+    let described: std::collections::HashMap<u64, &str> = versions
+        .iter()
+        .map(|v| {
+            (
+                v["id"].as_u64().unwrap(),
+                v["description"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    for &(node, version) in created.iter().flatten() {
+        let description = described
+            .get(&version)
+            .copied()
+            .unwrap_or("(not in the log)");
+        assert!(
+            description.starts_with(&format!("create {node} ")),
+            "v{version} should create node {node}: {description}"
+        );
+    }
+    let out = in_store(engine, &store, &["fsck"], None);
+    ok(&out);
+    assert!(
+        stdout(&out).contains("no problems found"),
+        "{}",
+        describe(&out)
+    );
 }
 
 /// Writers racing to make the first commit of a store that does not exist

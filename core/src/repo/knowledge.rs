@@ -29,8 +29,8 @@ use std::rc::Rc;
 use super::builtins::builtin_nodes;
 use super::cas::{BlobSource, Blobs, StoreError};
 use super::forest::{
-    Committed, ForestError, NodeChanges, Nodes, Op, Pending, ReflogKind, Snapshot, Timestamp,
-    VersionForest,
+    op_summary, transaction_summary, Committed, ForestError, NodeChanges, Nodes, Op, Pending,
+    ReflogKind, Snapshot, Timestamp, VersionForest,
 };
 use super::index::{DependencyIndex, Embedder, Indexes, SemanticConfig, SymbolIndex};
 use super::node::{Node, NodeId, VersionId};
@@ -829,6 +829,13 @@ impl Knowledge {
                     nodes,
                 });
             }
+            // A description the engine made names the operations' ids:
+            // made again from the operations as replayed, it names the ids
+            // they have now. A description the writer gave is kept.
+            let as_call = m.ops.len() == 1 && m.description == op_summary(&m.ops[0]);
+            let as_transaction = m.description == transaction_summary(&m.ops);
+            let generated = as_call || as_transaction;
+            let mut replayed: Vec<Op> = Vec::new();
             let mut remap: Vec<(NodeId, NodeId)> = Vec::new();
             let fix = |id: NodeId, remap: &[(NodeId, NodeId)]| {
                 remap.iter().find(|(o, _)| *o == id).map_or(id, |(_, n)| *n)
@@ -841,11 +848,16 @@ impl Knowledge {
                         for d in &mut n.dependencies {
                             d.0 = fix(d.0, &remap);
                         }
+                        let kept = generated.then(|| n.clone());
                         let done = self.operate(Op::Create(n), &|_| String::new(), m.timestamp);
                         match done {
                             Ok(d) => {
                                 if d.id != old {
                                     remap.push((old, d.id));
+                                }
+                                if let Some(mut n) = kept {
+                                    n.id = d.id;
+                                    replayed.push(Op::Create(n));
                                 }
                                 continue;
                             }
@@ -868,6 +880,9 @@ impl Knowledge {
                     }
                     Op::Delete(id) => Op::Delete(fix(id, &remap)),
                 };
+                if generated {
+                    replayed.push(op.clone());
+                }
                 if let Err(e) = self.operate(op, &|_| String::new(), m.timestamp) {
                     self.abort_all();
                     return Err(conflict_of(e, base));
@@ -877,10 +892,17 @@ impl Knowledge {
             let Some(t) = self.tx.take() else {
                 return Err(ForestError::NoTransaction);
             };
+            let description = if as_call {
+                op_summary(&replayed[0])
+            } else if as_transaction {
+                transaction_summary(&replayed)
+            } else {
+                m.description
+            };
             let maps = self.indexes.maps();
             let committed =
                 self.forest
-                    .commit_pending_quiet(t.pending, &m.description, m.timestamp, maps)?;
+                    .commit_pending_quiet(t.pending, &description, m.timestamp, maps)?;
             if self.indexes.semantic_built {
                 let _ = self.indexes.semantic.settle();
             }

@@ -24,6 +24,7 @@ pub(crate) mod codec;
 mod hamt;
 mod legacy;
 mod persist;
+mod summary;
 #[cfg(test)]
 mod tests;
 
@@ -40,6 +41,7 @@ use hamt::Tree;
 pub use codec::{hex, DecodeError};
 pub use hamt::{NodeChange, Nodes};
 pub use persist::{ImportError, Snapshot};
+pub use summary::{op_summary, transaction_summary};
 
 pub use crate::repo::cas::Hash;
 

@@ -240,6 +240,38 @@ fn a_transaction_is_applied_again_with_its_ids_renumbered() {
     );
 }
 
+/// A version whose description the engine made names the ids its nodes
+/// were stored under after a replay; a description the writer gave is
+/// kept as given.
+#[test]
+fn a_replayed_version_is_described_by_its_stored_ids() {
+    let store = Rc::new(TestStore::default());
+    let mut a = open(&store);
+    let mut b = open(&store);
+    a.create(node("x"), &describe, ts(1)).unwrap();
+    let summary = |id| op_summary(&Op::Create(Node { id, ..node("y") }));
+    let y = b.create(node("y"), &summary, ts(2)).unwrap();
+    assert_eq!(y.id, 257);
+    a.create(node("p"), &describe, ts(3)).unwrap();
+    b.begin().unwrap();
+    b.create(node("q"), &describe, ts(4)).unwrap();
+    let generated = transaction_summary(b.pending_ops());
+    assert_eq!(generated, "transaction: create 258 (q)");
+    let tx = b.commit_transaction(&generated, ts(4)).unwrap().unwrap();
+    a.create(node("r"), &describe, ts(5)).unwrap();
+    b.begin().unwrap();
+    b.create(node("s"), &describe, ts(6)).unwrap();
+    let given = b
+        .commit_transaction("s, made by hand", ts(6))
+        .unwrap()
+        .unwrap();
+    let fresh = open(&store);
+    let described = |v| fresh.forest.version_info(v).unwrap().description.clone();
+    assert_eq!(described(y.version.unwrap()), "create 257 (y)");
+    assert_eq!(described(tx), "transaction: create 259 (q)");
+    assert_eq!(described(given), "s, made by hand");
+}
+
 #[test]
 fn a_failing_store_leaves_the_knowledge_base_as_stored() {
     let store = Rc::new(TestStore::default());
