@@ -26,7 +26,8 @@ pub struct Outcome {
     /// store).
     pub session_lost: bool,
     /// The store could not be read before the evaluation (it did not run),
-    /// or reloaded after a restart.
+    /// a read it failed ended the evaluation, or it could not be reloaded
+    /// after a restart.
     pub store_error: Option<String>,
     /// The current version before and after the evaluation.
     pub version_before: Option<u64>,
@@ -124,6 +125,7 @@ impl Session {
             };
         }
         let version_before = self.backend.current_version().ok();
+        let _ = self.store.take_trouble();
         stopper.begin(timeout);
         self.output.begin();
         let (evaluation, session_lost) = self.backend.eval(source);
@@ -144,6 +146,11 @@ impl Session {
                 .map(|m| format!("cannot reopen the knowledge store after the restart: {m}"));
         } else {
             committed = self.backend.take_committed().unwrap_or_default();
+        }
+        // A read the store failed ended the evaluation: the store is at
+        // fault (a damaged file, a lost disk), not the program.
+        if let (Some(trouble), Some(_)) = (self.store.take_trouble(), &evaluation.error) {
+            store_error.get_or_insert(format!("the knowledge store: {trouble}"));
         }
         let version_after = self.backend.current_version().ok();
         Outcome {

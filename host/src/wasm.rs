@@ -105,7 +105,7 @@ impl bindings::arbores::engine::host::Host for HostState {
             .as_slice()
             .try_into()
             .map_err(|_| format!("a blob name of {} bytes instead of 32", name.len()))?;
-        self.knowledge.blob(&name).map_err(|e| e.message)
+        self.knowledge.needed_blob(&name).map_err(|e| e.message)
     }
 
     fn store_head(&mut self) -> Result<Option<Vec<u8>>, String> {

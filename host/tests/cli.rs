@@ -622,7 +622,6 @@ both_engines!(
     lost_refs_is_an_error,
     concurrent_writers_lose_nothing,
     first_writers_race_on_a_new_store,
-    killed_writer_keeps_its_versions,
     json_output,
     exit_statuses,
     not_a_store_is_refused,
@@ -1325,84 +1324,6 @@ fn first_writers_race_on_a_new_store(engine: &str) {
         let store = fresh_store(&format!("first-race-{engine}-{trial}"));
         let created = race_writers(engine, &store, 4, 3);
         all_created_are_stored(engine, &store, &created);
-    }
-}
-
-/// A small deterministic generator for kill times (no dependency).
-fn next_random(state: &mut u64) -> u64 {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    *state
-}
-
-/// Every version a writer reported before it was killed (SIGKILL, at a
-/// random moment during its commits) is in the store, and the store
-/// passes `fsck`: a commit is durable when its call returns.
-fn killed_writer_keeps_its_versions(engine: &str) {
-    const TRIALS: usize = 6;
-    if engine == "wasm" {
-        require_guest();
-    }
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    for trial in 0..TRIALS {
-        let store = fresh_store(&format!("killed-{engine}-{trial}"));
-        let s = store.to_str().unwrap().to_string();
-        let mut child = command(engine, &["--store", &s, "repl"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut input = child.stdin.take().unwrap();
-        let lines: String = (0..2000)
-            .map(|i| {
-                format!(
-                    "(cdr (assoc \"s-expression-id\" (arb:create \"(define (k{i}) {i})\" '() \"killed\" \"function\" '(\"k{i}\"))))\n"
-                )
-            })
-            .collect();
-        // The REPL reads while we write; a kill closes the pipe.
-        let writer = std::thread::spawn(move || {
-            let _ = input.write_all(lines.as_bytes());
-        });
-        let pipe = child.stdout.take().unwrap();
-        let reader = std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = std::io::BufReader::new(pipe).read_to_string(&mut text);
-            text
-        });
-        let wait = 150 + next_random(&mut seed) % 1200;
-        std::thread::sleep(Duration::from_millis(wait));
-        child.kill().unwrap();
-        let _ = child.wait();
-        let _ = writer.join();
-        let printed = reader.join().unwrap();
-        // Only whole lines were reported.
-        let ids: Vec<&str> = printed.lines().filter(|l| !l.is_empty()).collect();
-        if ids.is_empty() {
-            continue;
-        }
-        let check = format!(
-            "(let loop ((ids '({})) (n 0)) \
-               (if (null? ids) n \
-                   (loop (cdr ids) (if (arb:error? (arb:get-metadata (car ids))) n (+ n 1)))))",
-            ids.join(" ")
-        );
-        let out = in_store(
-            engine,
-            &store,
-            &["--tier", "read-only", "eval", &check],
-            None,
-        );
-        ok(&out);
-        assert_eq!(
-            stdout(&out),
-            format!("{}\n", ids.len()),
-            "trial {trial} (killed after {wait} ms): a reported version is missing"
-        );
-        let out = in_store(engine, &store, &["fsck"], None);
-        assert!(out.status.success(), "trial {trial}: {}", describe(&out));
     }
 }
 

@@ -17,10 +17,6 @@
 //! write lock up to `BUSY_TIMEOUT`; the few moments where SQLite answers
 //! "busy" without waiting (`retry_busy`) are waited out the same way.
 //!
-//! A new store file is made whole under a temporary name (tables, ids, WAL
-//! mode) and then linked into place, so no process ever sees a store file
-//! half made, and writers racing to create one agree on the first to land.
-//!
 //! The file is an SQLite database whose `application_id` says it is an
 //! arbores store and whose `user_version` is the layout above; any other
 //! file is refused, never written into. A store directory of the first
@@ -163,6 +159,10 @@ struct Inner {
     path: PathBuf,
     access: Access,
     backing: Mutex<Backing>,
+    /// The first failed read since `take_trouble`: the engine turns a
+    /// failed read into an error of the evaluation, and this says that the
+    /// store was at fault, and where.
+    trouble: Mutex<Option<StoreError>>,
 }
 
 /// A knowledge store. Cheap to clone: clones share one connection, so the
@@ -328,77 +328,31 @@ fn initialize(conn: &mut Connection) -> rusqlite::Result<()> {
     })
 }
 
-fn sync_parent(path: &Path) -> Result<(), StoreError> {
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    std::fs::File::open(parent)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| StoreError::io(parent, e))
-}
-
 /// Creates the store file, or opens it if a concurrent writer was first.
 ///
-/// The file is made whole under a name of this process's own
-/// (`.NAME.new-PID-N`) and hard-linked to `path`, which fails if `path`
-/// exists: of several writers racing, one file wins and the others open
-/// it. A file system without hard links falls back to making the store in
-/// place (`initialize` under the write lock).
+/// The file is made a store in place, under SQLite's write lock
+/// (`initialize`), so of several writers racing the first makes the tables
+/// and the others find them. Until then the file is an empty database,
+/// which every process takes for an empty store; a writer killed before
+/// it made the tables leaves only that.
 fn create_file(path: &Path) -> Result<Connection, StoreError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
     }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "store".to_string());
-    static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let serial = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let temp = path.with_file_name(format!(".{name}.new-{}-{serial}", std::process::id()));
-    let made = make_file(&temp);
-    let linked = made.and_then(|()| match std::fs::hard_link(&temp, path) {
-        Ok(()) => sync_parent(path).map(|()| true),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(true),
-        Err(_) => Ok(false),
-    });
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", temp.display()));
-    }
-    if !linked? {
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let mut conn =
-            Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
-        configure(&conn, path)?;
-        initialize(&mut conn).map_err(|e| StoreError::sqlite(path, e))?;
-    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut conn =
+        Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
+    configure(&conn, path)?;
+    initialize(&mut conn).map_err(|e| StoreError::sqlite(path, e))?;
+    drop(conn);
     open_file(path, Access::ReadWrite)?.ok_or_else(|| {
         StoreError::foreign(format!(
             "{}: the store file was created but holds no tables",
             path.display()
         ))
     })
-}
-
-/// A new, empty store file at `temp` (replacing any left there by a
-/// killed process of the same id), closed so that its WAL is folded back
-/// into it and the one file is the whole store.
-fn make_file(temp: &Path) -> Result<(), StoreError> {
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", temp.display()));
-    }
-    let err = |e| StoreError::sqlite(temp, e);
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-        | OpenFlags::SQLITE_OPEN_CREATE
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let mut conn = Connection::open_with_flags(temp, flags).map_err(err)?;
-    configure(&conn, temp)?;
-    conn.pragma_update(None, "synchronous", "FULL")
-        .map_err(err)?;
-    initialize(&mut conn).map_err(err)?;
-    conn.close().map_err(|(_, e)| err(e))
 }
 
 impl Store {
@@ -435,6 +389,7 @@ impl Store {
             path: path.to_path_buf(),
             access,
             backing: Mutex::new(backing),
+            trouble: Mutex::new(None),
         })))
     }
 
@@ -491,6 +446,48 @@ impl Store {
              current version; `arbores fsck --repair` rebuilds the record from the history",
             self.0.path.display()
         ))
+    }
+
+    /// What made a read fail since the last call (the first such failure),
+    /// and forgets it.
+    pub fn take_trouble(&self) -> Option<StoreError> {
+        self.0
+            .trouble
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+    }
+
+    fn note_trouble(&self, e: &StoreError) {
+        let mut trouble = self.0.trouble.lock().unwrap_or_else(|p| p.into_inner());
+        trouble.get_or_insert_with(|| e.clone());
+    }
+
+    /// A blob the engine needs: its bytes, `None` if the store has none
+    /// such. A missing blob, a blob whose bytes do not match its name and
+    /// a failed read are noted (`take_trouble`) with the place at fault.
+    pub fn needed_blob(&self, name: &Hash) -> Result<Option<Vec<u8>>, StoreError> {
+        let found = self.blob(name);
+        let trouble = match &found {
+            Err(e) => Some(e.clone()),
+            Ok(None) => Some(StoreError::damaged(format!(
+                "{}: blob {} is missing (the store is damaged; `arbores fsck` tells more)",
+                self.blob_place(name),
+                hex(name)
+            ))),
+            Ok(Some(bytes)) if arbores_core::repo::cas::hash_bytes(bytes) != *name => {
+                Some(StoreError::damaged(format!(
+                    "{}: the bytes do not match the blob's name (the store is damaged; \
+                     `arbores fsck` tells more)",
+                    self.blob_place(name)
+                )))
+            }
+            Ok(Some(_)) => None,
+        };
+        if let Some(e) = trouble {
+            self.note_trouble(&e);
+        }
+        found
     }
 
     /// A blob's bytes as stored (the caller checks them against the name);
@@ -743,7 +740,7 @@ pub struct EngineStore(pub Store);
 
 impl arbores_core::BlobSource for EngineStore {
     fn blob(&self, name: &Hash) -> Result<Option<Vec<u8>>, String> {
-        self.0.blob(name).map_err(|e| e.message)
+        self.0.needed_blob(name).map_err(|e| e.message)
     }
 }
 
