@@ -134,6 +134,16 @@ impl Repl<'_> {
                 took.as_secs_f64() * 1e3
             ));
         }
+        if let Some(c) = self.session.store().last_commit() {
+            text.push_str(&format!(
+                "\n         last commit: {} new blobs ({} bytes, the refs record included), \
+                 {} already stored, in {:.1} ms",
+                c.written,
+                c.bytes,
+                c.skipped,
+                c.took.as_secs_f64() * 1e3
+            ));
+        }
         text
     }
 

@@ -1014,9 +1014,17 @@ fn repl_saves_each_commit(engine: &str) {
     std::io::BufRead::read_line(&mut output, &mut line).unwrap();
     assert!(line.contains("new-version-id"), "{line}");
     let out = in_store(engine, &store, &["eval", "(triple 7)"], None);
+    // `,settings` says what the last commit wrote.
+    writeln!(input, ",settings").unwrap();
     drop(input);
+    let mut settings = String::new();
+    output.read_to_string(&mut settings).unwrap();
     let repl = child.wait_with_output().unwrap();
     assert!(repl.status.success(), "{}", describe(&repl));
+    assert!(
+        settings.contains("last commit: ") && settings.contains(" new blobs ("),
+        "{settings}"
+    );
     ok(&out);
     assert_eq!(stdout(&out), "21\n");
 }

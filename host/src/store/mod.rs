@@ -138,7 +138,7 @@ pub enum Commit {
     Moved(Option<Vec<u8>>),
 }
 
-/// What a commit wrote (shown by the REPL's `,settings`).
+/// What a commit wrote (the last one is shown by the REPL's `,settings`).
 #[derive(Default, Debug, Clone)]
 pub struct SaveStats {
     pub written: usize,
@@ -163,6 +163,8 @@ struct Inner {
     /// failed read into an error of the evaluation, and this says that the
     /// store was at fault, and where.
     trouble: Mutex<Option<StoreError>>,
+    /// What the last commit through this store wrote.
+    last_commit: Mutex<Option<SaveStats>>,
 }
 
 /// A knowledge store. Cheap to clone: clones share one connection, so the
@@ -390,6 +392,7 @@ impl Store {
             access,
             backing: Mutex::new(backing),
             trouble: Mutex::new(None),
+            last_commit: Mutex::new(None),
         })))
     }
 
@@ -446,6 +449,15 @@ impl Store {
              current version; `arbores fsck --repair` rebuilds the record from the history",
             self.0.path.display()
         ))
+    }
+
+    /// What the last commit made through this store wrote, if any.
+    pub fn last_commit(&self) -> Option<SaveStats> {
+        self.0
+            .last_commit
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// What made a read fail since the last call (the first such failure),
@@ -564,6 +576,7 @@ impl Store {
         match outcome.map_err(|e| StoreError::sqlite(&self.0.path, e))? {
             Commit::Done(mut stats) => {
                 stats.took = start.elapsed();
+                *self.0.last_commit.lock().unwrap_or_else(|p| p.into_inner()) = Some(stats.clone());
                 Ok(Commit::Done(stats))
             }
             moved => Ok(moved),
