@@ -6,7 +6,11 @@
 //!
 //! cargo run --release -p arbores-host --example crash -- [--bin PATH]
 //!     [--engine E] [--trials N] [--damage-trials N] [--creates N]
-//!     [--transaction-nodes N] [--seed N]
+//!     [--transaction-nodes N] [--seed N] [--cache DIR]
+//!
+//! `--cache` reuses a directory of compiled guests (the tests' is
+//! `target/tmp/arbores-test-cache`); by default the guest is compiled
+//! once into a fresh one.
 
 #[path = "../tests/crash/harness.rs"]
 mod harness;
@@ -25,6 +29,7 @@ fn main() {
     let mut creates = 400usize;
     let mut transaction_nodes = 20_000usize;
     let mut seed = 0x00c0_ffeeu64;
+    let mut cache = None;
     let mut args = std::env::args().skip(1);
     let number = |v: Option<String>, what: &str| -> u64 {
         v.and_then(|v| v.parse().ok()).unwrap_or_else(|| {
@@ -43,17 +48,20 @@ fn main() {
                 transaction_nodes = number(args.next(), "--transaction-nodes") as usize
             }
             "--seed" => seed = number(args.next(), "--seed"),
+            "--cache" => cache = Some(PathBuf::from(args.next().expect("--cache DIR"))),
             _ => {
                 eprintln!(
                     "usage: crash [--bin PATH] [--engine wasm|native] [--trials N] \
-                     [--damage-trials N] [--creates N] [--transaction-nodes N] [--seed N]"
+                     [--damage-trials N] [--creates N] [--transaction-nodes N] [--seed N] \
+                     [--cache DIR]"
                 );
                 std::process::exit(2);
             }
         }
     }
     let work = std::env::temp_dir().join(format!("arbores-crash-{}", std::process::id()));
-    let mut h = Harness::new(bin.clone(), work.join("trials"), work.join("cache"));
+    let cache = cache.unwrap_or_else(|| work.join("cache"));
+    let mut h = Harness::new(bin.clone(), work.join("trials"), cache);
     h.creates = creates;
     h.transaction_nodes = transaction_nodes;
     let mut random = Random::new(seed);
