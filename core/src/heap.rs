@@ -27,6 +27,8 @@ pub struct Heap {
     objects: Vec<Object>,
     marks: Vec<bool>,
     free_head: u32,
+    /// Slots on the free list.
+    free_slots: usize,
     /// Bytes held by live objects as of the last collection plus everything
     /// allocated since.
     pub bytes: usize,
@@ -55,6 +57,19 @@ pub struct Heap {
 /// (or wasm instance), everything included.
 pub type MemoryMeter = fn() -> usize;
 
+/// What reallocating a buffer of `old` bytes to `new` bytes costs at its
+/// peak beyond what is held: in wasm32 the allocator copies into a fresh
+/// buffer, and the instance's memory keeps that high-water mark, so the
+/// whole new buffer; elsewhere the system allocator remaps a large buffer
+/// in place, so the growth.
+pub fn growth_cost(old: usize, new: usize) -> usize {
+    if cfg!(target_arch = "wasm32") {
+        new
+    } else {
+        new.saturating_sub(old)
+    }
+}
+
 /// A memory cap would be exceeded.
 #[derive(Debug)]
 pub struct OutOfMemory;
@@ -71,6 +86,7 @@ impl Heap {
             objects: Vec::new(),
             marks: Vec::new(),
             free_head: NO_FREE,
+            free_slots: 0,
             bytes: 0,
             live_after_gc: 0,
             cap: usize::MAX,
@@ -99,6 +115,7 @@ impl Heap {
                 _ => NO_FREE,
             };
             self.free_head = next;
+            self.free_slots -= 1;
             self.objects[r as usize] = obj;
             self.births[r as usize] = self.epoch;
             r
@@ -132,6 +149,32 @@ impl Heap {
         } else {
             Ok(())
         }
+    }
+
+    /// What doubling the slot vectors would cost beyond what is held
+    /// ([`growth_cost`]) when they are nearly full (less than an eighth of
+    /// their room left, free slots counted), else 0: see
+    /// [`Heap::grow_slots`].
+    pub fn slots_growth(&self) -> usize {
+        let capacity = self.objects.capacity();
+        let room = capacity - self.objects.len() + self.free_slots;
+        if room >= capacity / 8 + 1024 {
+            return 0;
+        }
+        let slot = std::mem::size_of::<Object>() + std::mem::size_of::<bool>() + 4;
+        growth_cost(capacity * slot, (capacity + capacity.max(1024)) * slot)
+    }
+
+    /// Doubles the slot vectors' room, which the VM does at a safe point
+    /// once it has checked that the new buffers fit under the cap beside
+    /// the old ones (a reallocation copies, and a wasm instance's memory
+    /// keeps that high-water mark). Pushing past the room left would
+    /// double them anyway, unchecked, inside some allocation.
+    pub fn grow_slots(&mut self) {
+        let more = self.objects.capacity().max(1024);
+        self.objects.reserve_exact(more);
+        self.marks.reserve_exact(more);
+        self.births.reserve_exact(more);
     }
 
     #[inline]
@@ -305,6 +348,7 @@ impl Heap {
     fn sweep(&mut self) {
         let mut live = 0usize;
         let mut free_head = NO_FREE;
+        let mut free_slots = 0;
         // Sweep from the end so the free list hands out low slots first,
         // which keeps the vector's used part compact.
         for i in (0..self.objects.len()).rev() {
@@ -314,6 +358,7 @@ impl Heap {
             } else {
                 self.objects[i] = Object::Free(free_head);
                 free_head = i as u32;
+                free_slots += 1;
             }
         }
         // Give back trailing free slots so a burst of garbage does not pin memory.
@@ -327,10 +372,12 @@ impl Heap {
             self.births.truncate(end);
             // Rebuild the free list over the remaining slots.
             free_head = NO_FREE;
+            free_slots = 0;
             for i in (0..end).rev() {
                 if matches!(self.objects[i], Object::Free(_)) {
                     self.objects[i] = Object::Free(free_head);
                     free_head = i as u32;
+                    free_slots += 1;
                 }
             }
             if self.objects.capacity() > 2 * end + 1024 {
@@ -340,6 +387,7 @@ impl Heap {
             }
         }
         self.free_head = free_head;
+        self.free_slots = free_slots;
         self.bytes = live;
         self.live_after_gc = live;
         self.gc_threshold = (live * 2).max(4 << 20);

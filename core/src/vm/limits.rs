@@ -7,6 +7,7 @@ use std::rc::Rc;
 use super::{ErrorKind, Vm, VmError};
 use crate::builtins::Budget;
 use crate::code::{Frame, Template};
+use crate::heap::growth_cost;
 use crate::value::Value;
 
 /// How often (in steps) the VM polls the interrupt check and memory use.
@@ -84,6 +85,33 @@ impl Vm {
                 return Err(self.memory_limit_error());
             }
         }
+        self.grow_ahead()
+    }
+
+    /// The vectors that grow by doubling (the heap's slots, the stack, the
+    /// frames) are grown here, at a safe point, before they are full, and
+    /// only when their new buffers fit under the cap beside everything
+    /// held: while a vector is copied its old and new buffers both exist,
+    /// and a wasm instance's memory keeps that high-water mark, so growing
+    /// unchecked a vector of a third of the cap would take the instance to
+    /// the cap and beyond.
+    fn grow_ahead(&mut self) -> Result<(), VmError> {
+        let growth = |vm: &Vm| vm.heap.slots_growth() + growth(&vm.stack) + growth(&vm.frames);
+        if growth(self) == 0 {
+            return Ok(());
+        }
+        if self.held() + growth(self) > self.heap.cap {
+            // Free slots may make the heap's growth unneeded.
+            self.collect_garbage();
+            if self.held() + growth(self) > self.heap.cap {
+                return Err(self.memory_limit_error());
+            }
+        }
+        if self.heap.slots_growth() > 0 {
+            self.heap.grow_slots();
+        }
+        grow(&mut self.stack);
+        grow(&mut self.frames);
         Ok(())
     }
 
@@ -133,5 +161,31 @@ impl Vm {
             .chain(self.stack.iter().copied())
             .chain(self.globals.values.iter().copied());
         self.heap.collect(roots, templates.into_iter());
+    }
+}
+
+/// The vector's room left below which it is grown ahead.
+fn nearly_full<T>(v: &Vec<T>) -> bool {
+    v.capacity() - v.len() < v.capacity() / 8 + 1024
+}
+
+/// What doubling `v` would cost beyond what is held when it is nearly
+/// full, else 0.
+fn growth<T>(v: &Vec<T>) -> usize {
+    if nearly_full(v) {
+        let size = std::mem::size_of::<T>();
+        growth_cost(
+            v.capacity() * size,
+            (v.capacity() + v.capacity().max(1024)) * size,
+        )
+    } else {
+        0
+    }
+}
+
+/// Doubles `v`'s room when it is nearly full.
+fn grow<T>(v: &mut Vec<T>) {
+    if nearly_full(v) {
+        v.reserve_exact(v.capacity().max(1024));
     }
 }
