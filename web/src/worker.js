@@ -48,11 +48,15 @@ const ready = (async () => {
   // engine is built: the open request goes out on the next microtask, so
   // it is sent before the engine's synchronous start.
   const opening = wasm.BrowserStore.open().then((opened) => ({ opened }), (error) => ({ error }));
+  // The embedder's table (3.9 MB) is fetched meanwhile too.
+  const table = fetch(new URL('./embedder.table', import.meta.url));
+  table.catch(() => {}); // reported by loadEmbedderTable
   await null;
   engine = new wasm.Engine();
   engine.setLimits(DEFAULT_LIMITS.steps, DEFAULT_LIMITS.memoryBytes);
   engine.setTier('system');
   if (pendingLimits) applyLimits(pendingLimits, false);
+  await loadEmbedderTable(table);
   await loadKnowledge(opening);
   const knowledge = readKnowledge();
   // A first visit: the knowledge base was just created; store it.
@@ -152,6 +156,19 @@ function crashed(id, e) {
 }
 
 // ------------------------------------------------------------- knowledge ---
+
+// The static embedder's table (semantic search by meaning, Chinese and
+// English; docs/SEARCH.md). Without it search still works, by words: a
+// failure is reported on the console, not fatal.
+async function loadEmbedderTable(table) {
+  try {
+    const response = await table;
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    engine.setEmbedderTable(new Uint8Array(await response.arrayBuffer()));
+  } catch (e) {
+    console.error(`embedder.table could not be loaded; search matches words only: ${describe(e)}`);
+  }
+}
 
 // Loads the stored knowledge base into the engine. Never throws: what went
 // wrong becomes the store's state, and the engine keeps an empty knowledge

@@ -33,6 +33,24 @@ impl Engine {
         to_js(&result).map_err(|e| JsError::new(&format!("cannot convert the result: {e}")))
     }
 
+    /// Hands the engine the static embedder's table (the bytes of
+    /// `embedder.table`, served beside the page): semantic search then
+    /// finds by meaning, across Chinese and English, exactly as the native
+    /// and sandboxed engines do. Until it is given, search uses words and
+    /// the model-free hashing embedder. Call it before loading the stored
+    /// knowledge, or the knowledge base is indexed twice. Throws if the
+    /// bytes are not a table.
+    #[wasm_bindgen(js_name = setEmbedderTable)]
+    pub fn set_embedder_table(&mut self, table: &[u8]) -> Result<(), JsError> {
+        let embedder = arbores_core::repo::index::StaticEmbedder::from_bytes(table.to_vec())
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        self.inner.set_embedder(
+            Box::new(embedder),
+            arbores_core::repo::index::SemanticConfig::default(),
+        );
+        Ok(())
+    }
+
     /// Sets the per-evaluation budget: `steps` procedure calls and
     /// `memoryBytes` bytes of Scheme heap and stacks. Both must be positive
     /// whole numbers (JavaScript numbers, exact up to 2^53).

@@ -30,6 +30,7 @@ pub mod text;
 pub mod vector;
 
 use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 pub use deps::DependencyIndex;
 pub use embed::{Embedder, HashingEmbedder};
@@ -110,10 +111,47 @@ impl Default for Indexes {
     }
 }
 
-/// The embedder used unless a host sets another: the model-free hashing
-/// embedder (a host may set a `StaticEmbedder` over a table).
+/// The built-in table of the static embedder (docs/SEARCH.md), when the
+/// crate is built with it (feature `builtin-table`, on by default).
+#[cfg(feature = "builtin-table")]
+pub const BUILTIN_TABLE: Option<&[u8]> = Some(include_bytes!("../../../data/zh-en-static.table"));
+#[cfg(not(feature = "builtin-table"))]
+pub const BUILTIN_TABLE: Option<&[u8]> = None;
+
+/// The embedder used unless a host sets another: the static embedder over
+/// the built-in table; without one, the model-free hashing embedder.
 pub fn default_embedder() -> Box<dyn Embedder> {
-    Box::new(HashingEmbedder::default())
+    // One embedder for every engine of the process, so that its lookup
+    // map (84k entries) is built once, not per engine.
+    static BUILTIN: OnceLock<Option<Arc<StaticEmbedder>>> = OnceLock::new();
+    let builtin = BUILTIN.get_or_init(|| {
+        // A built-in table that does not parse is a build error that the
+        // test `builtin_table_relates_chinese_and_english` reports; the
+        // engine keeps working meanwhile.
+        BUILTIN_TABLE.and_then(|t| StaticEmbedder::from_static(t).ok().map(Arc::new))
+    });
+    match builtin {
+        Some(e) => Box::new(SharedEmbedder(Arc::clone(e))),
+        None => Box::new(HashingEmbedder::default()),
+    }
+}
+
+/// An embedder shared by several indexes.
+struct SharedEmbedder<E>(Arc<E>);
+
+impl<E: Embedder> Embedder for SharedEmbedder<E> {
+    fn dim(&self) -> usize {
+        self.0.dim()
+    }
+    fn embed(&self, text: &str) -> Vec<f32> {
+        self.0.embed(text)
+    }
+    fn id(&self) -> String {
+        self.0.id()
+    }
+    fn translations(&self, text: &str) -> Vec<(String, f32)> {
+        self.0.translations(text)
+    }
 }
 
 impl Indexes {

@@ -579,4 +579,18 @@ pub(crate) mod tests {
             }
         }
     }
+
+    #[cfg(feature = "builtin-table")]
+    #[test]
+    fn builtin_table_relates_chinese_and_english() {
+        let e = StaticEmbedder::from_static(crate::repo::index::BUILTIN_TABLE.unwrap())
+            .expect("the built-in table parses");
+        assert!(e.info().contains("multilingual-e5-small"), "{}", e.info());
+        let sort = e.embed("sort");
+        assert!(cos(&e.embed("排序"), &sort) > 0.4);
+        assert!(cos(&e.embed("排序"), &e.embed("tree")) < 0.2);
+        assert!(cos(&e.embed("树"), &e.embed("tree")) > 0.6);
+        let t = e.translations("排序");
+        assert!(t.iter().any(|(w, s)| w == "sort" && *s > 0.3), "{t:?}");
+    }
 }
