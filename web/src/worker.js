@@ -48,15 +48,11 @@ const ready = (async () => {
   // engine is built: the open request goes out on the next microtask, so
   // it is sent before the engine's synchronous start.
   const opening = wasm.BrowserStore.open().then((opened) => ({ opened }), (error) => ({ error }));
-  // The embedder's table (3.9 MB) is fetched meanwhile too.
-  const table = fetch(new URL('./embedder.table', import.meta.url));
-  table.catch(() => {}); // reported by loadEmbedderTable
   await null;
   engine = new wasm.Engine();
   engine.setLimits(DEFAULT_LIMITS.steps, DEFAULT_LIMITS.memoryBytes);
   engine.setTier('system');
   if (pendingLimits) applyLimits(pendingLimits, false);
-  await loadEmbedderTable(table);
   await loadKnowledge(opening);
   const knowledge = readKnowledge();
   // A first visit: the knowledge base was just created; store it.
@@ -87,8 +83,13 @@ function post(type, fields) {
 }
 
 // One message at a time, in order: an evaluation's save finishes before the
-// next message is looked at.
+// next message is looked at. The embedder's table is not waited for: the
+// page is ready without it, and it takes its turn in the queue when it
+// arrives (see loadEmbedderTable).
 let queue = ready.catch(() => {});
+const table = ready.then(() => fetch(new URL('./embedder.table', import.meta.url)));
+table.catch(() => {}); // reported by loadEmbedderTable
+queue = queue.then(() => loadEmbedderTable(table));
 self.onmessage = ({ data }) => {
   if (data?.type === ToWorker.LIMITS && !engine) {
     // Remember the latest; applied as soon as the engine exists.
@@ -158,9 +159,13 @@ function crashed(id, e) {
 // ------------------------------------------------------------- knowledge ---
 
 // The static embedder's table (semantic search by meaning, Chinese and
-// English; docs/SEARCH.md). Without it search still works, by words: a
-// failure is reported on the console, not fatal.
+// English; docs/SEARCH.md), 3.9 MB: fetched once the page is ready, so that
+// a first visit does not wait for it (the service worker keeps it for the
+// next). Until it is set, and if it cannot be had, search works by words
+// and the model-free hashing embedder; a failure is reported on the
+// console, not fatal. Setting it rebuilds the search indexes lazily.
 async function loadEmbedderTable(table) {
+  if (broken || !engine) return;
   try {
     const response = await table;
     if (!response.ok) throw new Error(`HTTP ${response.status}`);

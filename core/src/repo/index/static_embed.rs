@@ -41,12 +41,16 @@
 //! `Embedder::translations`).
 //!
 //! Parsing checks every length and offset: a damaged table is an error,
-//! never a panic. The lookup structures are built on first use, so an
-//! engine that never embeds anything does not pay for them.
+//! never a panic. The entry lookup is built on first use, so an engine
+//! that never embeds anything does not pay for it; segmentations are
+//! remembered by their text, so a word the table lacks costs its tens of
+//! lookups once.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::hash::Hasher;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rustc_hash::FxHashMap;
 
 use super::embed::Embedder;
 use super::text::{pieces, Piece, Scratch};
@@ -56,6 +60,9 @@ const MAGIC: &[u8; 8] = b"ARBEMB01";
 const WORD_START: char = '\u{2581}';
 /// Log-probability charged for a character no piece covers.
 const UNKNOWN_SCORE: f32 = -30.0;
+/// Segmentations remembered (about 100 bytes each); all are forgotten when
+/// there are more.
+const SEGMENTATIONS_KEPT: usize = 1 << 16;
 
 /// Why a table was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,17 +112,82 @@ struct Table {
     similarities: usize,
 }
 
-/// Built on first use.
+/// Entry lookup by string, built on first use: an open-addressing table of
+/// entry numbers keyed by the entries' own bytes in the table, so building
+/// it allocates one array (not a string per entry) and a lookup hashes the
+/// key once and compares bytes in place.
 struct Lookup {
-    /// Entry string → (vector, log-probability).
-    entries: HashMap<Box<str>, (u32, f32)>,
+    /// Entry number + 1 per slot, 0 for an empty slot; a power of two at
+    /// least twice the entry count, so probe runs stay short.
+    slots: Vec<u32>,
     /// Longest entry, in characters.
     max_chars: usize,
+}
+
+impl Lookup {
+    fn hash(key: &[u8]) -> usize {
+        let mut h = rustc_hash::FxHasher::default();
+        h.write(key);
+        h.finish() as usize
+    }
+
+    fn build(table: &Table) -> Lookup {
+        let size = (table.entries * 2).next_power_of_two().max(16);
+        let mut slots = vec![0u32; size];
+        let mut max_chars = 1;
+        for i in 0..table.entries {
+            let s = table.string_bytes(i);
+            if s.is_empty() {
+                continue;
+            }
+            max_chars = max_chars.max(String::from_utf8_lossy(s).chars().count());
+            let mut at = Self::hash(s) & (size - 1);
+            loop {
+                let slot = slots[at];
+                // A repeated string: the later entry wins.
+                if slot == 0 || table.string_bytes(slot as usize - 1) == s {
+                    slots[at] = i as u32 + 1;
+                    break;
+                }
+                at = (at + 1) & (size - 1);
+            }
+        }
+        Lookup {
+            slots,
+            max_chars: max_chars.min(24),
+        }
+    }
+
+    /// The vector and log-probability of the entry spelled `key`.
+    fn get(&self, table: &Table, key: &str) -> Option<(u32, f32)> {
+        let key = key.as_bytes();
+        let mask = self.slots.len() - 1;
+        let mut at = Self::hash(key) & mask;
+        loop {
+            let slot = self.slots[at];
+            if slot == 0 {
+                return None;
+            }
+            let i = slot as usize - 1;
+            if table.string_bytes(i) == key {
+                let b = &table.bytes[..];
+                return Some((
+                    le_u32(b, table.vector_of + 4 * i),
+                    le_f32(b, table.scores + 4 * i),
+                ));
+            }
+            at = (at + 1) & mask;
+        }
+    }
 }
 
 pub struct StaticEmbedder {
     table: Table,
     lookup: OnceLock<Lookup>,
+    /// The segmentations of words the table lacks and of CJK runs, by
+    /// their text: texts repeat the same words, and a segmentation costs
+    /// a lookup per candidate piece (tens per word) where this costs one.
+    segmentations: Mutex<FxHashMap<Box<str>, Box<[u32]>>>,
     /// A stable name of the table: its size and BLAKE3 hash prefix
     /// (computed when first asked for).
     id: OnceLock<String>,
@@ -261,6 +333,14 @@ impl Table {
         })
     }
 
+    /// The bytes of entry `i`'s string.
+    fn string_bytes(&self, i: usize) -> &[u8] {
+        let b = &self.bytes[..];
+        let start = le_u32(b, self.offsets + 4 * i) as usize;
+        let end = le_u32(b, self.offsets + 4 * (i + 1)) as usize;
+        &b[self.strings + start..self.strings + end]
+    }
+
     fn string(&self, i: usize) -> &str {
         let b = &self.bytes[..];
         let start = le_u32(b, self.offsets + 4 * i) as usize;
@@ -296,6 +376,7 @@ impl StaticEmbedder {
         Ok(StaticEmbedder {
             table: Table::parse(bytes)?,
             lookup: OnceLock::new(),
+            segmentations: Mutex::default(),
             id: OnceLock::new(),
         })
     }
@@ -312,53 +393,51 @@ impl StaticEmbedder {
     }
 
     fn lookup(&self) -> &Lookup {
-        self.lookup.get_or_init(|| {
-            let mut entries = HashMap::with_capacity(self.table.entries);
-            let mut max_chars = 1;
-            for i in 0..self.table.entries {
-                let s = self.table.string(i);
-                if s.is_empty() {
-                    continue;
-                }
-                max_chars = max_chars.max(s.chars().count());
-                let v = le_u32(&self.table.bytes, self.table.vector_of + 4 * i);
-                let score = le_f32(&self.table.bytes, self.table.scores + 4 * i);
-                entries.insert(Box::from(s), (v, score));
-            }
-            Lookup {
-                entries,
-                max_chars: max_chars.min(24),
-            }
-        })
+        self.lookup.get_or_init(|| Lookup::build(&self.table))
     }
 
     /// Calls `f` with the vectors of the most probable segmentation of
-    /// `chars` (a word or CJK run with its start mark), in order.
-    fn segment(&self, lookup: &Lookup, chars: &[char], buf: &mut String, f: &mut dyn FnMut(u32)) {
-        let n = chars.len();
-        // best[i]: score of the best segmentation of chars[..i], and the
-        // start of its last token (and that token's vector, if any).
-        let mut best: Vec<(f32, usize, Option<u32>)> = vec![(f32::NEG_INFINITY, 0, None); n + 1];
+    /// `word` (a word or CJK run after its start mark), in order.
+    fn segment(
+        &self,
+        lookup: &Lookup,
+        word: &str,
+        buffers: &mut Segmenting,
+        f: &mut dyn FnMut(u32),
+    ) {
+        let Segmenting {
+            bounds,
+            best,
+            found,
+        } = buffers;
+        bounds.clear();
+        bounds.extend(word.char_indices().map(|(i, _)| i));
+        bounds.push(word.len());
+        let n = bounds.len() - 1;
+        // best[i]: score of the best segmentation of the first i
+        // characters, and the start of its last token (and that token's
+        // vector, if any).
+        best.clear();
+        best.resize(n + 1, (f32::NEG_INFINITY, 0, None));
         best[0].0 = 0.0;
         for end in 1..=n {
             for start in end.saturating_sub(lookup.max_chars)..end {
                 if best[start].0 == f32::NEG_INFINITY {
                     continue;
                 }
-                buf.clear();
-                buf.extend(&chars[start..end]);
-                let (score, vector) = match lookup.entries.get(buf.as_str()) {
-                    Some(&(v, s)) => (s, Some(v)),
-                    None if end - start == 1 => (UNKNOWN_SCORE, None),
-                    None => continue,
-                };
+                let (score, vector) =
+                    match lookup.get(&self.table, &word[bounds[start]..bounds[end]]) {
+                        Some((v, s)) => (s, Some(v)),
+                        None if end - start == 1 => (UNKNOWN_SCORE, None),
+                        None => continue,
+                    };
                 let total = best[start].0 + score;
                 if total > best[end].0 {
                     best[end] = (total, start, vector);
                 }
             }
         }
-        let mut found = Vec::new();
+        found.clear();
         let mut end = n;
         while end > 0 {
             let (_, start, vector) = best[end];
@@ -369,35 +448,51 @@ impl StaticEmbedder {
             f(v);
         }
     }
-}
 
-impl StaticEmbedder {
     /// Calls `f` with the vector of every token of `text`, in order.
     fn tokens(&self, text: &str, f: &mut dyn FnMut(u32)) {
         let lookup = self.lookup();
         let mut scratch = Scratch::default();
-        let mut key = String::new();
-        let mut chars: Vec<char> = Vec::new();
-        let mut buf = String::new();
+        let mut word = String::new();
+        let mut buffers = Segmenting::default();
         pieces(text, &mut scratch, &mut |p| {
-            chars.clear();
-            chars.push(WORD_START);
+            word.clear();
+            word.push(WORD_START);
             match p {
                 Piece::Word(w) => {
-                    key.clear();
-                    key.push(WORD_START);
-                    key.push_str(w);
-                    if let Some(&(v, _)) = lookup.entries.get(key.as_str()) {
+                    word.push_str(w);
+                    if let Some((v, _)) = lookup.get(&self.table, &word) {
                         f(v);
                         return;
                     }
-                    chars.extend(w.chars());
                 }
-                Piece::Cjk(run) => chars.extend_from_slice(run),
+                Piece::Cjk(run) => word.extend(run),
             }
-            self.segment(lookup, &chars, &mut buf, f);
+            // A poisoned lock only means a panic elsewhere mid-insert; the
+            // map is still whole.
+            let mut known = self.segmentations.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(vectors) = known.get(word.as_str()) {
+                vectors.iter().for_each(|&v| f(v));
+                return;
+            }
+            let mut vectors = Vec::new();
+            self.segment(lookup, &word, &mut buffers, &mut |v| vectors.push(v));
+            vectors.iter().for_each(|&v| f(v));
+            if known.len() >= SEGMENTATIONS_KEPT {
+                known.clear();
+            }
+            known.insert(Box::from(word.as_str()), vectors.into_boxed_slice());
         });
     }
+}
+
+/// Reusable buffers of `StaticEmbedder::segment`.
+#[derive(Default)]
+struct Segmenting {
+    /// Byte offset of each character of the word, and its length.
+    bounds: Vec<usize>,
+    best: Vec<(f32, usize, Option<u32>)>,
+    found: Vec<u32>,
 }
 
 impl Embedder for StaticEmbedder {
