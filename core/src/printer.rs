@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use crate::complex::{self, Number};
 use crate::heap::Heap;
-use crate::number::{self, Num};
+use crate::number::{self, Num, Work};
 use crate::symbol::SymbolTable;
 use crate::syntax::{Atom, Syn};
 use crate::value::{ErrorObjectKind, Object, Ref, Value};
@@ -40,6 +40,25 @@ pub fn to_string(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode) -> Strin
     out
 }
 
+/// Units of work (`number::Work`) printing charges per value it visits
+/// (in the search for cycles and in the writing), plus one per 8 bytes it
+/// writes.
+const PRINT_UNITS: u64 = 32;
+
+/// `to_string`, its work charged to `work` as it goes, so writing a large
+/// structure stops at the evaluation's limits.
+pub fn to_string_within<W: Work>(
+    heap: &Heap,
+    syms: &SymbolTable,
+    v: Value,
+    mode: Mode,
+    work: &mut W,
+) -> Result<String, W::Stop> {
+    let mut out = String::new();
+    print_within(heap, syms, v, mode, &mut out, work)?;
+    Ok(out)
+}
+
 enum Task {
     Value(Value),
     Str(&'static str),
@@ -49,20 +68,34 @@ enum Task {
 }
 
 pub fn print(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut String) {
+    let Ok(()) = print_within(heap, syms, v, mode, out, &mut number::Unmetered);
+}
+
+pub fn print_within<W: Work>(
+    heap: &Heap,
+    syms: &SymbolTable,
+    v: Value,
+    mode: Mode,
+    out: &mut String,
+    work: &mut W,
+) -> Result<(), W::Stop> {
     // Display uses labels for cycles too: an endless loop is worse than labels.
     let labels = match mode {
-        Mode::Write | Mode::Display => find_labels(heap, v, false),
-        Mode::Shared => find_labels(heap, v, true),
+        Mode::Write | Mode::Display => find_labels(heap, v, false, work)?,
+        Mode::Shared => find_labels(heap, v, true, work)?,
         Mode::Simple => BTreeMap::new(),
     };
     let mut numbering: BTreeMap<Ref, usize> = BTreeMap::new();
     let mut next_label = 0usize;
     let mut tasks = vec![Task::Value(v)];
     let start = out.len();
+    let mut charged = out.len();
     while let Some(t) = tasks.pop() {
+        work.charge(PRINT_UNITS + (out.len() - charged) as u64 / 8)?;
+        charged = out.len();
         if out.len() - start > SIMPLE_LIMIT && mode == Mode::Simple {
             out.push_str("...");
-            return;
+            return Ok(());
         }
         match t {
             Task::Str(s) => out.push_str(s),
@@ -129,11 +162,17 @@ pub fn print(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut St
             }
         }
     }
+    Ok(())
 }
 
 /// Pairs and vectors that need a label: those on a cycle (or, when
 /// `shared`, every one reached more than once).
-fn find_labels(heap: &Heap, root: Value, shared: bool) -> BTreeMap<Ref, ()> {
+fn find_labels<W: Work>(
+    heap: &Heap,
+    root: Value,
+    shared: bool,
+    work: &mut W,
+) -> Result<BTreeMap<Ref, ()>, W::Stop> {
     let mut labels = BTreeMap::new();
     // state: 1 = on the current path, 2 = finished
     let mut state: BTreeMap<Ref, u8> = BTreeMap::new();
@@ -153,12 +192,13 @@ fn find_labels(heap: &Heap, root: Value, shared: bool) -> BTreeMap<Ref, ()> {
         }
     };
     let Some(r0) = is_container(root) else {
-        return labels;
+        return Ok(labels);
     };
     state.insert(r0, 1);
     stack.push((r0, 0));
     let mut kids_cache: Vec<Vec<Value>> = vec![children(r0)];
     while let Some(&mut (r, ref mut i)) = stack.last_mut() {
+        work.charge(PRINT_UNITS)?;
         let kids = kids_cache.last().map(|k| k.len()).unwrap_or(0);
         if *i >= kids {
             state.insert(r, 2);
@@ -186,7 +226,7 @@ fn find_labels(heap: &Heap, root: Value, shared: bool) -> BTreeMap<Ref, ()> {
             }
         }
     }
-    labels
+    Ok(labels)
 }
 
 fn atom(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut String) {

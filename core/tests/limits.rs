@@ -145,3 +145,24 @@ fn an_ordinary_error_keeps_what_ran_before_it() {
     assert!(r.error.is_some());
     assert_eq!(e.eval("kept").value.as_deref(), Some("1"));
 }
+
+#[test]
+fn long_comparisons_walks_and_writes_are_charged_to_the_budget() {
+    // Each loop is a handful of calls, but each call works through 300,000
+    // pairs: without charging that work, the budget would last for
+    // minutes of it.
+    for body in [
+        "(equal? a b)",
+        "(member 'y a)",
+        "(write a (open-output-string))",
+        "(display b (open-output-string))",
+    ] {
+        let mut e = engine(3_000_000, 256 << 20);
+        let setup = e.eval("(define a (make-list 300000 'x)) (define b (list-copy a))");
+        assert!(setup.error.is_none(), "{:?}", setup.error);
+        let r = e.eval(&format!("(let loop () {body} (loop))"));
+        let err = r.error.unwrap_or_else(|| panic!("{body} should end"));
+        assert_eq!(err.kind, ErrorKind::StepLimit, "{body}: {err:?}");
+        assert_eq!(e.eval("(+ 1 2)").value.as_deref(), Some("3"));
+    }
+}

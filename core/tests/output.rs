@@ -54,7 +54,7 @@ fn output_reaches_the_host_in_order_and_not_twice() {
 fn a_streamed_flood_ends_at_its_limit_not_the_memory_cap() {
     // Far more output than the cap allows to hold: the host takes it as
     // it comes, so only the step budget ends the loop.
-    let (mut e, pieces) = streaming_engine(4_000_000, 8 << 20);
+    let (mut e, pieces) = streaming_engine(8_000_000, 8 << 20);
     let r = e.eval("(let loop () (display \"xxxxxxxxxx\") (loop))");
     assert_eq!(r.error.expect("an error").kind, ErrorKind::StepLimit);
     let total: usize = pieces.borrow().iter().map(String::len).sum();

@@ -324,7 +324,7 @@ fn emit(c: &mut Ctx, port_arg: Option<Value>, who: &str, text: &str) -> Result<V
 }
 
 fn print(c: &mut Ctx, a: &[Value], mode: Mode, who: &str) -> Result<Value, Fault> {
-    let text = printer::to_string(c.heap, c.syms, a[0], mode);
+    let text = printer::to_string_within(c.heap, c.syms, a[0], mode, &mut c.budget)?;
     emit(c, a.get(1).copied(), who, &text)
 }
 

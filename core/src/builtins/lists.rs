@@ -2,9 +2,9 @@
 
 use std::collections::BTreeSet;
 
-use super::{boolean, index, list_items, type_error, Ctx, Fault, PrimTable};
+use super::{boolean, index, list_items, type_error, Budget, Ctx, Fault, PrimTable};
 use crate::heap::Heap;
-use crate::number::Num;
+use crate::number::{Num, Work};
 use crate::value::{Object, Value};
 
 // Long by design: a table, one entry per primitive.
@@ -14,7 +14,7 @@ pub fn register(t: &mut PrimTable) {
         Ok(boolean(eqv(c.heap, a[0], a[1])))
     });
     t.add("equal?", 2, Some(2), |c, a| {
-        Ok(boolean(equal(c.heap, a[0], a[1])))
+        Ok(boolean(equal(c.heap, a[0], a[1], &mut c.budget)?))
     });
     t.add("not", 1, Some(1), |_, a| {
         Ok(boolean(matches!(a[0], Value::Bool(false))))
@@ -129,15 +129,23 @@ pub fn register(t: &mut PrimTable) {
         Ok(c.heap.list_with_tail(&items, l))
     });
     t.add("memq", 2, Some(2), |c, a| {
-        member(c, a, "memq", |_, x, y| x.eq(y))
+        member(c, a, "memq", |_, x, y, _| Ok(x.eq(y)))
     });
-    t.add("memv", 2, Some(2), |c, a| member(c, a, "memv", eqv));
-    t.add("%member", 2, Some(2), |c, a| member(c, a, "member", equal));
+    t.add("memv", 2, Some(2), |c, a| {
+        member(c, a, "memv", |h, x, y, _| Ok(eqv(h, x, y)))
+    });
+    t.add("%member", 2, Some(2), |c, a| {
+        member(c, a, "member", |h, x, y, b| equal(h, x, y, b))
+    });
     t.add("assq", 2, Some(2), |c, a| {
-        assoc(c, a, "assq", |_, x, y| x.eq(y))
+        assoc(c, a, "assq", |_, x, y, _| Ok(x.eq(y)))
     });
-    t.add("assv", 2, Some(2), |c, a| assoc(c, a, "assv", eqv));
-    t.add("%assoc", 2, Some(2), |c, a| assoc(c, a, "assoc", equal));
+    t.add("assv", 2, Some(2), |c, a| {
+        assoc(c, a, "assv", |h, x, y, _| Ok(eqv(h, x, y)))
+    });
+    t.add("%assoc", 2, Some(2), |c, a| {
+        assoc(c, a, "assoc", |h, x, y, b| equal(h, x, y, b))
+    });
     t.add("symbol?", 1, Some(1), |_, a| {
         Ok(boolean(matches!(a[0], Value::Sym(_))))
     });
@@ -226,16 +234,18 @@ fn append(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
     Ok(c.heap.list_with_tail(&items, last))
 }
 
-fn member(
-    c: &mut Ctx,
-    a: &[Value],
-    who: &str,
-    same: fn(&Heap, Value, Value) -> bool,
-) -> Result<Value, Fault> {
+/// How `member` and `assoc` and their kin compare, charging their work.
+type Same = fn(&Heap, Value, Value, &mut Budget<'_>) -> Result<bool, Fault>;
+
+/// Units of work charged per element of a list walked.
+const WALK_UNITS: u64 = 4;
+
+fn member(c: &mut Ctx, a: &[Value], who: &str, same: Same) -> Result<Value, Fault> {
     let mut l = a[1];
     let mut n = 0usize;
     while let Some((x, d)) = c.heap.pair(l) {
-        if same(c.heap, a[0], x) {
+        c.budget.charge(WALK_UNITS)?;
+        if same(c.heap, a[0], x, &mut c.budget)? {
             return Ok(l);
         }
         l = d;
@@ -251,18 +261,14 @@ fn member(
     }
 }
 
-fn assoc(
-    c: &mut Ctx,
-    a: &[Value],
-    who: &str,
-    same: fn(&Heap, Value, Value) -> bool,
-) -> Result<Value, Fault> {
+fn assoc(c: &mut Ctx, a: &[Value], who: &str, same: Same) -> Result<Value, Fault> {
     let mut l = a[1];
     let mut n = 0usize;
     while let Some((entry, d)) = c.heap.pair(l) {
+        c.budget.charge(WALK_UNITS)?;
         match c.heap.pair(entry) {
             Some((k, _)) => {
-                if same(c.heap, a[0], k) {
+                if same(c.heap, a[0], k, &mut c.budget)? {
                     return Ok(entry);
                 }
             }
@@ -302,18 +308,25 @@ pub fn eqv(heap: &Heap, a: Value, b: Value) -> bool {
     }
 }
 
+/// Units of work (`number::Work`) `equal?` charges per pair of values it
+/// compares: about what a comparison and a set insertion take.
+const EQUAL_UNITS: u64 = 64;
+
 /// `equal?`, terminating on cyclic structure: a pair of containers already
-/// being compared is assumed equal (the greatest fixed point).
-pub fn equal(heap: &Heap, a: Value, b: Value) -> bool {
+/// being compared is assumed equal (the greatest fixed point). Charged to
+/// `budget` as it goes, so a long comparison stops at the evaluation's
+/// limits.
+pub fn equal<W: Work>(heap: &Heap, a: Value, b: Value, budget: &mut W) -> Result<bool, W::Stop> {
     let mut work = vec![(a, b)];
     let mut assumed: BTreeSet<(u32, u32)> = BTreeSet::new();
     while let Some((x, y)) = work.pop() {
+        budget.charge(EQUAL_UNITS)?;
         if eqv(heap, x, y) {
             continue;
         }
         let (Value::Obj(rx), Value::Obj(ry)) = (x, y) else {
             // Numbers of different exactness are not equal?; everything else compared by eqv?.
-            return false;
+            return Ok(false);
         };
         match (heap.get(rx), heap.get(ry)) {
             (Object::Pair(a1, d1), Object::Pair(a2, d2)) => {
@@ -325,7 +338,7 @@ pub fn equal(heap: &Heap, a: Value, b: Value) -> bool {
             }
             (Object::Vector(v1), Object::Vector(v2)) => {
                 if v1.len() != v2.len() {
-                    return false;
+                    return Ok(false);
                 }
                 if !assumed.insert((rx, ry)) {
                     continue;
@@ -336,16 +349,16 @@ pub fn equal(heap: &Heap, a: Value, b: Value) -> bool {
             }
             (Object::Str(s1), Object::Str(s2)) => {
                 if s1 != s2 {
-                    return false;
+                    return Ok(false);
                 }
             }
             (Object::Bytevector(b1), Object::Bytevector(b2)) => {
                 if b1 != b2 {
-                    return false;
+                    return Ok(false);
                 }
             }
-            _ => return false,
+            _ => return Ok(false),
         }
     }
-    true
+    Ok(true)
 }
