@@ -217,3 +217,22 @@ fn complex_numbers_survive_a_dump() {
     assert_eq!(value, expected);
     assert!(value.unwrap().starts_with("(1 1/2+3i "));
 }
+
+/// A dump made in a read-write session resumes with the rights of the
+/// session that loads it: a read-only engine refuses the write after the
+/// tool call.
+#[test]
+fn a_loaded_evaluation_has_the_rights_of_the_loading_session() {
+    let mut a = engine();
+    let s = suspended(a.start("(define r (search \"x\")) (arb:create 'k \"(define k 1)\" \"\")"));
+    let bytes = a.dump(s.id).unwrap();
+    let mut b = engine();
+    b.set_tier(arbores_core::Tier::ReadOnly);
+    let loaded = b.load_suspension(&bytes).unwrap();
+    let refused = finish(&mut b, loaded.id, &["1"]).0.unwrap();
+    assert!(refused.contains("permission-denied"), "{refused}");
+    let mut c = engine();
+    let loaded = c.load_suspension(&bytes).unwrap();
+    let created = finish(&mut c, loaded.id, &["1"]).0.unwrap();
+    assert!(!created.contains("permission-denied"), "{created}");
+}

@@ -21,7 +21,9 @@ impl Vm {
             self.frames.extend(c.frames.iter().cloned());
             self.winders = c.winders;
             self.handlers = c.handlers;
-            self.tier = c.tier;
+            // Never more rights than the session has now (a loaded
+            // continuation could claim any tier).
+            self.tier = c.tier.max(self.session_tier);
         }
         self.acc = v;
         // The continuation's top frame is where the value is delivered.

@@ -108,7 +108,7 @@ impl Vm {
                         if matches!(v, Value::Undefined) {
                             self.pc = pc;
                             self.acc = acc;
-                            match self.unbound_global(g, pc)? {
+                            match self.unbound_global(g, pc, false)? {
                                 Some(v) => acc = v,
                                 None => break,
                             }
@@ -229,7 +229,7 @@ impl Vm {
                         if matches!(v, Value::Undefined) {
                             self.pc = pc;
                             self.acc = acc;
-                            match self.unbound_global(g, pc)? {
+                            match self.unbound_global(g, pc, true)? {
                                 Some(v) => self.stack.push(v),
                                 None => break,
                             }
@@ -337,7 +337,9 @@ impl Vm {
     fn restore_tier_from_frame(&mut self) {
         if let Value::Int(i) = self.closure {
             if let Some(t) = u8::try_from(i).ok().and_then(Tier::from_level) {
-                self.tier = t;
+                // Never more rights than the session has (a loaded frame
+                // could claim any tier).
+                self.tier = t.max(self.session_tier);
             }
         }
     }
@@ -401,7 +403,9 @@ impl Vm {
     #[inline]
     pub(super) fn free(&self, i: u16) -> Value {
         match self.heap.obj(self.closure) {
-            Some(Object::Closure(c)) => c.free[i as usize],
+            // A closure of another template (only in forged dumps) has
+            // no such slot: undefined, not a panic.
+            Some(Object::Closure(c)) => c.free.get(i as usize).copied().unwrap_or(Value::Undefined),
             _ => Value::Undefined,
         }
     }

@@ -300,10 +300,13 @@ impl Vm {
         let parked = self.parking.parked.get(&id)?;
         let mut out = Vec::new();
         let mut l = parked.calls;
-        while let Some((call, rest)) = self.heap.pair(l) {
+        // A loaded dump may hold a circular list here: each pair once.
+        let mut seen = std::collections::BTreeSet::new();
+        let mut first = |v: Value| matches!(v, Value::Obj(r) if seen.insert(r));
+        while let Some((call, rest)) = self.heap.pair(l).filter(|_| first(l)) {
             let mut items = Vec::new();
             let mut c = call;
-            while let Some((a, d)) = self.heap.pair(c) {
+            while let Some((a, d)) = self.heap.pair(c).filter(|_| first(c)) {
                 items.push(a);
                 c = d;
             }

@@ -30,6 +30,7 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 
 use super::suspend::Parked;
+use super::verify;
 use super::Vm;
 use crate::code::{Frame, Op, Template};
 use crate::complex::Number;
@@ -850,6 +851,12 @@ impl Vm {
         for i in 0..nt {
             inp.pos = spans[i];
             let t = self.read_template(&mut inp, &l)?;
+            verify::depths(&t).map_err(|e| {
+                format!(
+                    "unsafe code in template {i} (near byte {}): {e}",
+                    inp.base + spans[i]
+                )
+            })?;
             l.tmpls[i] = Some(Rc::new(t));
         }
         inp.pos = after_templates;
@@ -1172,7 +1179,8 @@ impl Vm {
                 let chars: Vec<char> = inp.str()?.chars().collect();
                 let bytes = inp.bytes()?.to_vec();
                 let pos = inp.u()? as usize;
-                if pos > chars.len().max(bytes.len()) {
+                let textual = f & 2 != 0;
+                if pos > if textual { chars.len() } else { bytes.len() } {
                     return inp.err("a port position past its data");
                 }
                 Object::Port(Box::new(Port {
@@ -1224,6 +1232,9 @@ impl Vm {
         let tier = Tier::from_level(inp.byte()?).ok_or("unknown tier")?;
         if frames.is_empty() {
             return inp.err("a continuation with no frames");
+        }
+        if let Err(e) = verify::check_frames(&frames, stack.len(), verify::depths) {
+            return inp.err(&format!("a continuation that does not fit its code: {e}"));
         }
         Ok(Continuation {
             stack,

@@ -119,36 +119,37 @@ impl Vm {
     /// `Some(v)`: use `v` and go on. `None`: control moved (a load was
     /// started, after which the instruction at `pc - 1` runs again, or an
     /// error was raised); the caller leaves its instruction loop.
-    pub(super) fn unbound_global(&mut self, g: u32, pc: usize) -> Result<Option<Value>, VmError> {
-        match self.resolve_unbound(g) {
-            Resolution::Value(v) => Ok(Some(v)),
-            Resolution::Load(thunks, ids) => {
-                let Some(run) = self
-                    .hooks
-                    .run_thunks
-                    .map(|i| self.globals.values[i as usize])
-                else {
-                    let fault = self.unbound(g, "");
-                    self.raise_fault(fault)?;
+    /// `pushes`: the instruction pushes the value, so an error is raised
+    /// with a slot pushed in its place (a handler's frame then sees the
+    /// stack as the code after the instruction expects it).
+    pub(super) fn unbound_global(
+        &mut self,
+        g: u32,
+        pc: usize,
+        pushes: bool,
+    ) -> Result<Option<Value>, VmError> {
+        let fault = match self.resolve_unbound(g) {
+            Resolution::Value(v) => return Ok(Some(v)),
+            Resolution::Load(thunks, ids) => match self.hooks.run_thunks {
+                Some(i) => {
+                    let run = self.globals.values[i as usize];
+                    self.pc = pc - 1;
+                    self.stack.push(run);
+                    self.stack.push(thunks);
+                    self.stack.push(ids);
+                    self.call(2, false)?;
                     return Ok(None);
-                };
-                self.pc = pc - 1;
-                self.stack.push(run);
-                self.stack.push(thunks);
-                self.stack.push(ids);
-                self.call(2, false)?;
-                Ok(None)
-            }
-            Resolution::Unbound => {
-                let fault = self.unbound(g, "");
-                self.raise_fault(fault)?;
-                Ok(None)
-            }
-            Resolution::Fault(f) => {
-                self.raise_fault(f)?;
-                Ok(None)
-            }
+                }
+                None => self.unbound(g, ""),
+            },
+            Resolution::Unbound => self.unbound(g, ""),
+            Resolution::Fault(f) => f,
+        };
+        if pushes {
+            self.stack.push(Value::Unspecified);
         }
+        self.raise_fault(fault)?;
+        Ok(None)
     }
 
     /// The knowledge behind the unbound global `g`, if any.

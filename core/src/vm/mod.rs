@@ -20,6 +20,7 @@
 //! - `loader`: stored knowledge used by name.
 //! - `suspend`: evaluations parked while the host answers tool calls.
 //! - `image`: a parked evaluation and its session as bytes.
+//! - `verify`: the checks of loaded code that keep the VM's indexing in range.
 //!
 //! Fields are private: the engine (`api`) drives the VM through methods.
 
@@ -34,6 +35,7 @@ mod limits;
 mod loader;
 mod rollback;
 mod suspend;
+mod verify;
 
 use std::rc::Rc;
 

@@ -1,0 +1,231 @@
+//! Damaged and forged dumps never panic: real dumps of several programs
+//! are mutated (bit flips, bytes replaced, inserted and removed, payloads
+//! cut short) and signed again with the default key, as a forger who
+//! knows it would; each one is either refused with a message or loads and
+//! resumes to a value or an error, under limits.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Duration;
+
+use arbores_core::{Engine, Limits, Run, Tool, ToolAnswer};
+
+const DEFAULT_KEY: &[u8; 32] = b"arbores suspended evaluation 001";
+const HEADER_LEN: usize = 52;
+
+/// Programs whose dumps hold closures, boxes, records, ports, bignums,
+/// continuations of `par`, `guard` and `dynamic-wind`, and frames of the
+/// prelude.
+const PROGRAMS: &[&str] = &[
+    r#"(define-record-type point (make-point x y) point? (x point-x) (y point-y))
+       (define counter (let ((n 0)) (lambda () (set! n (+ n 1)) n)))
+       (define big (expt 2 100))
+       (define log (open-output-string))
+       (define answer
+         (dynamic-wind
+           (lambda () (write-string "in " log))
+           (lambda ()
+             (guard (c (#t (list 'failed (error-object-message c))))
+               (let ((r (search "cats")))
+                 (list r (counter) (point-y (make-point 1 2)) (+ big 1) (/ 1 3)))))
+           (lambda () (write-string "out" log))))
+       (list answer (get-output-string log) (counter))"#,
+    r#"(define (loop i acc) (if (= i 0) acc (loop (- i 1) (cons i acc))))
+       (define xs (loop 5 '()))
+       (par (map (lambda (x) (* x x)) xs) (search "a") (vector-ref (vector 1 2 (calc "3")) 2))"#,
+    r#"(define k #f)
+       (define v (call/cc (lambda (c) (set! k c) 1)))
+       (let loop ((n 3) (acc '()))
+         (if (= n 0)
+             (string-append (search "x") (number->string (length acc)))
+             (loop (- n 1) (cons (make-string n #\a) acc))))"#,
+    r#"(define (greet name) (string-append "hello, " name)) (greet (search "name"))"#,
+];
+
+fn engine() -> Engine {
+    let mut e = Engine::new();
+    for (name, params) in [("search", &["query"][..]), ("calc", &["expression"][..])] {
+        e.define_tool(Tool {
+            name: name.into(),
+            params: params.iter().map(|p| p.to_string()).collect(),
+            description: String::new(),
+        })
+        .unwrap();
+    }
+    e.set_limits(Limits {
+        max_steps: 100_000,
+        max_memory: 64 << 20,
+    });
+    e
+}
+
+/// xorshift: failures reproduce from the seed.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// The dump's payload with a valid envelope around it: the length set
+/// and the hash computed with the default key.
+fn sign(header: &[u8], payload: &[u8]) -> Vec<u8> {
+    let mut bytes = header[..HEADER_LEN - 8].to_vec();
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(payload);
+    let hash = blake3::keyed_hash(DEFAULT_KEY, &bytes);
+    bytes.extend_from_slice(hash.as_bytes());
+    bytes
+}
+
+/// One mutation of a payload.
+fn mutate(rng: &mut Rng, payload: &mut Vec<u8>) -> String {
+    let n = payload.len();
+    match rng.below(6) {
+        0 => {
+            let i = rng.below(n);
+            let bit = rng.below(8);
+            payload[i] ^= 1 << bit;
+            format!("bit {bit} of byte {i} flipped")
+        }
+        1 => {
+            let i = rng.below(n);
+            let b = [0u8, 1, 2, 0x7f, 0x80, 0xff][rng.below(6)];
+            payload[i] = b;
+            format!("byte {i} set to {b:#x}")
+        }
+        2 => {
+            let i = rng.below(n);
+            payload[i] = payload[i].wrapping_add(1);
+            format!("byte {i} incremented")
+        }
+        3 => {
+            let i = rng.below(n);
+            payload.truncate(i);
+            format!("cut at {i}")
+        }
+        4 => {
+            let i = rng.below(n);
+            payload.remove(i);
+            format!("byte {i} removed")
+        }
+        _ => {
+            let i = rng.below(n);
+            let b = rng.next() as u8;
+            payload.insert(i, b);
+            format!("{b:#x} inserted at {i}")
+        }
+    }
+}
+
+/// Loads `bytes`, and resumes what loads with an answer per call until it
+/// ends (a few rounds at most). Whatever happens must not panic; a refusal
+/// must say something.
+fn load_and_run(bytes: &[u8]) -> Result<(), String> {
+    let mut e = engine();
+    let loaded = match e.load_suspension(bytes) {
+        Ok(s) => s,
+        Err(message) => {
+            assert!(!message.is_empty());
+            return Ok(());
+        }
+    };
+    let mut calls = loaded.calls.len();
+    let mut id = loaded.id;
+    for _ in 0..4 {
+        let answers = (0..calls)
+            .map(|_| ToolAnswer::Value("\"x\"".into()))
+            .collect();
+        match e.resume(id, answers) {
+            Ok(Run::Suspended(s)) => {
+                calls = s.calls.len();
+                id = s.id;
+            }
+            Ok(Run::Done(_)) | Err(_) => break,
+        }
+    }
+    // The engine goes on (a forged dump may have redefined any global,
+    // but not syntax).
+    match e.eval("'ok").value.as_deref() {
+        Some("ok") => Ok(()),
+        other => Err(format!("the engine is unusable afterwards: {other:?}")),
+    }
+}
+
+/// `load_and_run` on a thread of its own, so that a panic is caught and a
+/// hang (code that loops without counting steps) is reported, not waited
+/// out. `None`: it went well.
+fn run_isolated(bytes: Vec<u8>) -> Option<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let r = catch_unwind(AssertUnwindSafe(|| load_and_run(&bytes)));
+        let _ = tx.send(match r {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e),
+            Err(panic) => Some(format!(
+                "panicked: {}",
+                panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default()
+            )),
+        });
+    });
+    match rx.recv_timeout(Duration::from_secs(30)) {
+        Ok(r) => r,
+        Err(_) => Some("did not finish in 30 s (a loop that counts no steps?)".into()),
+    }
+}
+
+#[test]
+fn mutated_and_resigned_dumps_are_refused_or_run_never_panic() {
+    let rounds: usize = std::env::var("ARBORES_DUMP_MUTATIONS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(300);
+    // Silence the default hook: a panic is reported below with its case.
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut failures = Vec::new();
+    for (p, program) in PROGRAMS.iter().enumerate() {
+        let mut a = engine();
+        let s = match a.start(program) {
+            Run::Suspended(s) => s,
+            Run::Done(e) => panic!("program {p} did not suspend: {e:?}"),
+        };
+        let bytes = a.dump(s.id).unwrap();
+        // The unmutated dump, signed again, still loads and runs.
+        let header = &bytes[..HEADER_LEN];
+        let payload = &bytes[HEADER_LEN..bytes.len() - 32];
+        assert_eq!(sign(header, payload), bytes);
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (p as u64 + 1));
+        for round in 0..rounds {
+            let mut m = payload.to_vec();
+            let mut what = Vec::new();
+            for _ in 0..1 + rng.below(3) {
+                if m.is_empty() {
+                    break;
+                }
+                what.push(mutate(&mut rng, &mut m));
+            }
+            let forged = sign(header, &m);
+            if let Some(failure) = run_isolated(forged) {
+                failures.push(format!("program {p} round {round} ({what:?}): {failure}"));
+                if failures.len() >= 5 {
+                    break;
+                }
+            }
+        }
+    }
+    let _ = std::panic::take_hook();
+    assert!(
+        failures.is_empty(),
+        "mutated dumps failed (the first few):\n{}",
+        failures.join("\n")
+    );
+}
