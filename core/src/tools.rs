@@ -93,9 +93,11 @@ impl Engine {
             check_name(&format!("tool {}: parameter", tool.name), p)?;
         }
         let params = tool.params.join(" ");
+        // Defined, and registered for plans (which call host tools only).
         let source = format!(
-            "(define ({name} {params}) (%tool-call '{name} {params}))",
-            name = tool.name
+            "(define ({name} {params}) (%tool-call '{name} {params})) (%host-tool! '{name} {n})",
+            name = tool.name,
+            n = tool.params.len()
         );
         let outcome = self.vm.evaluate(&source, self.limits);
         if let Err(e) = outcome.value {

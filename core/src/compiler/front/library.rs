@@ -38,7 +38,11 @@ pub const LIBRARIES: &[&str] = &[
     "scheme process-context",
     "scheme r5rs",
     "arbores",
+    "arbores plan",
 ];
+
+/// What `(import (arbores plan))` gives (the prelude defines them).
+pub const PLAN_EXPORTS: &[&str] = &["plan-run", "plan-check"];
 
 impl Front<'_> {
     /// The body of the first `cond-expand` clause whose requirement holds.
@@ -306,6 +310,9 @@ impl Front<'_> {
         }
         if let Some(names) = self.globals.libraries.get(lib) {
             return names.clone();
+        }
+        if lib == "arbores plan" {
+            return PLAN_EXPORTS.iter().map(|n| self.syms.intern(n)).collect();
         }
         if lib != "arbores" {
             return Vec::new();
