@@ -1,10 +1,11 @@
 //! The embedder's side of the engine: everything that comes from outside.
 //!
 //! The core does no I/O. What it needs from the world — the time, whether
-//! to stop, where output goes as it is written — it asks of one [`Host`]
-//! the embedder installs with `Engine::set_host`. This trait is the single
-//! place where capabilities from outside are added (files, standard input):
-//! each becomes a method with a default, so
+//! to stop, where output goes as it is written, files, the standard input
+//! and error, the command line and the environment — it asks of one
+//! [`Host`] the embedder installs with `Engine::set_host`. This trait is
+//! the single place where capabilities from outside are added: each
+//! becomes a method with a default, so
 //! an embedder that does not offer it keeps compiling and the engine
 //! behaves as if it were absent.
 
@@ -41,6 +42,64 @@ pub trait Host {
         let _ = text;
         false
     }
+    // ---- capabilities the operator grants (R7RS `(scheme file)`,
+    // `(scheme process-context)`, the standard ports). Each default is
+    // the engine with nothing granted: files and standard input are
+    // refused with a `not permitted` error, and the program sees no
+    // arguments and no environment.
+
+    /// The whole of file `path` (as the program wrote it), at most `max`
+    /// bytes: a larger file is an error. `Err` holds the reason, which
+    /// the engine raises as a file error.
+    fn read_file(&mut self, path: &str, max: usize) -> Result<Vec<u8>, String> {
+        let _ = max;
+        Err(no_files(path))
+    }
+
+    /// Writes `bytes` to file `path`: appended when `append`, else the
+    /// file is created or emptied first (opening an output file calls
+    /// this with no bytes).
+    fn write_file(&mut self, path: &str, bytes: &[u8], append: bool) -> Result<(), String> {
+        let _ = (bytes, append);
+        Err(no_files(path))
+    }
+
+    /// Whether file `path` exists.
+    fn file_exists(&mut self, path: &str) -> Result<bool, String> {
+        Err(no_files(path))
+    }
+
+    fn delete_file(&mut self, path: &str) -> Result<(), String> {
+        Err(no_files(path))
+    }
+
+    /// The next piece of the standard input (a line, with its newline),
+    /// or `None` at its end.
+    fn read_input(&mut self) -> Result<Option<String>, String> {
+        Err("not permitted: this engine has no standard input".into())
+    }
+
+    /// Writes text to the standard error; `false` when the host has none,
+    /// and the text then joins the evaluation's output.
+    fn write_error(&mut self, text: &str) -> bool {
+        let _ = text;
+        false
+    }
+
+    /// `(command-line)`: the program's name, then its arguments.
+    fn command_line(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// The environment variables the program may see, by name.
+    fn environment(&mut self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+/// The refusal of an engine with no file system.
+fn no_files(path: &str) -> String {
+    format!("not permitted: {path:?}: this engine has no files")
 }
 
 /// Asked every few thousand steps during an evaluation; returning `true`
@@ -108,6 +167,20 @@ mod tests {
         assert_eq!(h.now(), 0.0);
         assert!(!h.should_stop());
         assert!(!h.write_output("text"));
+    }
+
+    #[test]
+    fn defaults_grant_nothing() {
+        let mut h = Nothing;
+        let refused = h.read_file("a.txt", 10).unwrap_err();
+        assert!(refused.starts_with("not permitted"), "{refused}");
+        assert!(h.write_file("a.txt", b"x", false).is_err());
+        assert!(h.file_exists("a.txt").is_err());
+        assert!(h.delete_file("a.txt").is_err());
+        assert!(h.read_input().is_err());
+        assert!(!h.write_error("x"));
+        assert!(h.command_line().is_empty());
+        assert!(h.environment().is_empty());
     }
 
     #[test]

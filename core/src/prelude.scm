@@ -354,8 +354,49 @@
   (let loop ((l lst) (i 0))
     (cond ((null? l) #f) ((pred (car l)) i) (else (loop (cdr l) (+ i 1))))))
 
-(define (exit . args) (error "exit: there is no process to exit; the evaluation ends here" (if (pair? args) (car args) 0)))
-(define (emergency-exit . args) (apply exit args))
+;; ---- the standard ports, files, the process (builtins/io.rs, files.rs,
+;; process.rs; what reaches the world goes through the host) --------------
+
+(define current-output-port (make-parameter (%standard-port 'output)))
+(define current-error-port (make-parameter (%standard-port 'error)))
+(define current-input-port (make-parameter (%standard-port 'input)))
+
+(define (call-with-input-file file proc)
+  (call-with-port (open-input-file file) proc))
+
+(define (call-with-output-file file proc)
+  (call-with-port (open-output-file file) proc))
+
+(define (with-input-from-file file thunk)
+  (let ((port (open-input-file file)))
+    (call-with-values
+        (lambda () (parameterize ((current-input-port port)) (thunk)))
+      (lambda results (close-port port) (apply values results)))))
+
+(define (with-output-to-file file thunk)
+  (let ((port (open-output-file file)))
+    (call-with-values
+        (lambda () (parameterize ((current-output-port port)) (thunk)))
+      (lambda results (close-port port) (apply values results)))))
+
+;; Reads and evaluates each form of the file in turn, as the REPL would.
+(define (load file . env)
+  (let ((port (open-input-file file))
+        (env (if (pair? env) (car env) (interaction-environment))))
+    (let loop ()
+      (let ((form (read port)))
+        (if (eof-object? form)
+            (close-port port)
+            (begin (eval form env) (loop)))))))
+
+;; Runs the after thunks of every dynamic-wind being left, then ends the
+;; evaluation with the status.
+(define (exit . status)
+  (%wind-to '())
+  (%exit (if (pair? status) (car status) #t)))
+
+(define (emergency-exit . status)
+  (%exit (if (pair? status) (car status) #t)))
 
 ;; ---- the knowledge base (the primitives are in core/src/arb) ---------------
 

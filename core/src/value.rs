@@ -102,7 +102,8 @@ pub struct RecordType {
     pub fields: Vec<Sym>,
 }
 
-/// A string port. Input ports read `chars` from `pos`; output ports append.
+/// A port. Input ports read `chars` (textual) or `bytes` (binary) from
+/// `pos`; output ports append to them. What is behind it is its `kind`.
 #[derive(Clone)]
 pub struct Port {
     pub input: bool,
@@ -111,8 +112,25 @@ pub struct Port {
     pub bytes: Vec<u8>,
     pub pos: usize,
     pub open: bool,
-    /// The current output port: writes go to the evaluation's output text.
-    pub console: bool,
+    pub kind: PortKind,
+}
+
+/// What a port reads from or writes to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PortKind {
+    /// A string or bytevector port: its data is all in the port.
+    Memory,
+    /// The standard output: writes go to the evaluation's output text.
+    Output,
+    /// The standard error: writes go to the host's error stream (or the
+    /// output text when it has none).
+    Error,
+    /// The standard input: `chars` holds what was read from the host and
+    /// not yet consumed past `pos`; more is asked for when it runs out.
+    Input,
+    /// A file of the host's, by the path the program gave. Input file
+    /// ports hold the whole file; output ones hold what is not yet written.
+    File(String),
 }
 
 #[derive(Clone)]

@@ -42,6 +42,8 @@ pub struct Settings {
     pub clock: Option<f64>,
     /// Where evaluations' output goes as it is written.
     pub output: OutputSink,
+    /// Files, environment and command line the program may see.
+    pub grants: crate::grants::Grants,
 }
 
 /// Where the engine hands an evaluation's output as it is written

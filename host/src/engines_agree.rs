@@ -18,6 +18,7 @@ fn settings(engine: EngineKind) -> Settings {
         tier: arbores_core::Tier::ReadWrite,
         clock: Some(0.0),
         output: crate::backend::OutputSink::kept(),
+        grants: Default::default(),
     }
 }
 

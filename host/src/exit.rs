@@ -7,37 +7,56 @@ use std::process::ExitCode;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
     /// Everything went well.
-    Ok = 0,
+    Ok,
     /// A Scheme error (syntax or runtime) ended the evaluation, or a command
     /// failed for a reason of its own (a file that cannot be read).
-    Failed = 1,
+    Failed,
     /// The command line is wrong (clap's own status).
-    Usage = 2,
+    Usage,
     /// The evaluation ran out of its step budget (--fuel).
-    Steps = 3,
+    Steps,
     /// The evaluation reached its memory cap (--memory).
-    Memory = 4,
+    Memory,
     /// The evaluation ran out of its time (--timeout).
-    Time = 5,
+    Time,
     /// The knowledge store could not be opened, read or written, or is
     /// damaged.
-    Store = 6,
+    Store,
     /// A change was not stored because another writer changed the same
     /// nodes: the evaluation's value is the `conflict` error.
-    Conflict = 7,
+    Conflict,
     /// Stopped with Ctrl-C.
-    Interrupted = 130,
+    Interrupted,
+    /// The program called `(exit STATUS)`: its own status.
+    Program(u8),
 }
 
 impl Exit {
+    /// The process's exit status.
+    pub fn status(self) -> u8 {
+        match self {
+            Exit::Ok => 0,
+            Exit::Failed => 1,
+            Exit::Usage => 2,
+            Exit::Steps => 3,
+            Exit::Memory => 4,
+            Exit::Time => 5,
+            Exit::Store => 6,
+            Exit::Conflict => 7,
+            Exit::Interrupted => 130,
+            Exit::Program(status) => status,
+        }
+    }
+
     pub fn code(self) -> ExitCode {
-        ExitCode::from(self as u8)
+        ExitCode::from(self.status())
     }
 
     /// The kind of failure, as `--json` names it (`None` for success).
     pub fn kind(self) -> Option<&'static str> {
         Some(match self {
-            Exit::Ok => return None,
+            Exit::Ok | Exit::Program(0) => return None,
+            Exit::Program(_) => "exit",
             Exit::Failed => "error",
             Exit::Usage => "usage",
             Exit::Steps => "step-limit",

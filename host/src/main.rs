@@ -5,6 +5,7 @@ mod commands;
 #[cfg(test)]
 mod engines_agree;
 mod exit;
+mod grants;
 mod native;
 mod paths;
 mod playground;
@@ -77,6 +78,22 @@ struct Cli {
     #[arg(long, global = true, value_name = "TIER", value_parser = tier_parser())]
     tier: Option<Tier>,
 
+    /// Let programs read the files under DIR (`open-input-file`, `load`,
+    /// ...); repeat for more directories. Paths leading out of them, by
+    /// `..` or symbolic links, are refused [default: no files at all]
+    #[arg(long = "allow-read", global = true, value_name = "DIR")]
+    allow_read: Vec<PathBuf>,
+
+    /// Let programs create, write, delete and read the files under DIR
+    /// (never in the read-only tier); repeat for more directories
+    #[arg(long = "allow-write", global = true, value_name = "DIR")]
+    allow_write: Vec<PathBuf>,
+
+    /// Show programs the environment variable NAME (its value here), or
+    /// NAME with VALUE; repeat for more [default: no variables]
+    #[arg(long = "env", global = true, value_name = "NAME[=VALUE]")]
+    env: Vec<String>,
+
     /// Print one JSON object instead of text: for eval and run `value`,
     /// `output`, `error`, `version` and `committed` (docs/API.md); for the
     /// store commands what they show; in the REPL one object per line
@@ -104,6 +121,7 @@ Examples:
   arbores --store ./kb eval '(arb:create \"(define (sq x) (* x x))\" (list) \"squares\" \"function\" (list \"sq\"))'
   arbores --store ./kb eval '(sq 12)'
   arbores --tier read-only run agent.scm
+  arbores --allow-read data --allow-write out --env HOME run report.scm 2026
   arbores playground --port 8080
 
 Without a command, arbores starts the REPL.
@@ -114,8 +132,13 @@ current state, replaced in the same transaction as the blobs it needs and
 only if no other writer moved it meanwhile. A store that cannot be read is
 an error and is left untouched.
 
+Programs see no files, no environment variables and no arguments but those
+granted here (--allow-read, --allow-write, --env, run's ARGS); they read the
+standard input and write to the standard output and error.
+
 Exit status:
-  0 success; 1 a Scheme error or a failed command; 2 a wrong command line;
+  0 success, or what the program gave to (exit STATUS);
+  1 a Scheme error or a failed command; 2 a wrong command line;
   3 the step budget ran out (--fuel); 4 the memory cap was reached
   (--memory); 5 the time ran out (--timeout); 6 the knowledge store could
   not be opened, read or written, or is damaged; 7 a change was refused as
@@ -140,11 +163,18 @@ enum Command {
     },
     /// Run a program file. Its output goes to stdout; an uncaught error is
     /// printed as `FILE:LINE:COL: message` with a backtrace, and the exit
-    /// status is 1.
+    /// status is 1; `(exit STATUS)` sets the status.
     Run {
         /// The program; `-` reads it from standard input.
         #[arg(value_name = "FILE")]
         file: PathBuf,
+        /// The program's arguments: `(command-line)` is FILE, then these.
+        #[arg(
+            value_name = "ARGS",
+            trailing_var_arg = true,
+            allow_hyphen_values = true
+        )]
+        args: Vec<String>,
     },
     /// Interactive session with line editing and history. With standard input
     /// not a terminal, reads forms from it without prompts; errors are shown
@@ -238,7 +268,7 @@ fn run(cli: Cli) -> ExitCode {
                     "{}",
                     serde_json::json!({"error": {"kind": failure.exit.kind(),
                                                   "message": failure.message},
-                                       "exit": failure.exit as u8})
+                                       "exit": failure.exit.status()})
                 );
             } else {
                 eprintln!("error: {}", failure.message);
@@ -257,6 +287,21 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         Command::Run { .. } => Tier::ReadWrite,
         _ => Tier::System,
     };
+    let tier = cli.tier.unwrap_or(default_tier);
+    let command_line = match &command {
+        Command::Run { file, args } => std::iter::once(file.display().to_string())
+            .chain(args.iter().cloned())
+            .collect(),
+        _ => vec!["arbores".to_string()],
+    };
+    let grants = grants::Grants::new(
+        &cli.allow_read,
+        &cli.allow_write,
+        &cli.env,
+        command_line,
+        tier,
+    )
+    .map_err(Failure::usage)?;
     let settings = Settings {
         engine: cli.engine,
         limits: Limits {
@@ -264,7 +309,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
             max_memory: usize::try_from(cli.memory).unwrap_or(usize::MAX),
         },
         timeout: (!cli.timeout.is_zero()).then_some(cli.timeout),
-        tier: cli.tier.unwrap_or(default_tier),
+        tier,
         clock: clock_from_env()?,
         // One JSON object holds the output; otherwise it is printed as it
         // is written.
@@ -273,6 +318,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         } else {
             OutputSink::stdout()
         },
+        grants,
     };
     if settings.engine == EngineKind::Wasm && cli.memory > wasm::MAX_CORE_MEMORY {
         return Err(Failure::usage(format!(
@@ -316,7 +362,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
                 style(Style::Interactive),
             ))
         }
-        Command::Run { file } => {
+        Command::Run { file, .. } => {
             let (source, origin) = if file.as_os_str() == "-" {
                 (read_stdin()?, "<stdin>".to_string())
             } else {
@@ -338,14 +384,14 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         Command::Repl => {
             let session = Session::new(&settings, &stopper, open_store()?)?;
             stopper.install_ctrl_c();
-            let ok = repl::Repl {
+            repl::Repl {
                 session,
                 settings: &settings,
                 stopper: &stopper,
                 style: style(Style::Interactive),
             }
-            .run()?;
-            Ok(if ok { Exit::Ok } else { Exit::Failed })
+            .run()
+            .map_err(Failure::from)
         }
         Command::Log { limit } => commands::log(&store_dir, limit, cli.json),
         Command::Show { what } => commands::show(&store_dir, &what, cli.json),

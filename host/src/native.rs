@@ -6,6 +6,7 @@ use std::rc::Rc;
 use arbores_core::{Engine, Evaluation, Host, Run, Suspension, Tool, ToolAnswer};
 
 use crate::backend::{Backend, OutputSink, Settings, Stopper};
+use crate::grants::Grants;
 use crate::store::{EngineStore, LoadError, Store};
 
 pub struct NativeSession {
@@ -13,11 +14,13 @@ pub struct NativeSession {
 }
 
 /// What the core asks of the host: the clock (ARBORES_CLOCK or the
-/// system's), the stopper (deadline, Ctrl-C) and where output goes.
+/// system's), the stopper (deadline, Ctrl-C), where output goes and what
+/// the operator granted.
 struct NativeHost {
     clock: Option<f64>,
     stopper: Stopper,
     output: OutputSink,
+    grants: Grants,
 }
 
 impl Host for NativeHost {
@@ -32,6 +35,38 @@ impl Host for NativeHost {
     fn write_output(&mut self, text: &str) -> bool {
         self.output.write(text)
     }
+
+    fn read_file(&mut self, path: &str, max: usize) -> Result<Vec<u8>, String> {
+        self.grants.read_file(path, max)
+    }
+
+    fn write_file(&mut self, path: &str, bytes: &[u8], append: bool) -> Result<(), String> {
+        self.grants.write_file(path, bytes, append)
+    }
+
+    fn file_exists(&mut self, path: &str) -> Result<bool, String> {
+        self.grants.file_exists(path)
+    }
+
+    fn delete_file(&mut self, path: &str) -> Result<(), String> {
+        self.grants.delete_file(path)
+    }
+
+    fn read_input(&mut self) -> Result<Option<String>, String> {
+        crate::grants::read_input()
+    }
+
+    fn write_error(&mut self, text: &str) -> bool {
+        crate::grants::write_error(text)
+    }
+
+    fn command_line(&mut self) -> Vec<String> {
+        self.grants.command_line.clone()
+    }
+
+    fn environment(&mut self) -> Vec<(String, String)> {
+        self.grants.env.clone()
+    }
 }
 
 impl NativeSession {
@@ -44,6 +79,7 @@ impl NativeSession {
             clock: settings.clock,
             stopper,
             output: settings.output.clone(),
+            grants: settings.grants.clone(),
         }));
         NativeSession { engine }
     }

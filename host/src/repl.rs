@@ -1,12 +1,14 @@
 //! The read-eval-print loop: with line editing and history on a terminal,
 //! and without prompts when standard input is a pipe or a file.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use rustyline::error::ReadlineError;
 
 use crate::backend::{EngineKind, Settings, Stopper};
+use crate::exit::Exit;
+use crate::grants::read_input;
 use crate::report::{self, Style};
 use crate::session::Session;
 
@@ -26,17 +28,18 @@ pub struct Repl<'a> {
 }
 
 impl Repl<'_> {
-    /// Ok(false): the knowledge base could not be saved at the end.
-    pub fn run(mut self) -> Result<bool, String> {
-        if std::io::stdin().is_terminal() {
-            self.interactive()?;
+    /// The status to end with: success, or what the program gave to
+    /// `(exit STATUS)`.
+    pub fn run(mut self) -> Result<Exit, String> {
+        let exit = if std::io::stdin().is_terminal() {
+            self.interactive()?
         } else {
-            self.piped()?;
-        }
-        Ok(true)
+            self.piped()?
+        };
+        Ok(exit.unwrap_or(Exit::Ok))
     }
 
-    fn interactive(&mut self) -> Result<(), String> {
+    fn interactive(&mut self) -> Result<Option<Exit>, String> {
         let mut editor = rustyline::DefaultEditor::new()
             .map_err(|e| format!("cannot start line editing: {e}"))?;
         let history = history_file();
@@ -50,6 +53,7 @@ impl Repl<'_> {
             engine_name(self.settings)
         ));
         let mut buffer = String::new();
+        let mut exit = None;
         loop {
             let prompt = if buffer.is_empty() { "> " } else { "... " };
             match editor.readline(prompt) {
@@ -68,8 +72,11 @@ impl Repl<'_> {
                         Input::Open => {}
                         Input::Complete => {
                             let _ = editor.add_history_entry(buffer.trim_end());
-                            self.eval(&buffer);
+                            exit = self.eval(&buffer);
                             buffer.clear();
+                            if exit.is_some() {
+                                break;
+                            }
                         }
                     }
                 }
@@ -84,45 +91,54 @@ impl Repl<'_> {
             }
             let _ = editor.save_history(path);
         }
-        Ok(())
+        Ok(exit)
     }
 
     /// Reads forms from a pipe or file: evaluates each complete group of
     /// lines as it arrives, so output appears as the input is consumed.
-    fn piped(&mut self) -> Result<(), String> {
-        let stdin = std::io::stdin();
+    /// The standard input is read a line at a time, without holding it
+    /// between lines: the forms evaluated may read it too.
+    fn piped(&mut self) -> Result<Option<Exit>, String> {
         let mut buffer = String::new();
-        for line in stdin.lock().lines() {
-            let line = line.map_err(|e| format!("cannot read standard input: {e}"))?;
+        while let Some(line) =
+            read_input().map_err(|e| format!("cannot read standard input: {e}"))?
+        {
+            let line = line.trim_end_matches(['\n', '\r']);
             if buffer.is_empty() && line.trim_start().starts_with(',') {
                 if !self.meta(line.trim()) {
-                    return Ok(());
+                    return Ok(None);
                 }
                 continue;
             }
-            buffer.push_str(&line);
+            buffer.push_str(line);
             buffer.push('\n');
             match completeness(&buffer) {
                 Input::Empty => buffer.clear(),
                 Input::Open => {}
                 Input::Complete => {
-                    self.eval(&buffer);
+                    let exit = self.eval(&buffer);
                     buffer.clear();
+                    if exit.is_some() {
+                        return Ok(exit);
+                    }
                 }
             }
         }
         // An unfinished form at the end: let the reader say what is wrong.
         if completeness(&buffer) != Input::Empty {
-            self.eval(&buffer);
+            return Ok(self.eval(&buffer));
         }
-        Ok(())
+        Ok(None)
     }
 
-    fn eval(&mut self, source: &str) {
+    /// Evaluates and prints; the status to leave with when the program
+    /// called `exit`.
+    fn eval(&mut self, source: &str) -> Option<Exit> {
         let outcome = self
             .session
             .eval(self.stopper, self.settings.timeout, source);
-        report::print(&outcome, self.settings, None, self.style);
+        let exit = report::print(&outcome, self.settings, None, self.style);
+        matches!(exit, Exit::Program(_)).then_some(exit)
     }
 
     /// The store line of `,settings`: where, and how long opening took.

@@ -47,6 +47,7 @@ pub fn exit_of(outcome: &Outcome) -> Exit {
     match &outcome.evaluation.error {
         Some(e) => match e.kind {
             ErrorKind::Syntax | ErrorKind::Runtime => Exit::Failed,
+            ErrorKind::Exit => Exit::Program(e.message.parse().unwrap_or(1)),
             ErrorKind::StepLimit => Exit::Steps,
             ErrorKind::MemoryLimit => Exit::Memory,
             ErrorKind::Interrupted => match outcome.stopped {
@@ -92,7 +93,7 @@ pub fn json(outcome: &Outcome, settings: &Settings, exit: Exit) -> serde_json::V
         "error": error,
         "version": {"before": outcome.version_before, "after": outcome.version_after},
         "committed": outcome.committed,
-        "exit": exit as u8,
+        "exit": exit.status(),
     })
 }
 
@@ -140,6 +141,9 @@ fn print_evaluation(outcome: &Outcome, settings: &Settings, origin: Option<&str>
     drop(out);
 
     let Some(error) = &ev.error else { return };
+    if error.kind == ErrorKind::Exit {
+        return;
+    }
     let mut err = std::io::stderr().lock();
     let shown = EvalError {
         message: message_of(outcome, settings),

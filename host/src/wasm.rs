@@ -108,6 +108,39 @@ impl bindings::arbores::engine::host::Host for HostState {
         self.knowledge.needed_blob(&name).map_err(|e| e.message)
     }
 
+    fn read_file(&mut self, path: String, max: u64) -> Result<Vec<u8>, String> {
+        let max = usize::try_from(max).unwrap_or(usize::MAX);
+        self.settings.grants.read_file(&path, max)
+    }
+
+    fn write_file(&mut self, path: String, bytes: Vec<u8>, append: bool) -> Result<(), String> {
+        self.settings.grants.write_file(&path, &bytes, append)
+    }
+
+    fn file_exists(&mut self, path: String) -> Result<bool, String> {
+        self.settings.grants.file_exists(&path)
+    }
+
+    fn delete_file(&mut self, path: String) -> Result<(), String> {
+        self.settings.grants.delete_file(&path)
+    }
+
+    fn read_input(&mut self) -> Result<Option<String>, String> {
+        crate::grants::read_input()
+    }
+
+    fn write_error(&mut self, text: String) -> bool {
+        crate::grants::write_error(&text)
+    }
+
+    fn command_line(&mut self) -> Vec<String> {
+        self.settings.grants.command_line.clone()
+    }
+
+    fn environment(&mut self) -> Vec<(String, String)> {
+        self.settings.grants.env.clone()
+    }
+
     fn store_head(&mut self) -> Result<Option<Vec<u8>>, String> {
         self.knowledge.head().map_err(|e| e.message)
     }

@@ -135,6 +135,9 @@ both_engines!(
     repl_survives_memory_limit,
     repl_survives_timeout,
     repl_shows_errors_and_goes_on,
+    files_only_as_granted,
+    program_sees_its_process_context,
+    repl_ends_at_exit,
 );
 
 fn prints_the_value(engine: &str) {
@@ -242,6 +245,147 @@ fn run_reads_stdin(engine: &str) {
         "{}",
         describe(&out)
     );
+}
+
+/// A directory of its own for a test's files, emptied.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("scratch")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn files_only_as_granted(engine: &str) {
+    let root = scratch(&format!("files-{engine}"));
+    let (data, out_dir) = (root.join("data"), root.join("out"));
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::write(data.join("in.txt"), "first line\n(a b c)\n").unwrap();
+    std::fs::write(root.join("secret.txt"), "secret").unwrap();
+    let (data_arg, out_arg) = (data.to_str().unwrap(), out_dir.to_str().unwrap());
+    let input = data.join("in.txt");
+    let read = format!(
+        "(call-with-input-file {:?} (lambda (p) (let ((l (read-line p))) (list l (read p)))))",
+        input.to_str().unwrap()
+    );
+    // Nothing granted: refused, naming the option.
+    let out = arbores(engine, &["eval", &read], None);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(stderr(&out).contains("not permitted"), "{}", describe(&out));
+    assert!(stderr(&out).contains("--allow-read"), "{}", describe(&out));
+    // Granted: read.
+    let out = arbores(engine, &["--allow-read", data_arg, "eval", &read], None);
+    assert!(out.status.success(), "{}", describe(&out));
+    assert_eq!(
+        stdout(&out),
+        "(\"first line\" (a b c))\n",
+        "{}",
+        describe(&out)
+    );
+    // `..` may not lead out of the granted directory.
+    let escape = format!("(open-input-file \"{data_arg}/../secret.txt\")");
+    let out = arbores(engine, &["--allow-read", data_arg, "eval", &escape], None);
+    assert!(
+        stderr(&out).contains("outside the directories"),
+        "{}",
+        describe(&out)
+    );
+    // A read grant writes nothing; a write grant writes, appends, deletes.
+    let target = out_dir.join("made.txt");
+    let target = target.to_str().unwrap();
+    let write = format!(
+        "(with-output-to-file {target:?} (lambda () (display \"one\") (newline)))
+         (let ((p (open-output-file {target:?}))) (write '(two 2) p) (close-port p))
+         (call-with-input-file {target:?} read)"
+    );
+    let out = arbores(engine, &["--allow-read", out_arg, "eval", &write], None);
+    assert!(stderr(&out).contains("--allow-write"), "{}", describe(&out));
+    assert!(!Path::new(target).exists());
+    let out = arbores(engine, &["--allow-write", out_arg, "eval", &write], None);
+    assert!(out.status.success(), "{}", describe(&out));
+    assert_eq!(stdout(&out), "(two 2)\n", "{}", describe(&out));
+    assert_eq!(std::fs::read_to_string(target).unwrap(), "(two 2)");
+    // A port left open is written out when the evaluation ends.
+    let unclosed = format!("(define p (open-output-file {target:?})) (display \"kept\" p)");
+    let out = arbores(engine, &["--allow-write", out_arg, "eval", &unclosed], None);
+    assert!(out.status.success(), "{}", describe(&out));
+    assert_eq!(std::fs::read_to_string(target).unwrap(), "kept");
+    // The read-only tier deletes nothing, whatever the grants.
+    let delete = format!("(delete-file {target:?}) (file-exists? {target:?})");
+    let args = [
+        "--tier",
+        "read-only",
+        "--allow-write",
+        out_arg,
+        "eval",
+        &delete,
+    ];
+    let out = arbores(engine, &args, None);
+    assert!(
+        stderr(&out).contains("read-only tier"),
+        "{}",
+        describe(&out)
+    );
+    let out = arbores(engine, &["--allow-write", out_arg, "eval", &delete], None);
+    assert!(out.status.success(), "{}", describe(&out));
+    assert_eq!(stdout(&out), "#f\n", "{}", describe(&out));
+    // `load` reads and evaluates a granted file.
+    std::fs::write(data.join("lib.scm"), "(define (twice x) (* 2 x))\n").unwrap();
+    let load = format!(
+        "(load {:?}) (twice 21)",
+        data.join("lib.scm").to_str().unwrap()
+    );
+    let out = arbores(engine, &["--allow-read", data_arg, "eval", &load], None);
+    assert_eq!(stdout(&out), "42\n", "{}", describe(&out));
+}
+
+fn program_sees_its_process_context(engine: &str) {
+    let file = program_file(
+        &format!("process-{engine}.scm"),
+        "(write (cdr (command-line))) (newline)
+         (write (get-environment-variable \"ARBORES_TEST_SHOWN\"))
+         (write (get-environment-variable \"ARBORES_TEST_HIDDEN\"))
+         (write (get-environment-variables)) (newline)
+         (write-string \"to stderr\" (current-error-port))
+         (write (list (read-line) (read) (read-char) (read-line) (read-line))) (newline)
+         (dynamic-wind
+           (lambda () #f)
+           (lambda () (exit 3))
+           (lambda () (display \"after thunk ran\") (newline)))
+         (display \"not reached\")",
+    );
+    let mut cmd = command(
+        engine,
+        &["--env", "ARBORES_TEST_SHOWN", "--env", "X=1", "run"],
+    );
+    cmd.arg(&file).args(["a", "--b", "c d"]);
+    cmd.env("ARBORES_TEST_SHOWN", "yes")
+        .env("ARBORES_TEST_HIDDEN", "no");
+    if engine == "wasm" {
+        require_guest();
+    }
+    let out = run(cmd, Some("a line\n(1\n 2) rest\n"));
+    assert_eq!(out.status.code(), Some(3), "{}", describe(&out));
+    assert_eq!(
+        stdout(&out),
+        "(\"a\" \"--b\" \"c d\")\n\"yes\"#f((\"ARBORES_TEST_SHOWN\" . \"yes\") (\"X\" . \"1\"))\n\
+         (\"a line\" (1 2) #\\space \"rest\" #<eof>)\nafter thunk ran\n",
+        "{}",
+        describe(&out)
+    );
+    assert_eq!(stderr(&out), "to stderr", "{}", describe(&out));
+}
+
+fn repl_ends_at_exit(engine: &str) {
+    let out = arbores(
+        engine,
+        &["repl"],
+        Some("(display \"before\")\n(emergency-exit 4)\n(display \"after\")\n"),
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", describe(&out));
+    assert_eq!(stdout(&out), "before\n", "{}", describe(&out));
 }
 
 const SPIN: &str = "(let loop () (loop))";

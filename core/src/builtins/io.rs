@@ -1,12 +1,23 @@
-//! Output to the evaluation's text, string and bytevector ports, `read`
-//! (R7RS 6.13). There are no file ports: the core does no I/O.
+//! Ports (R7RS 6.13): writing and reading, string and bytevector ports,
+//! the standard ports, `read`. The standard ports and file ports reach
+//! the world through the host (`files.rs` opens files); the current ports
+//! are the prelude's parameters, read through `Io`.
 
-use super::{boolean, character, index, range, string, type_error, Ctx, Fault, PrimTable};
+use super::{
+    boolean, character, index, range, string, type_error, Ctx, Fault, PrimTable, Standard,
+};
 use crate::datum;
+use crate::heap::Heap;
+use crate::host::Host;
 use crate::json;
 use crate::printer::{self, Mode};
 use crate::reader::Reader;
-use crate::value::{Object, Port, Value};
+use crate::value::{Object, Port, PortKind, Value};
+
+/// Pending text of a file output port is written out when it reaches this
+/// many bytes (and at `flush-output-port`, at close and when the
+/// evaluation ends).
+const FILE_BUFFER: usize = 64 << 10;
 
 // Long by design: a table, one entry per primitive.
 pub fn register(t: &mut PrimTable) {
@@ -40,16 +51,7 @@ pub fn register(t: &mut PrimTable) {
             Value::Int(i) if (0..=255).contains(&i) => i as u8,
             v => return Err(type_error(c, "write-u8", "a byte", v)),
         };
-        match a.get(1).and_then(|p| port_mut(c, *p)) {
-            Some(p) if !p.input && !p.textual => {
-                p.bytes.push(b);
-                Ok(Value::Unspecified)
-            }
-            _ => Err(Fault::Error(
-                "write-u8: expected a binary output port".into(),
-                vec![],
-            )),
-        }
+        emit_bytes(c, a.get(1).copied(), "write-u8", &[b])
     });
     t.add("write-bytevector", 1, Some(4), |c, a| {
         let bytes = match c.heap.obj(a[0]) {
@@ -57,46 +59,56 @@ pub fn register(t: &mut PrimTable) {
             _ => return Err(type_error(c, "write-bytevector", "a bytevector", a[0])),
         };
         let (s, e) = super::range(c, "write-bytevector", a, 2, bytes.len())?;
-        match a.get(1).and_then(|p| port_mut(c, *p)) {
-            Some(p) if !p.input && !p.textual => {
-                p.bytes.extend_from_slice(&bytes[s..e]);
-                Ok(Value::Unspecified)
+        emit_bytes(c, a.get(1).copied(), "write-bytevector", &bytes[s..e])
+    });
+    // The initial values of the parameters `current-output-port`,
+    // `current-error-port` and `current-input-port` (prelude.scm).
+    t.add("%standard-port", 1, Some(1), |c, a| {
+        let (input, kind) = match super::symbol_name(c, "%standard-port", a[0])?.as_str() {
+            "output" => (false, PortKind::Output),
+            "error" => (false, PortKind::Error),
+            "input" => (true, PortKind::Input),
+            _ => {
+                return Err(type_error(
+                    c,
+                    "%standard-port",
+                    "output, error or input",
+                    a[0],
+                ))
             }
-            _ => Err(Fault::Error(
-                "write-bytevector: expected a binary output port".into(),
-                vec![],
-            )),
-        }
-    });
-    t.add("current-output-port", 0, Some(0), |c, _| {
-        Ok(console_port(c))
-    });
-    t.add("current-error-port", 0, Some(0), |c, _| Ok(console_port(c)));
-    t.add("current-input-port", 0, Some(0), |c, _| {
-        Ok(new_port(c, true, true, vec![], vec![]))
+        };
+        Ok(new_port(c, input, true, kind, vec![], vec![]))
     });
     t.add("flush-output-port", 0, Some(1), |c, a| {
-        // A string or bytevector port has nowhere to flush to.
-        let console = match a.first().map(|p| port(c, *p)) {
-            None => true,
-            Some(Some(p)) if !p.input => p.console,
-            _ => return Err(type_error(c, "flush-output-port", "an output port", a[0])),
+        let pv = match a.first() {
+            Some(v) => *v,
+            None => match c.io.current(c.heap, Standard::Output) {
+                Some(v) => v,
+                None => return Ok(Value::Unspecified),
+            },
         };
-        if console {
-            c.out.flush(c.budget.host);
+        match port(c, pv) {
+            Some(p) if !p.input => {
+                if matches!(p.kind, PortKind::Output | PortKind::Error) {
+                    c.out.flush(c.budget.host);
+                }
+            }
+            _ => return Err(type_error(c, "flush-output-port", "an output port", pv)),
         }
+        flush_file(c.heap, c.budget.host, pv)
+            .map_err(|e| Fault::FileError(format!("flush-output-port: {e}")))?;
         Ok(Value::Unspecified)
     });
     t.add("open-input-string", 1, Some(1), |c, a| {
         let s = string(c, "open-input-string", a[0])?.clone();
-        Ok(new_port(c, true, true, s, vec![]))
+        Ok(new_port(c, true, true, PortKind::Memory, s, vec![]))
     });
     t.add("open-output-string", 0, Some(0), |c, _| {
-        Ok(new_port(c, false, true, vec![], vec![]))
+        Ok(new_port(c, false, true, PortKind::Memory, vec![], vec![]))
     });
     t.add("get-output-string", 1, Some(1), |c, a| {
         match port(c, a[0]) {
-            Some(p) if !p.input && p.textual => {
+            Some(p) if !p.input && p.textual && p.kind == PortKind::Memory => {
                 let s = p.chars.clone();
                 Ok(c.heap.alloc(Object::Str(s)))
             }
@@ -112,17 +124,17 @@ pub fn register(t: &mut PrimTable) {
         match c.heap.obj(a[0]) {
             Some(Object::Bytevector(b)) => {
                 let b = b.clone();
-                Ok(new_port(c, true, false, vec![], b))
+                Ok(new_port(c, true, false, PortKind::Memory, vec![], b))
             }
             _ => Err(type_error(c, "open-input-bytevector", "a bytevector", a[0])),
         }
     });
     t.add("open-output-bytevector", 0, Some(0), |c, _| {
-        Ok(new_port(c, false, false, vec![], vec![]))
+        Ok(new_port(c, false, false, PortKind::Memory, vec![], vec![]))
     });
     t.add("get-output-bytevector", 1, Some(1), |c, a| {
         match port(c, a[0]) {
-            Some(p) if !p.input && !p.textual => {
+            Some(p) if !p.input && !p.textual && p.kind == PortKind::Memory => {
                 let b = p.bytes.clone();
                 Ok(c.heap.alloc(Object::Bytevector(b)))
             }
@@ -145,7 +157,9 @@ pub fn register(t: &mut PrimTable) {
         Ok(Value::Bool(true))
     });
     t.add("read-line", 0, Some(1), |c, a| {
-        let p = input(c, a.first().copied(), "read-line", true)?;
+        let pv = input(c, a.first().copied(), "read-line", true)?;
+        fill(c, pv, |rest| rest.contains(&'\n'))?;
+        let p = opened(c.heap, pv)?;
         if p.pos >= p.chars.len() {
             return Ok(Value::Eof);
         }
@@ -157,7 +171,9 @@ pub fn register(t: &mut PrimTable) {
     });
     t.add("read-string", 1, Some(2), |c, a| {
         let k = index(c, "read-string", a[0])?;
-        let p = input(c, a.get(1).copied(), "read-string", true)?;
+        let pv = input(c, a.get(1).copied(), "read-string", true)?;
+        fill(c, pv, |rest| rest.len() >= k)?;
+        let p = opened(c.heap, pv)?;
         if p.pos >= p.chars.len() && k > 0 {
             return Ok(Value::Eof);
         }
@@ -178,7 +194,8 @@ pub fn register(t: &mut PrimTable) {
     });
     t.add("read-bytevector", 1, Some(2), |c, a| {
         let k = index(c, "read-bytevector", a[0])?;
-        let p = input(c, a.get(1).copied(), "read-bytevector", false)?;
+        let pv = input(c, a.get(1).copied(), "read-bytevector", false)?;
+        let p = opened(c.heap, pv)?;
         if p.pos >= p.bytes.len() && k > 0 {
             return Ok(Value::Eof);
         }
@@ -194,7 +211,8 @@ pub fn register(t: &mut PrimTable) {
             _ => return Err(type_error(c, who, "a bytevector", a[0])),
         };
         let (start, end) = range(c, who, a, 2, len)?;
-        let p = input(c, a.get(1).copied(), who, false)?;
+        let pv = input(c, a.get(1).copied(), who, false)?;
+        let p = opened(c.heap, pv)?;
         if p.pos >= p.bytes.len() && end > start {
             return Ok(Value::Eof);
         }
@@ -254,7 +272,14 @@ pub fn register(t: &mut PrimTable) {
     });
 }
 
-fn new_port(c: &mut Ctx, input: bool, textual: bool, chars: Vec<char>, bytes: Vec<u8>) -> Value {
+pub(super) fn new_port(
+    c: &mut Ctx,
+    input: bool,
+    textual: bool,
+    kind: PortKind,
+    chars: Vec<char>,
+    bytes: Vec<u8>,
+) -> Value {
     c.heap.alloc(Object::Port(Box::new(Port {
         input,
         textual,
@@ -262,65 +287,130 @@ fn new_port(c: &mut Ctx, input: bool, textual: bool, chars: Vec<char>, bytes: Ve
         bytes,
         pos: 0,
         open: true,
-        console: false,
+        kind,
     })))
 }
 
-fn console_port(c: &mut Ctx) -> Value {
-    c.heap.alloc(Object::Port(Box::new(Port {
-        input: false,
-        textual: true,
-        chars: vec![],
-        bytes: vec![],
-        pos: 0,
-        open: true,
-        console: true,
-    })))
-}
-
-fn port<'h>(c: &'h Ctx, v: Value) -> Option<&'h Port> {
+pub(super) fn port<'h>(c: &'h Ctx, v: Value) -> Option<&'h Port> {
     match c.heap.obj(v) {
         Some(Object::Port(p)) => Some(p),
         _ => None,
     }
 }
 
-fn port_mut<'h>(c: &'h mut Ctx, v: Value) -> Option<&'h mut Port> {
-    match c.heap.obj_mut(v) {
+fn port_in(heap: &mut Heap, v: Value) -> Option<&mut Port> {
+    match heap.obj_mut(v) {
         Some(Object::Port(p)) => Some(p),
         _ => None,
     }
 }
 
-fn close(c: &mut Ctx, v: Value, who: &str) -> Result<Value, Fault> {
-    match port_mut(c, v) {
-        Some(p) => {
-            p.open = false;
-            Ok(Value::Unspecified)
-        }
-        None => Err(type_error(c, who, "a port", v)),
-    }
+/// A port already checked to be one.
+fn opened(heap: &mut Heap, v: Value) -> Result<&mut Port, Fault> {
+    port_in(heap, v).ok_or_else(|| Fault::Error("expected a port".into(), vec![]))
 }
 
-/// Writes text to a port, or to the evaluation's output when no port is given.
-fn emit(c: &mut Ctx, port_arg: Option<Value>, who: &str, text: &str) -> Result<Value, Fault> {
-    match port_arg {
-        None => {
-            c.out.write(c.budget.host, text);
-            Ok(Value::Unspecified)
-        }
-        Some(pv) => match port_mut(c, pv) {
-            Some(p) if p.console => {
-                c.out.write(c.budget.host, text);
-                Ok(Value::Unspecified)
-            }
-            Some(p) if !p.input && p.textual && p.open => {
-                p.chars.extend(text.chars());
-                Ok(Value::Unspecified)
-            }
-            _ => Err(type_error(c, who, "an open textual output port", pv)),
-        },
+fn close(c: &mut Ctx, v: Value, who: &str) -> Result<Value, Fault> {
+    if port(c, v).is_none() {
+        return Err(type_error(c, who, "a port", v));
     }
+    let flushed = flush_file(c.heap, c.budget.host, v);
+    if let Some(p) = port_in(c.heap, v) {
+        p.open = false;
+    }
+    c.io.files.retain(|f| !f.eq(v));
+    flushed.map_err(|e| Fault::FileError(format!("{who}: {e}")))?;
+    Ok(Value::Unspecified)
+}
+
+/// Writes the pending data of a file output port to its file (nothing for
+/// any other port). The VM calls it for every file port still open when
+/// an evaluation ends.
+pub fn flush_file(heap: &mut Heap, host: &mut dyn Host, v: Value) -> Result<(), String> {
+    let Some(p) = port_in(heap, v) else {
+        return Ok(());
+    };
+    let PortKind::File(path) = &p.kind else {
+        return Ok(());
+    };
+    if p.input || (p.chars.is_empty() && p.bytes.is_empty()) {
+        return Ok(());
+    }
+    let path = path.clone();
+    let data = if p.textual {
+        p.chars.drain(..).collect::<String>().into_bytes()
+    } else {
+        std::mem::take(&mut p.bytes)
+    };
+    host.write_file(&path, &data, true)
+        .map_err(|e| format!("cannot write {path:?}: {e}"))
+}
+
+/// The port an output primitive writes to: its argument, else the current
+/// output port (`None` before the prelude made it: the output text).
+fn output_port(c: &Ctx, port_arg: Option<Value>) -> Option<Value> {
+    port_arg.or_else(|| c.io.current(c.heap, Standard::Output))
+}
+
+/// Writes text to a port, or to the current output port when none is given.
+fn emit(c: &mut Ctx, port_arg: Option<Value>, who: &str, text: &str) -> Result<Value, Fault> {
+    let Some(pv) = output_port(c, port_arg) else {
+        c.out.write(c.budget.host, text);
+        return Ok(Value::Unspecified);
+    };
+    let full = match port_in(c.heap, pv) {
+        Some(p) if !p.input && p.textual && p.open => match p.kind {
+            PortKind::Output => {
+                c.out.write(c.budget.host, text);
+                false
+            }
+            PortKind::Error => {
+                // What the program wrote to the output before comes first.
+                c.out.flush(c.budget.host);
+                if !c.budget.host.write_error(text) {
+                    c.out.write(c.budget.host, text);
+                }
+                false
+            }
+            _ => {
+                p.chars.extend(text.chars());
+                matches!(p.kind, PortKind::File(_)) && p.chars.len() >= FILE_BUFFER
+            }
+        },
+        _ => return Err(type_error(c, who, "an open textual output port", pv)),
+    };
+    if full {
+        flush_file(c.heap, c.budget.host, pv)
+            .map_err(|e| Fault::FileError(format!("{who}: {e}")))?;
+    }
+    Ok(Value::Unspecified)
+}
+
+/// Writes bytes to a binary output port.
+fn emit_bytes(
+    c: &mut Ctx,
+    port_arg: Option<Value>,
+    who: &str,
+    bytes: &[u8],
+) -> Result<Value, Fault> {
+    let Some(pv) = output_port(c, port_arg) else {
+        return Err(Fault::Error(
+            format!("{who}: expected a binary output port"),
+            vec![],
+        ));
+    };
+    let full = match port_in(c.heap, pv) {
+        Some(p) if !p.input && !p.textual && p.open => {
+            p.bytes.extend_from_slice(bytes);
+            matches!(p.kind, PortKind::File(_)) && p.bytes.len() >= FILE_BUFFER
+        }
+        _ => return Err(type_error(c, who, "an open binary output port", pv)),
+    };
+    if full {
+        flush_file(c.heap, c.budget.host, pv)
+            .map_err(|e| Fault::FileError(format!("{who}: {e}")))?;
+    }
+    Ok(Value::Unspecified)
 }
 
 fn print(c: &mut Ctx, a: &[Value], mode: Mode, who: &str) -> Result<Value, Fault> {
@@ -328,33 +418,71 @@ fn print(c: &mut Ctx, a: &[Value], mode: Mode, who: &str) -> Result<Value, Fault
     emit(c, a.get(1).copied(), who, &text)
 }
 
-fn input<'h>(
-    c: &'h mut Ctx,
-    v: Option<Value>,
-    who: &str,
-    textual: bool,
-) -> Result<&'h mut Port, Fault> {
-    let Some(v) = v else {
-        return Err(Fault::Error(
-            format!("{who}: there is no standard input here; pass a string port"),
-            vec![],
-        ));
+/// The port a reading primitive reads: its argument, else the current
+/// input port; an error unless it is an open input port of that sort.
+fn input(c: &mut Ctx, v: Option<Value>, who: &str, textual: bool) -> Result<Value, Fault> {
+    let v = match v.or_else(|| c.io.current(c.heap, Standard::Input)) {
+        Some(v) => v,
+        None => {
+            return Err(Fault::Error(
+                format!("{who}: there is no current input port"),
+                vec![],
+            ))
+        }
     };
-    let shown = printer::write_string(c.heap, c.syms, v);
-    match c.heap.obj_mut(v) {
-        Some(Object::Port(p)) if p.input && p.textual == textual && p.open => Ok(p),
-        _ => Err(Fault::Error(
-            format!(
-                "{who}: expected an open {} input port, got {shown}",
-                if textual { "textual" } else { "binary" }
-            ),
-            vec![],
-        )),
+    match c.heap.obj(v) {
+        Some(Object::Port(p)) if p.input && p.textual == textual && p.open => Ok(v),
+        _ => {
+            let shown = printer::write_string(c.heap, c.syms, v);
+            Err(Fault::Error(
+                format!(
+                    "{who}: expected an open {} input port, got {shown}",
+                    if textual { "textual" } else { "binary" }
+                ),
+                vec![],
+            ))
+        }
     }
 }
 
+/// For the standard input: asks the host for more until `enough` holds of
+/// the text not yet read, or the input ends. Other ports hold all their
+/// data already.
+fn fill(c: &mut Ctx, pv: Value, enough: impl Fn(&[char]) -> bool) -> Result<(), Fault> {
+    loop {
+        let p = opened(c.heap, pv)?;
+        if p.kind != PortKind::Input || enough(&p.chars[p.pos..]) {
+            return Ok(());
+        }
+        if !more_input(c, pv)? {
+            return Ok(());
+        }
+    }
+}
+
+/// One more piece of the standard input into the port; `false` at its end.
+fn more_input(c: &mut Ctx, pv: Value) -> Result<bool, Fault> {
+    let piece = c
+        .budget
+        .host
+        .read_input()
+        .map_err(|e| Fault::FileError(format!("standard input: {e}")))?;
+    let Some(text) = piece else {
+        return Ok(false);
+    };
+    c.charge(text.len() as u64)?;
+    let p = opened(c.heap, pv)?;
+    // What was read is dropped, so the buffer holds only what is pending.
+    p.chars.drain(..p.pos);
+    p.pos = 0;
+    p.chars.extend(text.chars());
+    Ok(true)
+}
+
 fn read_chars(c: &mut Ctx, v: Option<Value>, who: &str, advance: bool) -> Result<Value, Fault> {
-    let p = input(c, v, who, true)?;
+    let pv = input(c, v, who, true)?;
+    fill(c, pv, |rest| !rest.is_empty())?;
+    let p = opened(c.heap, pv)?;
     match p.chars.get(p.pos) {
         Some(&ch) => {
             if advance {
@@ -367,7 +495,8 @@ fn read_chars(c: &mut Ctx, v: Option<Value>, who: &str, advance: bool) -> Result
 }
 
 fn read_byte(c: &mut Ctx, v: Option<Value>, who: &str, advance: bool) -> Result<Value, Fault> {
-    let p = input(c, v, who, false)?;
+    let pv = input(c, v, who, false)?;
+    let p = opened(c.heap, pv)?;
     match p.bytes.get(p.pos) {
         Some(&b) => {
             if advance {
@@ -380,26 +509,39 @@ fn read_byte(c: &mut Ctx, v: Option<Value>, who: &str, advance: bool) -> Result<
 }
 
 fn read(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
-    let text: String = {
-        let p = input(c, a.first().copied(), "read", true)?;
-        p.chars[p.pos..].iter().collect()
-    };
-    let (datum, consumed) = {
-        let mut r = Reader::new(&text, c.syms);
-        let d = r.read().map_err(|e| {
+    let pv = input(c, a.first().copied(), "read", true)?;
+    loop {
+        let (text, from_stdin) = {
+            let p = opened(c.heap, pv)?;
+            (
+                p.chars[p.pos..].iter().collect::<String>(),
+                p.kind == PortKind::Input,
+            )
+        };
+        let parsed = {
+            let mut r = Reader::new(&text, c.syms);
+            r.read().map(|d| (d, r.consumed()))
+        };
+        // The standard input may hold only the start of a datum so far.
+        let wants_more = match &parsed {
+            Err(e) => e.message.contains("end of input"),
+            Ok((None, _)) => true,
+            Ok(_) => false,
+        };
+        if from_stdin && wants_more && more_input(c, pv)? {
+            continue;
+        }
+        let (datum, consumed) = parsed.map_err(|e| {
             Fault::ReadError(format!(
                 "read: {} (at {}:{} of the port's text)",
                 e.message, e.pos.line, e.pos.col
             ))
         })?;
-        (d, r.consumed())
-    };
-    if let Ok(p) = input(c, a.first().copied(), "read", true) {
-        p.pos += consumed;
-    }
-    match datum {
-        None => Ok(Value::Eof),
-        Some(s) => datum::to_value(c.heap, &s)
-            .map_err(|e| Fault::ReadError(format!("read: {}", e.message))),
+        opened(c.heap, pv)?.pos += consumed;
+        return match datum {
+            None => Ok(Value::Eof),
+            Some(s) => datum::to_value(c.heap, &s)
+                .map_err(|e| Fault::ReadError(format!("read: {}", e.message))),
+        };
     }
 }

@@ -15,10 +15,12 @@
 mod chars;
 mod complex;
 mod control;
+mod files;
 mod io;
 mod lists;
 mod numbers;
 pub mod output;
+mod process;
 mod strings;
 mod vectors;
 
@@ -43,6 +45,12 @@ pub enum Fault {
     Raise(Value),
     /// `read` met malformed text (raised as a read error).
     ReadError(String),
+    /// A file could not be opened, read, written or deleted, or the host
+    /// did not permit it (raised as a file error).
+    FileError(String),
+    /// `(exit STATUS)`: the evaluation ends here, its effects kept, and
+    /// the host is asked to end with this status.
+    Exit(i32),
     /// A primitive would exceed the memory cap.
     OutOfMemory,
     /// A primitive's work used up the step budget.
@@ -64,8 +72,42 @@ pub struct Ctx<'a> {
     /// The current output port's text on its way to the host.
     pub out: &'a mut output::Output,
     /// The evaluation's limits, which the primitive's own work is charged
-    /// to, and the embedder (the clock).
+    /// to, and the embedder (the clock, files, the standard streams).
     pub budget: Budget<'a>,
+    pub io: Io<'a>,
+}
+
+/// Which standard port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standard {
+    Output = 0,
+    Error = 1,
+    Input = 2,
+}
+
+/// What the port primitives see beyond the heap: the parameters that hold
+/// the current ports, and the file output ports not yet closed (whose
+/// pending text the VM writes out when an evaluation ends).
+pub struct Io<'a> {
+    pub globals: &'a [Value],
+    /// The globals `current-output-port`, `current-error-port` and
+    /// `current-input-port`, in `Standard` order (set when the prelude
+    /// defines them).
+    pub params: [Option<u32>; 3],
+    pub files: &'a mut Vec<Value>,
+}
+
+impl Io<'_> {
+    /// The current port of that kind: the value its parameter holds, or
+    /// `None` before the prelude made the parameter (or when a program
+    /// replaced it by something else).
+    pub fn current(&self, heap: &Heap, which: Standard) -> Option<Value> {
+        let g = self.params[which as usize]?;
+        match heap.obj(*self.globals.get(g as usize)?) {
+            Some(Object::Parameter { value, .. }) => Some(*value),
+            _ => None,
+        }
+    }
 }
 
 /// Units of a primitive's work (about a nanosecond each, see
@@ -242,6 +284,7 @@ impl PrimTable {
 }
 
 pub use complex::{binary as complex_binary, Binary as ComplexBinary};
+pub use io::flush_file;
 
 /// Registers the R7RS primitives (and the `%` helpers the prelude builds on).
 pub fn register(t: &mut PrimTable) {
@@ -252,6 +295,8 @@ pub fn register(t: &mut PrimTable) {
     strings::register(t);
     vectors::register(t);
     io::register(t);
+    files::register(t);
+    process::register(t);
     control::register(t);
 }
 

@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use super::{Vm, VmError};
-use crate::builtins::{Budget, Ctx, Fault, KCtx, PrimFn, PrimKind};
+use crate::builtins::{Budget, Ctx, Fault, Io, KCtx, PrimFn, PrimKind};
 use crate::code::{Frame, Template};
 use crate::repo::forest::Timestamp;
 use crate::repo::knowledge::Knowledge;
@@ -134,6 +134,11 @@ impl Vm {
                 steps_left: &mut self.steps_left,
                 unpolled: &mut self.work_unpolled,
                 host: self.host.get(),
+            },
+            io: Io {
+                globals: &self.globals.values,
+                params: self.hooks.ports,
+                files: &mut self.file_outputs,
             },
         };
         func(&mut ctx, &self.stack[callee_idx + 1..])

@@ -23,17 +23,22 @@ pub enum ErrorKind {
     MemoryLimit,
     /// The host asked the evaluation to stop.
     Interrupted,
+    /// The program called `exit` (or `emergency-exit`): the evaluation
+    /// ended there with its effects kept; the message is the exit status
+    /// the program asked for, in decimal.
+    Exit,
 }
 
 impl ErrorKind {
     /// Every kind with its short stable name, used across every boundary
     /// (WIT, JavaScript, error output) and in messages.
-    pub const ALL: [(ErrorKind, &'static str); 5] = [
+    pub const ALL: [(ErrorKind, &'static str); 6] = [
         (ErrorKind::Syntax, "syntax-error"),
         (ErrorKind::Runtime, "runtime-error"),
         (ErrorKind::StepLimit, "step-limit"),
         (ErrorKind::MemoryLimit, "memory-limit"),
         (ErrorKind::Interrupted, "interrupted"),
+        (ErrorKind::Exit, "exit"),
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -155,13 +160,15 @@ impl Vm {
         let obj = match f {
             Fault::Error(message, irritants) => self.make_error_object(message, irritants),
             Fault::Raise(v) => v,
-            Fault::ReadError(message) => {
-                let m = self.heap.string(&message);
-                self.heap.alloc(Object::Error(Box::new(ErrorObject {
-                    kind: ErrorObjectKind::Read,
-                    message: m,
-                    irritants: Value::Null,
-                })))
+            Fault::ReadError(message) => self.condition(ErrorObjectKind::Read, &message),
+            Fault::FileError(message) => self.condition(ErrorObjectKind::File, &message),
+            Fault::Exit(status) => {
+                return Err(VmError {
+                    kind: ErrorKind::Exit,
+                    message: status.to_string(),
+                    pos: None,
+                    backtrace: vec![],
+                })
             }
             Fault::OutOfMemory => return Err(self.memory_limit_error()),
             Fault::StepLimit => return Err(self.step_limit_error()),
@@ -178,6 +185,16 @@ impl Vm {
         self.stack.push(raise);
         self.stack.push(obj);
         self.call(1, false)
+    }
+
+    /// A read or file error object with this message.
+    fn condition(&mut self, kind: ErrorObjectKind, message: &str) -> Value {
+        let m = self.heap.string(message);
+        self.heap.alloc(Object::Error(Box::new(ErrorObject {
+            kind,
+            message: m,
+            irritants: Value::Null,
+        })))
     }
 
     pub(super) fn uncaught(&mut self, obj: Value) -> VmError {

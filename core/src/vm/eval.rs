@@ -67,6 +67,11 @@ impl Vm {
         self.hooks.invoke_continuation = global(self, "%invoke-continuation");
         self.hooks.run_thunks = global(self, "%arb:run-thunks");
         self.hooks.par_escape = global(self, "%par-escape");
+        self.hooks.ports = [
+            global(self, "current-output-port"),
+            global(self, "current-error-port"),
+            global(self, "current-input-port"),
+        ];
         self.image = Some(super::image::PreludeImage::new(self, text, templates));
         self.collect_garbage();
         Ok(())
@@ -220,6 +225,18 @@ impl Vm {
                 self.sync_knowledge();
             }
         }
+        // What file ports hold is written out, whatever ended the
+        // evaluation: the program wrote it.
+        if let Err(message) = self.flush_files() {
+            if result.is_ok() {
+                result = Err(VmError {
+                    kind: ErrorKind::Runtime,
+                    message,
+                    pos: None,
+                    backtrace: vec![],
+                });
+            }
+        }
         if result.as_ref().is_err_and(|e| e.kind.is_limit()) {
             self.rollback_evaluation();
             self.globals.syntax = syntax_before;
@@ -254,6 +271,19 @@ impl Vm {
             output: self.out.take(),
             suspended,
         }
+    }
+
+    /// Writes the pending text of every open file output port; the first
+    /// failure, after trying them all.
+    fn flush_files(&mut self) -> Result<(), String> {
+        let mut first = Ok(());
+        for port in self.file_outputs.clone() {
+            let done = crate::builtins::flush_file(&mut self.heap, self.host.get(), port);
+            if first.is_ok() {
+                first = done;
+            }
+        }
+        first
     }
 
     /// Compiles and runs each form after the previous one ran (a macro

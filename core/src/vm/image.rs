@@ -42,7 +42,8 @@ use crate::reader;
 use crate::repo::Tier;
 use crate::symbol::Sym;
 use crate::value::{
-    Closure, Continuation, ErrorObject, ErrorObjectKind, Object, Port, RecordType, Ref, Value,
+    Closure, Continuation, ErrorObject, ErrorObjectKind, Object, Port, PortKind, RecordType, Ref,
+    Value,
 };
 
 const MAGIC: &[u8; 8] = b"ARBSUSP\0";
@@ -657,12 +658,19 @@ impl Dumper<'_> {
             }
             Object::Port(p) => {
                 out.byte(17);
-                out.byte(
-                    p.input as u8
-                        | (p.textual as u8) << 1
-                        | (p.open as u8) << 2
-                        | (p.console as u8) << 3,
-                );
+                // Bits 3-5: the kind (bit 3 alone was the console flag
+                // of older dumps: the standard output).
+                let kind: u8 = match p.kind {
+                    PortKind::Memory => 0,
+                    PortKind::Output => 1,
+                    PortKind::Error => 2,
+                    PortKind::Input => 3,
+                    PortKind::File(_) => 4,
+                };
+                out.byte(p.input as u8 | (p.textual as u8) << 1 | (p.open as u8) << 2 | kind << 3);
+                if let PortKind::File(path) = &p.kind {
+                    out.str(path);
+                }
                 out.str(&p.chars.iter().collect::<String>());
                 out.bytes(&p.bytes);
                 out.u(p.pos as u64);
@@ -1176,6 +1184,14 @@ impl Vm {
             }
             17 => {
                 let f = inp.byte()?;
+                let kind = match f >> 3 {
+                    0 => PortKind::Memory,
+                    1 => PortKind::Output,
+                    2 => PortKind::Error,
+                    3 => PortKind::Input,
+                    4 => PortKind::File(inp.str()?.to_string()),
+                    _ => return inp.err("a port of an unknown kind"),
+                };
                 let chars: Vec<char> = inp.str()?.chars().collect();
                 let bytes = inp.bytes()?.to_vec();
                 let pos = inp.u()? as usize;
@@ -1190,7 +1206,7 @@ impl Vm {
                     bytes,
                     pos,
                     open: f & 4 != 0,
-                    console: f & 8 != 0,
+                    kind,
                 }))
             }
             18 => Object::Environment,

@@ -146,6 +146,7 @@ impl Vm {
         roots.push(self.handlers);
         roots.extend(self.saved_globals.iter().map(|(_, v)| *v));
         roots.extend(self.parking.roots());
+        roots.extend(self.file_outputs.iter().copied());
         if let Some(image) = &self.image {
             roots.extend(image.values.iter().copied());
             templates.extend(image.templates.iter());

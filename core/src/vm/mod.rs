@@ -76,6 +76,9 @@ struct PreludeHooks {
     /// `%par-escape`: the running `par` branch's escape, reset when a run
     /// slice starts.
     par_escape: Option<u32>,
+    /// The parameters holding the current output, error and input ports
+    /// (`builtins::Standard` order).
+    ports: [Option<u32>; 3],
 }
 
 /// The guards of the inline operations (see `code::Inline`).
@@ -102,6 +105,9 @@ pub struct Vm {
     handlers: Value,
     /// The current output port's text not yet handed to the host.
     out: Output,
+    /// File output ports not yet closed: their pending text is written
+    /// out when an evaluation ends.
+    file_outputs: Vec<Value>,
     steps_left: u64,
     /// Units of primitive work charged since the host was last asked
     /// (`builtins::Budget`).
@@ -170,6 +176,7 @@ impl Vm {
             winders: Value::Null,
             handlers: Value::Null,
             out: Output::default(),
+            file_outputs: Vec::new(),
             steps_left: u64::MAX,
             work_unpolled: 0,
             inline,

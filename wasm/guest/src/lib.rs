@@ -51,8 +51,9 @@ fn with_engine<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
     })
 }
 
-/// The core's host is the component's: its clock, its interrupt check and
-/// where output goes are the world's imports.
+/// The core's host is the component's: its clock, its interrupt check,
+/// where output goes and what the operator granted are the world's
+/// imports.
 struct ComponentHost;
 
 impl Host for ComponentHost {
@@ -66,6 +67,38 @@ impl Host for ComponentHost {
 
     fn write_output(&mut self, text: &str) -> bool {
         host::write_output(text)
+    }
+
+    fn read_file(&mut self, path: &str, max: usize) -> Result<Vec<u8>, String> {
+        host::read_file(path, max as u64)
+    }
+
+    fn write_file(&mut self, path: &str, bytes: &[u8], append: bool) -> Result<(), String> {
+        host::write_file(path, bytes, append)
+    }
+
+    fn file_exists(&mut self, path: &str) -> Result<bool, String> {
+        host::file_exists(path)
+    }
+
+    fn delete_file(&mut self, path: &str) -> Result<(), String> {
+        host::delete_file(path)
+    }
+
+    fn read_input(&mut self) -> Result<Option<String>, String> {
+        host::read_input()
+    }
+
+    fn write_error(&mut self, text: &str) -> bool {
+        host::write_error(text)
+    }
+
+    fn command_line(&mut self) -> Vec<String> {
+        host::command_line()
+    }
+
+    fn environment(&mut self) -> Vec<(String, String)> {
+        host::environment()
     }
 }
 

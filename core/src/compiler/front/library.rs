@@ -22,24 +22,9 @@ pub const FEATURES: &[&str] = &[
     "arbores",
 ];
 
-/// Library names `import` accepts (the REPL has all of them at once).
-pub const LIBRARIES: &[&str] = &[
-    "scheme base",
-    "scheme char",
-    "scheme write",
-    "scheme read",
-    "scheme lazy",
-    "scheme case-lambda",
-    "scheme inexact",
-    "scheme complex",
-    "scheme cxr",
-    "scheme eval",
-    "scheme time",
-    "scheme process-context",
-    "scheme r5rs",
-    "arbores",
-    "arbores plan",
-];
+/// Library names `import` accepts besides the standard ones of
+/// `standard.rs` (the REPL has all of them at once).
+pub const LIBRARIES: &[&str] = &["arbores", "arbores plan"];
 
 /// What `(import (arbores plan))` gives (the prelude defines them).
 pub const PLAN_EXPORTS: &[&str] = &["plan-run", "plan-check"];
@@ -110,7 +95,9 @@ impl Front<'_> {
 
     pub(super) fn library_known(&self, spec: &Syn) -> bool {
         self.library_name(spec).is_some_and(|n| {
-            LIBRARIES.contains(&n.as_str()) || self.globals.libraries.contains_key(&n)
+            LIBRARIES.contains(&n.as_str())
+                || super::standard::exports(&n).is_some()
+                || self.globals.libraries.contains_key(&n)
         })
     }
 
