@@ -27,6 +27,14 @@ pub struct Globals {
     /// Names brought in by `(import (prefix ...))` or `(import (rename
     /// ...))` at top level, and the global each stands for.
     pub aliases: BTreeMap<Sym, Sym>,
+    /// Names an import set at top level left out (`only`, `except`, the
+    /// old names of `rename` and `prefix`), each with the unbound global a
+    /// reference to it in the program's own text stands for, whose name
+    /// says why.
+    pub hidden: BTreeMap<Sym, Sym>,
+    /// Names an import at top level brought in as they are: never hidden
+    /// by a later one (a program's imports are taken together).
+    pub imported: std::collections::BTreeSet<Sym>,
 }
 
 const NONE: u32 = u32::MAX;

@@ -1,6 +1,9 @@
 ;; Import sets (R7RS 5.2): prefix and rename bring in new names for a
 ;; library's exports, syntax included; only and except check the names
 ;; they list; a definition of a renamed name makes it a global of its own.
+;; The names the program uses as they are come from its first import
+;; (what import sets leave out is hidden: import-hiding.scm).
+(import (scheme base) (scheme write) (scheme char))
 (import (prefix (scheme base) b:))
 (write (b:car (b:list 1 2))) (newline)
 (b:define b:x 5)

@@ -220,6 +220,68 @@ impl Front<'_> {
         defined_names(form, self.syms, out)
     }
 
+    /// `(import SET ...)` at top level: the names the sets bring in stand
+    /// for their globals from now on; the names of their libraries that
+    /// no import brings in as they are (left out by `only` and `except`,
+    /// renamed by `rename` and `prefix`) are hidden from the program's
+    /// text until an import brings them in or the program defines them.
+    pub(super) fn import(&mut self, specs: &[Syn]) -> R<()> {
+        let mut brought = Vec::new();
+        let mut left_out = Vec::new();
+        for spec in specs {
+            let names = self.import_set(spec)?;
+            for lib in self.import_set_libraries(spec) {
+                for n in self.library_exports(&lib) {
+                    if !names.iter().any(|(name, _)| *name == n) {
+                        left_out.push((n, lib.clone()));
+                    }
+                }
+            }
+            brought.extend(names);
+        }
+        for (name, target) in &brought {
+            self.globals.hidden.remove(name);
+            self.globals.imported.insert(*name);
+            if name == target {
+                self.globals.aliases.remove(name);
+            } else {
+                self.globals.aliases.insert(*name, *target);
+            }
+        }
+        for (n, lib) in left_out {
+            if self.globals.imported.contains(&n) {
+                continue;
+            }
+            let why = format!("{} (not imported from ({lib}))", self.name(n));
+            let hidden = self.syms.intern(&why);
+            self.globals.hidden.insert(n, hidden);
+        }
+        Ok(())
+    }
+
+    /// The library names an import set draws on (one; none if malformed,
+    /// which `import_set` reports).
+    fn import_set_libraries(&self, spec: &Syn) -> Vec<String> {
+        let mut spec = spec;
+        loop {
+            let Some(parts) = spec.as_list() else {
+                return vec![];
+            };
+            let head = match parts.first() {
+                Some(Syn::Sym(id, _)) => self.name(id.sym),
+                _ => String::new(),
+            };
+            if matches!(head.as_str(), "only" | "except" | "prefix" | "rename")
+                && parts.len() >= 2
+                && parts[1].as_list().is_some()
+            {
+                spec = &parts[1];
+                continue;
+            }
+            return self.library_name(spec).into_iter().collect();
+        }
+    }
+
     /// The names an import set brings in, each with the global it stands
     /// for (R7RS 5.2): a library's exports, narrowed by `only` and
     /// `except`, renamed by `prefix` and `rename`. A name an import set

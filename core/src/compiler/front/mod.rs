@@ -121,9 +121,19 @@ impl<'a> Front<'a> {
 
     /// What an identifier means here: a global renamed by an import set
     /// (`b:car` after `(import (prefix (scheme base) b:))`) means the
-    /// global it stands for.
+    /// global it stands for; a name an import set left out, written in the
+    /// program's own text (not introduced by a macro, not in a library or
+    /// a stored node), means nothing.
     fn meaning(&self, id: &Ident, env: &Env) -> Meaning {
         match resolve(id, env) {
+            Meaning::Global(s)
+                if id.alias.is_none() && s == id.sym && self.toplevel_env.is_none() =>
+            {
+                match self.globals.hidden.get(&s) {
+                    Some(h) => Meaning::Global(*h),
+                    None => Meaning::Global(self.globals.alias_target(s)),
+                }
+            }
             Meaning::Global(s) => Meaning::Global(self.globals.alias_target(s)),
             m => m,
         }
@@ -183,6 +193,7 @@ impl<'a> Front<'a> {
         match resolve(id, env) {
             Meaning::Global(s) => {
                 self.globals.aliases.remove(&s);
+                self.globals.hidden.remove(&s);
                 s
             }
             _ => id.sym,
@@ -450,15 +461,7 @@ impl<'a> Front<'a> {
                 self.toplevel_seq(&chosen, env)
             }
             Special::Import => {
-                for spec in args {
-                    for (name, target) in self.import_set(spec)? {
-                        if name == target {
-                            self.globals.aliases.remove(&name);
-                        } else {
-                            self.globals.aliases.insert(name, target);
-                        }
-                    }
-                }
+                self.import(args)?;
                 Ok(Expr::Const(Value::Unspecified))
             }
             Special::DefineLibrary => err("define-library is only allowed at the top level", pos),
