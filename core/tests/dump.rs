@@ -1,20 +1,11 @@
 //! Suspended evaluations as bytes: dump, load in a fresh engine, resume,
 //! fork, and refusal of foreign or damaged bytes.
 
-use arbores_core::{Engine, Run, Suspension, Tool, ToolAnswer};
+mod support;
 
-fn engine() -> Engine {
-    let mut e = Engine::new();
-    for (name, params) in [("search", &["query"][..]), ("calc", &["expression"][..])] {
-        e.define_tool(Tool {
-            name: name.into(),
-            params: params.iter().map(|p| p.to_string()).collect(),
-            description: String::new(),
-        })
-        .unwrap();
-    }
-    e
-}
+use arbores_core::{Engine, Run, Suspension, ToolAnswer};
+
+use support::engine_with_tools as engine;
 
 fn suspended(r: Run) -> Suspension {
     match r {

@@ -4,10 +4,13 @@
 //! knows it would; each one is either refused with a message or loads and
 //! resumes to a value or an error, under limits.
 
+mod support;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
-use arbores_core::{Engine, Limits, Run, Tool, ToolAnswer};
+use arbores_core::{Engine, Limits, Run, ToolAnswer};
+use support::Rng;
 
 const DEFAULT_KEY: &[u8; 32] = b"arbores suspended evaluation 001";
 const HEADER_LEN: usize = 52;
@@ -42,34 +45,12 @@ const PROGRAMS: &[&str] = &[
 ];
 
 fn engine() -> Engine {
-    let mut e = Engine::new();
-    for (name, params) in [("search", &["query"][..]), ("calc", &["expression"][..])] {
-        e.define_tool(Tool {
-            name: name.into(),
-            params: params.iter().map(|p| p.to_string()).collect(),
-            description: String::new(),
-        })
-        .unwrap();
-    }
+    let mut e = support::engine_with_tools();
     e.set_limits(Limits {
         max_steps: 100_000,
         max_memory: 64 << 20,
     });
     e
-}
-
-/// xorshift: failures reproduce from the seed.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 /// The dump's payload with a valid envelope around it: the length set

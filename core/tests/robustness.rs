@@ -1,21 +1,10 @@
 //! Bad input never panics: generated programs, hostile programs and
 //! malformed text each end in a value or an error, and the engine goes on.
 
-use arbores_core::{Engine, Limits};
+mod support;
 
-/// A small deterministic generator (xorshift), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() % items.len() as u64) as usize]
-    }
-}
+use arbores_core::{Engine, Limits};
+use support::Rng;
 
 const TOKENS: &[&str] = &[
     "(",
