@@ -63,6 +63,15 @@ const UNKNOWN_SCORE: f32 = -30.0;
 /// Segmentations remembered (about 100 bytes each); all are forgotten when
 /// there are more.
 const SEGMENTATIONS_KEPT: usize = 1 << 16;
+/// Characters of a word segmented at once. Segmenting costs memory and
+/// time in proportion to the word's length, so a longer run (no real
+/// word: a pasted blob, a hostile query of 100 MB) is segmented in pieces
+/// of this length, and its segmentation is not remembered.
+const SEGMENTED_AT_ONCE: usize = 64;
+/// Bytes of a text that are embedded: its start, as models truncate their
+/// input. A description or query is far shorter; a 100 MB one must not
+/// cost minutes.
+const EMBEDDED_AT_MOST: usize = 64 * 1024;
 
 /// Why a table was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -451,6 +460,11 @@ impl StaticEmbedder {
 
     /// Calls `f` with the vector of every token of `text`, in order.
     fn tokens(&self, text: &str, f: &mut dyn FnMut(u32)) {
+        let mut end = text.len().min(EMBEDDED_AT_MOST);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let text = &text[..end];
         let lookup = self.lookup();
         let mut scratch = Scratch::default();
         let mut word = String::new();
@@ -467,6 +481,18 @@ impl StaticEmbedder {
                     }
                 }
                 Piece::Cjk(run) => word.extend(run),
+            }
+            if word.chars().nth(SEGMENTED_AT_ONCE).is_some() {
+                let mut rest = word.as_str();
+                while !rest.is_empty() {
+                    let cut = rest
+                        .char_indices()
+                        .nth(SEGMENTED_AT_ONCE)
+                        .map_or(rest.len(), |(i, _)| i);
+                    self.segment(lookup, &rest[..cut], &mut buffers, f);
+                    rest = &rest[cut..];
+                }
+                return;
             }
             // A poisoned lock only means a panic elsewhere mid-insert; the
             // map is still whole.
@@ -646,6 +672,21 @@ pub(crate) mod tests {
         assert!(cos(&e.embed("quickSort"), &e.embed("quick sort")) > 0.999);
         // Vector 0 (sort, 排序) translates to entry 0 (▁sort).
         assert_eq!(e.translations("排序 tree"), vec![("sort".to_string(), 0.6)]);
+    }
+
+    #[test]
+    fn a_run_longer_than_any_word_is_segmented_in_pieces_and_not_remembered() {
+        let e = StaticEmbedder::from_bytes(small_table()).unwrap();
+        // Segmented at once, a long run took gigabytes.
+        let v = e.embed(&"a".repeat(EMBEDDED_AT_MOST));
+        assert!(v.iter().all(|&x| x == 0.0));
+        // The first piece keeps the word-start mark, so ▁sort is found.
+        assert!(cos(&e.embed(&"sort".repeat(1000)), &e.embed("sort")) > 0.99);
+        // Only the start of a text is embedded.
+        let long = format!("sort {}", "x".repeat(10 * EMBEDDED_AT_MOST));
+        assert!(cos(&e.embed(&format!("{long} tree")), &e.embed("sort")) > 0.99);
+        let known = e.segmentations.lock().unwrap();
+        assert!(known.keys().all(|w| w.chars().count() <= SEGMENTED_AT_ONCE));
     }
 
     #[test]
