@@ -180,8 +180,6 @@ enum Command {
     /// not a terminal, reads forms from it without prompts; errors are shown
     /// and the session goes on.
     Repl,
-    /// Serve the browser playground on 127.0.0.1 (everything runs in the
-    /// browser; this only serves the files).
     /// The history of the knowledge store, newest first (`*` marks the
     /// current version; a version whose parent is not the next one listed
     /// starts a branch).
@@ -228,6 +226,8 @@ enum Command {
         #[arg(value_name = "FILE")]
         file: PathBuf,
     },
+    /// Serve the browser playground on 127.0.0.1 (everything runs in the
+    /// browser; this only serves the files).
     Playground {
         /// Port to listen on; 0 picks a free one.
         #[arg(long, default_value_t = 8080)]
@@ -587,5 +587,21 @@ mod tests {
     fn cli_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    /// `--help` lists every command with what it does: a doc comment put
+    /// on the wrong variant leaves one command bare and another with two
+    /// descriptions.
+    #[test]
+    fn every_command_says_what_it_does() {
+        use clap::CommandFactory;
+        for sub in Cli::command().get_subcommands() {
+            let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            assert!(
+                !about.is_empty(),
+                "`arbores {}` has no description",
+                sub.get_name()
+            );
+        }
     }
 }
