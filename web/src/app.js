@@ -6,7 +6,7 @@ import { $, compact, el, formatBytes, formatMs, seconds } from './dom.js';
 import { createEditor } from './editor.js';
 import { KnowledgeBrowser } from './browser.js';
 import { drawHelpPanel, helpCommand, showTour } from './help.js';
-import { DEFAULT_LIMITS, MAX_MEMORY_MIB, MIB, StoreState, ToPage, ToWorker } from './protocol.js';
+import { DEFAULT_LIMITS, MAX_MEMORY_MIB, MIB, Query, StoreState, ToPage, ToWorker } from './protocol.js';
 import { firstVisit, InputHistory, SavedTranscript, toured } from './saved.js';
 import { Transcript } from './transcript.js';
 import { sharedCode, shareUrl } from './share.js';
@@ -33,6 +33,9 @@ const els = {
   kbVersion: $('kb-version'),
   kbReflog: $('kb-reflog'),
   kbNote: $('kb-note'),
+  kbExport: $('kb-export'),
+  kbImport: $('kb-import'),
+  kbImportFile: $('kb-import-file'),
   help: $('help-panel'),
 };
 
@@ -167,11 +170,56 @@ function engineFailed(message) {
 // A read for the knowledge browser, answered by the worker.
 let nextQuery = 1;
 function ask(query, args) {
+  return request({ type: ToWorker.QUERY, query, args });
+}
+
+// A message to the worker answered by ANSWER with the same id.
+function request(message, transfer = []) {
   const id = nextQuery++;
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject });
-    worker.postMessage({ type: ToWorker.QUERY, id, query, args });
+    worker.postMessage({ ...message, id }, transfer);
   });
+}
+
+// ------------------------------------------------------ export and import ---
+
+// The knowledge base as one bundle file, every version: the format
+// `arbores export` writes and `arbores import` reads.
+async function exportKnowledge() {
+  try {
+    const bytes = await ask(Query.EXPORT, {});
+    const name = `arbores-v${els.kbVersion.textContent}.bundle`;
+    const link = el('a', { href: URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' })), download: name });
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+    flash(`Exported ${name} (${formatBytes(bytes.length)}).`);
+  } catch (e) {
+    notice(`The knowledge base could not be exported: ${e.message}`, 'warning');
+  }
+}
+
+async function importKnowledge() {
+  const file = els.kbImportFile.files[0];
+  els.kbImportFile.value = '';
+  if (!file) return;
+  if (running) {
+    flash('Wait for the evaluation to finish, or stop it.');
+    return;
+  }
+  const question = `Replace the knowledge base with the one in “${file.name}”?\n\n`
+    + 'What is stored now is kept, unchanged, in a separate IndexedDB database of this site '
+    + '(“arbores-before-import-…”); to keep it as a file, Export it first. '
+    + 'The definitions of this session stay.';
+  if (!window.confirm(question)) return;
+  try {
+    const bytes = await file.arrayBuffer();
+    const r = await request({ type: ToWorker.IMPORT, bytes }, [bytes]);
+    const kept = r.kept ? ` The previous knowledge base is kept in the IndexedDB database “${r.kept}”.` : '';
+    notice(`Imported ${file.name}: ${r.blobs} blobs, current version ${r.version}.${kept}`, 'store saved');
+  } catch (e) {
+    notice(e.message, 'warning');
+  }
 }
 
 // ------------------------------------------------------------- evaluation ---
@@ -422,6 +470,9 @@ els.newSession.addEventListener('click', newSession);
 els.storeFresh.addEventListener('click', () => startFresh(false));
 els.storeDiscard.addEventListener('click', () => startFresh(true));
 els.storeReload.addEventListener('click', () => window.location.reload());
+els.kbExport.addEventListener('click', exportKnowledge);
+els.kbImport.addEventListener('click', () => els.kbImportFile.click());
+els.kbImportFile.addEventListener('change', importKnowledge);
 els.clear.addEventListener('click', () => {
   transcript.clear(running?.entry);
   saved.clear();

@@ -10,7 +10,10 @@
 //                           them), then save this session's knowledge base
 //   QUERY       {id, query, args}   a read for the knowledge browser; one of
 //                           Query below; answered by ANSWER with the same id
-//   IMPORT      {id, bytes}  replace the knowledge base with a bundle file
+//   IMPORT      {id, bytes}  replace the knowledge base with a bundle file;
+//                           answered by ANSWER {id, value: {version, blobs,
+//                           kept}} (kept: the database holding what was
+//                           stored before, or null) or {id, error}, then STORE
 //
 // Worker → page (ToPage):
 //   READY       {limits, tier, store, knowledge, session}  the engine is loaded

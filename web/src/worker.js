@@ -116,6 +116,9 @@ async function handle(data) {
     case ToWorker.QUERY:
       answer(data.id, () => query(data.query, data.args ?? {}));
       break;
+    case ToWorker.IMPORT:
+      await importBundle(data.id, data.bytes);
+      break;
     default:
       console.warn('worker: unknown message', data);
   }
@@ -252,6 +255,46 @@ async function startFresh(discard) {
   post(ToPage.STORE, { store: storeReport(saved), knowledge });
 }
 
+// Replaces the knowledge base with a bundle file's: read and checked
+// whole first (nothing changes when it is not a bundle or does not load),
+// then stored in place of what was stored (kept in a database of its own;
+// see BrowserStore.replace), then installed in the engine. Answers with
+// {version, blobs, kept} or an error, then sends the new STORE.
+async function importBundle(id, bytes) {
+  let bundle;
+  try {
+    bundle = wasm.Bundle.read(new Uint8Array(bytes));
+  } catch (e) {
+    post(ToPage.ANSWER, { id, error: `This file cannot be imported: ${describe(e)}` });
+    return;
+  }
+  try {
+    let kept = null;
+    if (store) {
+      if (status.state !== StoreState.SAVED && status.state !== StoreState.ERROR) {
+        throw new Error(`the knowledge base is not being saved (${status.state}): ${status.message}`);
+      }
+      kept = await store.replace(bundle);
+      setState(StoreState.SAVED, '');
+    }
+    engine.installBundle(bundle);
+    post(ToPage.ANSWER, { id, value: { version: bundle.version, blobs: bundle.blobs, kept } });
+  } catch (e) {
+    if (e?.name === 'conflict') setState(StoreState.CONFLICT, describe(e));
+    post(ToPage.ANSWER, { id, error: `Nothing was imported: ${describe(e)}` });
+  } finally {
+    bundle.free();
+  }
+  let knowledge;
+  try {
+    knowledge = readKnowledge();
+  } catch (e) {
+    crashed(null, e);
+    return;
+  }
+  post(ToPage.STORE, { store: storeReport(null), knowledge });
+}
+
 function setState(state, message) {
   status.state = state;
   status.message = message;
@@ -296,6 +339,8 @@ function query(what, a) {
       return closure(Number(a.id), num(a.version));
     case Query.SEARCH:
       return search(String(a.text ?? ''), num(a.version));
+    case Query.EXPORT:
+      return engine.exportBundle();
     default:
       throw new Error(`unknown query ${JSON.stringify(what)}`);
   }

@@ -13,6 +13,8 @@
 //! - [`store`]: `BrowserStore`, the knowledge base kept in IndexedDB
 //!   (`indexed_db_futures`), in the store format and with the save rule of
 //!   the `arbores` command's store directory.
+//! - [`bundle`]: bundle files (the knowledge base as one file, the format
+//!   of `arbores export`), read, checked, exported and installed.
 //! - [`snapshot`]: blob names and stored bytes as JavaScript values.
 //! - [`panic`]: keeps the text of a Rust panic for the host to report.
 //!
@@ -22,12 +24,14 @@
 //! like any Scheme.
 
 mod browse;
+mod bundle;
 mod convert;
 mod engine;
 mod panic;
 mod snapshot;
 mod store;
 
+pub use bundle::Bundle;
 pub use engine::Engine;
 pub use panic::panic_message;
 pub use store::{BrowserStore, Stored};

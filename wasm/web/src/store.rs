@@ -30,6 +30,7 @@ use js_sys::{Object, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
+use crate::bundle::Bundle;
 use crate::engine::Engine;
 use crate::snapshot::{self, hex};
 use arbores_core::Snapshot;
@@ -40,6 +41,7 @@ const BLOBS: &str = "blobs";
 const REFS: &str = "refs";
 const REFS_KEY: &str = "current";
 const DAMAGED_PREFIX: &str = "arbores-damaged-";
+const BEFORE_IMPORT_PREFIX: &str = "arbores-before-import-";
 
 /// What went wrong, as the page needs to know it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,11 +192,63 @@ async fn clear_records(db: &Database) -> Result<(), indexed_db_futures::error::E
     tx.commit().await
 }
 
+/// Copies every record of `db` into a new database named `prefix` and the
+/// time; returns its name. `what` names the records in errors.
+async fn copy_records(db: &Database, prefix: &str, what: &str) -> Result<String, JsValue> {
+    let (refs, blobs) = read_records(db).await.map_err(|e| {
+        store_error(
+            StoreErrorKind::Write,
+            format!("the {what} cannot be read to keep a copy: {e}"),
+        )
+    })?;
+    let time = js_sys::Date::new_0()
+        .to_iso_string()
+        .as_string()
+        .unwrap_or_default();
+    let name = format!("{prefix}{}", time.replace([':', '.'], "-"));
+    let copy_failed = |e: String| {
+        store_error(
+            StoreErrorKind::Write,
+            format!("a copy of the {what} cannot be written to \"{name}\": {e}"),
+        )
+    };
+    let copy = open_database(&name)
+        .await
+        .map_err(|e| copy_failed(format!("{e:?}")))?;
+    let result: Result<(), indexed_db_futures::error::Error> = async {
+        let tx = copy
+            .transaction([BLOBS, REFS])
+            .with_mode(TransactionMode::Readwrite)
+            .with_options(strict())
+            .build()?;
+        for (store, records) in [(REFS, &refs), (BLOBS, &blobs)] {
+            let store = tx.object_store(store)?;
+            for (k, v) in records {
+                store.put(v.clone()).with_key(k.clone()).await?;
+            }
+        }
+        tx.commit().await
+    }
+    .await;
+    copy.close();
+    result.map_err(|e| copy_failed(e.to_string()))?;
+    Ok(name)
+}
+
+/// How a snapshot is written: beside what is stored (a save), or instead
+/// of it (an import).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Write {
+    Add,
+    Replace,
+}
+
 /// Writes a snapshot if the stored refs record is still `expected`.
 async fn write_snapshot(
     db: &Database,
     snapshot: &Snapshot,
     expected: Option<&[u8]>,
+    how: Write,
 ) -> Result<(), JsValue> {
     let write =
         |e: indexed_db_futures::error::Error| store_error(StoreErrorKind::Write, describe(e));
@@ -215,6 +269,9 @@ async fn write_snapshot(
         ));
     }
     let blobs = tx.object_store(BLOBS).map_err(write)?;
+    if how == Write::Replace {
+        blobs.clear().map_err(write)?.await.map_err(write)?;
+    }
     for (hash, bytes) in &snapshot.blobs {
         let value: JsValue = Uint8Array::from(bytes.as_slice()).into();
         blobs.put(value).with_key(hex(hash)).await.map_err(write)?;
@@ -339,7 +396,7 @@ impl BrowserStore {
         future_to_promise(async move {
             let started = now_ms();
             let expected = state.borrow().expected.clone();
-            match write_snapshot(&db, &snapshot, expected.as_deref()).await {
+            match write_snapshot(&db, &snapshot, expected.as_deref(), Write::Add).await {
                 Ok(()) => {
                     let mut s = state.borrow_mut();
                     s.expected = Some(snapshot.refs.clone());
@@ -375,43 +432,7 @@ impl BrowserStore {
     pub fn move_aside(&self) -> Promise {
         let db = self.db.clone();
         future_to_promise(async move {
-            let (refs, blobs) = read_records(&db).await.map_err(|e| {
-                store_error(
-                    StoreErrorKind::Write,
-                    format!("the damaged records cannot be read to keep a copy: {e}"),
-                )
-            })?;
-            let time = js_sys::Date::new_0()
-                .to_iso_string()
-                .as_string()
-                .unwrap_or_default();
-            let name = format!("{DAMAGED_PREFIX}{}", time.replace([':', '.'], "-"));
-            let copy_failed = |e: String| {
-                store_error(
-                    StoreErrorKind::Write,
-                    format!("a copy of the damaged records cannot be written to \"{name}\": {e}"),
-                )
-            };
-            let copy = open_database(&name)
-                .await
-                .map_err(|e| copy_failed(format!("{e:?}")))?;
-            let result: Result<(), indexed_db_futures::error::Error> = async {
-                let tx = copy
-                    .transaction([BLOBS, REFS])
-                    .with_mode(TransactionMode::Readwrite)
-                    .with_options(strict())
-                    .build()?;
-                for (store, records) in [(REFS, &refs), (BLOBS, &blobs)] {
-                    let store = tx.object_store(store)?;
-                    for (k, v) in records {
-                        store.put(v.clone()).with_key(k.clone()).await?;
-                    }
-                }
-                tx.commit().await
-            }
-            .await;
-            copy.close();
-            result.map_err(|e| copy_failed(e.to_string()))?;
+            let name = copy_records(&db, DAMAGED_PREFIX, "damaged records").await?;
             clear_records(&db).await.map_err(|e| {
                 store_error(
                     StoreErrorKind::Write,
@@ -419,6 +440,32 @@ impl BrowserStore {
                 )
             })?;
             Ok(JsValue::from_str(&name))
+        })
+    }
+
+    /// Replaces the stored knowledge base with a bundle's (checked by
+    /// `Bundle.read`), then expects the bundle's refs record. What was
+    /// stored is first copied, unchanged, to a new database
+    /// "arbores-before-import-<time>", so nothing is lost. The replacement
+    /// is one transaction: it happens whole or not at all, and like a save
+    /// it is refused (a "conflict") when another tab saved since this
+    /// session loaded. Resolves to the copy's name, or `null` when nothing
+    /// was stored.
+    pub fn replace(&self, bundle: &Bundle) -> Promise {
+        let db = self.db.clone();
+        let state = self.state.clone();
+        let snapshot = bundle.snapshot().clone();
+        future_to_promise(async move {
+            let expected = state.borrow().expected.clone();
+            let kept = match expected {
+                Some(_) => Some(copy_records(&db, BEFORE_IMPORT_PREFIX, "stored records").await?),
+                None => None,
+            };
+            write_snapshot(&db, &snapshot, expected.as_deref(), Write::Replace).await?;
+            let mut s = state.borrow_mut();
+            s.expected = Some(snapshot.refs.clone());
+            s.needs_full = false;
+            Ok(kept.map_or(JsValue::NULL, |name| JsValue::from_str(&name)))
         })
     }
 
