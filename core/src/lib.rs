@@ -36,6 +36,7 @@ pub mod arb;
 mod vm;
 // 7. the public face
 mod api;
+mod sessions;
 mod tools;
 // beside: the knowledge repository
 pub mod repo;
@@ -47,5 +48,9 @@ pub use repo::cas::{BlobSource, StoreError};
 pub use repo::forest::{hex, Hash, ImportError, Snapshot};
 pub use repo::knowledge::{CommitReply, KnowledgeStore};
 pub use repo::Tier;
+pub use sessions::{
+    EntryHash, MemorySnapshotStore, SavedSnapshot, SnapshotDiff, SnapshotListing, SnapshotStore,
+    Turn, Turns,
+};
 pub use tools::{Run, Suspension, Tool, ToolAnswer, ToolCall};
 pub use vm::{ErrorKind, Limits};

@@ -9,7 +9,7 @@ mod support;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
-use arbores_core::{Engine, Limits, Run, ToolAnswer};
+use arbores_core::{Engine, Limits, MemorySnapshotStore, Run, SnapshotStore, ToolAnswer};
 use support::Rng;
 
 const DEFAULT_KEY: &[u8; 32] = b"arbores suspended evaluation 001";
@@ -138,13 +138,13 @@ fn load_and_run(bytes: &[u8]) -> Result<(), String> {
     }
 }
 
-/// `load_and_run` on a thread of its own, so that a panic is caught and a
-/// hang (code that loops without counting steps) is reported, not waited
-/// out. `None`: it went well.
-fn run_isolated(bytes: Vec<u8>) -> Option<String> {
+/// `run` on a thread of its own, so that a panic is caught and a hang
+/// (code that loops without counting steps) is reported, not waited out.
+/// `None`: it went well.
+fn run_isolated(run: impl FnOnce() -> Result<(), String> + Send + 'static) -> Option<String> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let r = catch_unwind(AssertUnwindSafe(|| load_and_run(&bytes)));
+        let r = catch_unwind(AssertUnwindSafe(run));
         let _ = tx.send(match r {
             Ok(Ok(())) => None,
             Ok(Err(e)) => Some(e),
@@ -164,12 +164,16 @@ fn run_isolated(bytes: Vec<u8>) -> Option<String> {
     }
 }
 
-#[test]
-fn mutated_and_resigned_dumps_are_refused_or_run_never_panic() {
-    let rounds: usize = std::env::var("ARBORES_DUMP_MUTATIONS")
+fn rounds() -> usize {
+    std::env::var("ARBORES_DUMP_MUTATIONS")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(300);
+        .unwrap_or(300)
+}
+
+#[test]
+fn mutated_and_resigned_dumps_are_refused_or_run_never_panic() {
+    let rounds = rounds();
     // Silence the default hook: a panic is reported below with its case.
     std::panic::set_hook(Box::new(|_| {}));
     let mut failures = Vec::new();
@@ -195,7 +199,7 @@ fn mutated_and_resigned_dumps_are_refused_or_run_never_panic() {
                 what.push(mutate(&mut rng, &mut m));
             }
             let forged = sign(header, &m);
-            if let Some(failure) = run_isolated(forged) {
+            if let Some(failure) = run_isolated(move || load_and_run(&forged)) {
                 failures.push(format!("program {p} round {round} ({what:?}): {failure}"));
                 if failures.len() >= 5 {
                     break;
@@ -207,6 +211,135 @@ fn mutated_and_resigned_dumps_are_refused_or_run_never_panic() {
     assert!(
         failures.is_empty(),
         "mutated dumps failed (the first few):\n{}",
+        failures.join("\n")
+    );
+}
+
+// ---- session snapshots -------------------------------------------------------
+
+/// A session whose snapshot holds closures sharing state, records, a
+/// bignum, strings, vectors, a port and a continuation.
+const SESSION: &str = r#"
+  (define-record-type point (make-point x y) point? (x point-x) (y point-y))
+  (define origin (make-point 1 2))
+  (define inc #f)
+  (define get #f)
+  (let ((n 0)) (set! inc (lambda () (set! n (+ n 1)) n)) (set! get (lambda () n)))
+  (define (walk xs acc) (if (null? xs) acc (walk (cdr xs) (+ acc (car xs)))))
+  (define data (list (vector 1 "two" #\3) (expt 2 100) 1/3 2.5 'sym))
+  (define log (open-output-string))
+  (define k (call/cc (lambda (c) c)))
+"#;
+
+/// Uses of every binding of `SESSION`.
+const USES: &[&str] = &[
+    "(inc)",
+    "(get)",
+    "(point-x origin)",
+    "(point? (make-point 3 4))",
+    "(walk '(1 2 3) 0)",
+    "data",
+    "(write-string \"x\" log)",
+    "(procedure? k)",
+];
+
+fn leb(out: &mut Vec<u8>, mut n: u64) {
+    loop {
+        let b = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+/// A manifest naming `bindings`, signed with the default key, as a forger
+/// who knows the format would write it (the header taken from a real one).
+fn forge_manifest(header: &[u8], bindings: &[(String, [u8; 32])], skipped: &[String]) -> Vec<u8> {
+    let mut p = Vec::new();
+    leb(&mut p, bindings.len() as u64);
+    for (name, hash) in bindings {
+        leb(&mut p, name.len() as u64);
+        p.extend_from_slice(name.as_bytes());
+        p.extend_from_slice(hash);
+    }
+    leb(&mut p, skipped.len() as u64);
+    for name in skipped {
+        leb(&mut p, name.len() as u64);
+        p.extend_from_slice(name.as_bytes());
+    }
+    leb(&mut p, 0);
+    sign(header, &p)
+}
+
+/// Restores a forged snapshot and uses every binding under limits: a
+/// refusal must say something, nothing may panic.
+fn restore_and_use(manifest: &[u8], store: &MemorySnapshotStore) -> Result<(), String> {
+    let mut e = engine();
+    if let Err(message) = e.restore_snapshot(manifest, store) {
+        assert!(!message.is_empty());
+        return Ok(());
+    }
+    for src in USES {
+        let _ = e.eval(src);
+    }
+    match e.eval("'ok").value.as_deref() {
+        Some("ok") => Ok(()),
+        other => Err(format!("the engine is unusable afterwards: {other:?}")),
+    }
+}
+
+#[test]
+fn mutated_snapshot_entries_are_refused_or_run_never_panic() {
+    let rounds = rounds();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut a = engine();
+    let r = a.eval(SESSION);
+    assert!(r.error.is_none(), "{:?}", r.error);
+    let mut store = MemorySnapshotStore::new();
+    let saved = a.save_snapshot(&mut store).unwrap();
+    let listing = a.snapshot_listing(&saved.manifest).unwrap();
+    let header = &saved.manifest[..HEADER_LEN];
+    // The unmutated snapshot, forged again, is the same bytes.
+    assert_eq!(
+        forge_manifest(header, &listing.bindings, &listing.skipped),
+        saved.manifest
+    );
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut failures = Vec::new();
+    for round in 0..rounds {
+        let mut bindings = listing.bindings.clone();
+        let b = rng.below(bindings.len());
+        let mut entry = store.get(&bindings[b].1).unwrap();
+        let mut what = vec![format!("entry of {}", bindings[b].0)];
+        for _ in 0..1 + rng.below(3) {
+            if entry.len() < 2 {
+                break;
+            }
+            // The first byte is the entry format: mutate what follows.
+            let mut body = entry[1..].to_vec();
+            what.push(mutate(&mut rng, &mut body));
+            entry.truncate(1);
+            entry.extend_from_slice(&body);
+        }
+        let hash = *blake3::hash(&entry).as_bytes();
+        let mut forged_store = store.clone();
+        forged_store.put(&hash, &entry).unwrap();
+        bindings[b].1 = hash;
+        let manifest = forge_manifest(header, &bindings, &listing.skipped);
+        if let Some(failure) = run_isolated(move || restore_and_use(&manifest, &forged_store)) {
+            failures.push(format!("round {round} ({what:?}): {failure}"));
+            if failures.len() >= 5 {
+                break;
+            }
+        }
+    }
+    let _ = std::panic::take_hook();
+    assert!(
+        failures.is_empty(),
+        "mutated snapshots failed (the first few):\n{}",
         failures.join("\n")
     );
 }

@@ -25,7 +25,7 @@ const CORE_LAYERS: &[(&str, &[&str])] = &[
     ("primitives", &["builtins"]),
     ("knowledge", &["arb"]),
     ("vm", &["vm"]),
-    ("api", &["api", "tools", "lib"]),
+    ("api", &["api", "sessions", "tools", "lib"]),
 ];
 
 /// Beside the layers: uses only itself; every layer may use it.

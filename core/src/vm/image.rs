@@ -49,8 +49,8 @@ use crate::value::{
 const MAGIC: &[u8; 8] = b"ARBSUSP\0";
 /// The byte format; a change of it makes older dumps foreign.
 pub const FORMAT: u32 = 1;
-const HASH_LEN: usize = 32;
-const HEADER_LEN: usize = 8 + 4 + 32 + 8;
+pub(super) const HASH_LEN: usize = 32;
+pub(super) const HEADER_LEN: usize = 8 + 4 + 32 + 8;
 
 /// What every engine of one build shares, recorded when the prelude is
 /// loaded: a dump names these instead of writing them.
@@ -71,6 +71,11 @@ pub(crate) struct PreludeImage {
 }
 
 impl PreludeImage {
+    /// Whether the prelude defined the global syntax `s`.
+    pub fn has_syntax(&self, s: Sym) -> bool {
+        self.syntax.contains(&s)
+    }
+
     pub fn new(vm: &Vm, prelude: &str, templates: Vec<Rc<Template>>) -> PreludeImage {
         let mut all: Vec<Rc<Template>> = Vec::new();
         let mut seen = BTreeSet::new();
@@ -116,10 +121,10 @@ impl PreludeImage {
 // ---- bytes ----------------------------------------------------------------------
 
 #[derive(Default)]
-struct Out(Vec<u8>);
+pub(super) struct Out(pub(super) Vec<u8>);
 
 impl Out {
-    fn u(&mut self, mut n: u64) {
+    pub(super) fn u(&mut self, mut n: u64) {
         loop {
             let b = (n & 0x7f) as u8;
             n >>= 7;
@@ -136,29 +141,29 @@ impl Out {
     fn byte(&mut self, b: u8) {
         self.0.push(b);
     }
-    fn bytes(&mut self, b: &[u8]) {
+    pub(super) fn bytes(&mut self, b: &[u8]) {
         self.u(b.len() as u64);
         self.0.extend_from_slice(b);
     }
-    fn str(&mut self, s: &str) {
+    pub(super) fn str(&mut self, s: &str) {
         self.bytes(s.as_bytes());
     }
 }
 
-struct In<'a> {
-    buf: &'a [u8],
-    pos: usize,
+pub(super) struct In<'a> {
+    pub(super) buf: &'a [u8],
+    pub(super) pos: usize,
     /// Offset of `buf` in the whole dump, for messages.
-    base: usize,
+    pub(super) base: usize,
 }
 
-type R<T> = Result<T, String>;
+pub(super) type R<T> = Result<T, String>;
 
 impl<'a> In<'a> {
-    fn err<T>(&self, what: &str) -> R<T> {
+    pub(super) fn err<T>(&self, what: &str) -> R<T> {
         Err(format!("{what} at byte {}", self.base + self.pos))
     }
-    fn byte(&mut self) -> R<u8> {
+    pub(super) fn byte(&mut self) -> R<u8> {
         match self.buf.get(self.pos) {
             Some(&b) => {
                 self.pos += 1;
@@ -167,7 +172,7 @@ impl<'a> In<'a> {
             None => self.err("truncated"),
         }
     }
-    fn u(&mut self) -> R<u64> {
+    pub(super) fn u(&mut self) -> R<u64> {
         let mut n: u64 = 0;
         for shift in (0..64).step_by(7) {
             let b = self.byte()?;
@@ -190,7 +195,7 @@ impl<'a> In<'a> {
         let n = self.u()?;
         u16::try_from(n).or_else(|_| self.err("integer out of range"))
     }
-    fn len(&mut self) -> R<usize> {
+    pub(super) fn len(&mut self) -> R<usize> {
         let n = self.u()?;
         // Every element takes at least one byte: a longer count is corrupt.
         if n as usize > self.buf.len() - self.pos {
@@ -198,17 +203,17 @@ impl<'a> In<'a> {
         }
         Ok(n as usize)
     }
-    fn bytes(&mut self) -> R<&'a [u8]> {
+    pub(super) fn bytes(&mut self) -> R<&'a [u8]> {
         let n = self.len()?;
         let b = &self.buf[self.pos..self.pos + n];
         self.pos += n;
         Ok(b)
     }
-    fn str(&mut self) -> R<&'a str> {
+    pub(super) fn str(&mut self) -> R<&'a str> {
         let b = self.bytes()?;
         std::str::from_utf8(b).or_else(|_| self.err("text is not UTF-8"))
     }
-    fn index(&mut self, limit: usize, what: &str) -> R<usize> {
+    pub(super) fn index(&mut self, limit: usize, what: &str) -> R<usize> {
         let n = self.u()? as usize;
         if n >= limit {
             return self.err(&format!("{what} {n} out of range (0..{limit})"));
@@ -234,6 +239,10 @@ mod tag {
     pub const PRIM: u8 = 10;
     pub const OBJ: u8 = 11;
     pub const PRELUDE_OBJ: u8 = 12;
+    /// An object of another binding of a session snapshot: the global
+    /// that binding names (an index in the table of global names) and the
+    /// object's number in its entry.
+    pub const EXTERN: u8 = 13;
 }
 
 /// Template references.
@@ -242,8 +251,22 @@ const T_RESTORE_TIER: u64 = 1;
 const T_PRELUDE: u64 = 2;
 const T_LOCAL: u64 = 3;
 
-struct Dumper<'a> {
+/// Which binding of a session snapshot writes each object (its entry, and
+/// its number there): an object reached from several bindings is written
+/// once, by its owner, and named by the others, so that sharing (and
+/// mutable state shared between closures) survives a restore.
+#[derive(Default)]
+pub(super) struct Claims {
+    pub(super) owner: BTreeMap<Ref, (u32, u32)>,
+    /// The global each entry binds.
+    pub(super) binding: Vec<u32>,
+}
+
+pub(super) struct Dumper<'a> {
     vm: &'a Vm,
+    /// In a session snapshot: the owners of objects, and the entry being
+    /// written.
+    claims: Option<(&'a Claims, u32)>,
     syms: Vec<Sym>,
     sym_ids: BTreeMap<Sym, u32>,
     objs: Vec<Ref>,
@@ -290,17 +313,7 @@ impl Vm {
             queue.push_str(&printer::syn_to_string(form, &self.syms));
             queue.push('\n');
         }
-        let mut d = Dumper {
-            vm: self,
-            syms: vec![],
-            sym_ids: BTreeMap::new(),
-            objs: vec![],
-            obj_ids: BTreeMap::new(),
-            tmpls: vec![],
-            tmpl_ids: BTreeMap::new(),
-            globals: vec![],
-            global_ids: BTreeMap::new(),
-        };
+        let mut d = Dumper::new(self, None);
         // The session: every global the program defined or changed.
         let saved: Vec<(u32, Value)> = self.session_globals(image);
         let roots: Vec<Value> = saved
@@ -309,45 +322,24 @@ impl Vm {
             .chain([parked.k, parked.calls])
             .collect();
         d.discover(&roots, image);
-        let mut body = Out::default();
-        d.templates(&mut body, image);
-        d.objects(&mut body, image);
-        body.u(saved.len() as u64);
-        for (g, v) in &saved {
-            let gid = d.global(*g);
-            body.u(gid as u64);
-            d.value(&mut body, *v, image);
-        }
-        d.value(&mut body, parked.k, image);
-        d.value(&mut body, parked.calls, image);
-        body.str(&queue);
-        // Names last discovered, written first.
-        let mut payload = Out::default();
-        payload.u(d.syms.len() as u64);
-        for s in &d.syms {
-            payload.str(self.syms.name(*s));
-        }
-        payload.u(d.globals.len() as u64);
-        for g in &d.globals {
-            let name = self.globals.names[*g as usize];
-            payload.str(self.syms.name(name));
-        }
-        payload.0.extend_from_slice(&body.0);
-        let mut bytes = Vec::with_capacity(HEADER_LEN + payload.0.len() + HASH_LEN);
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&FORMAT.to_le_bytes());
-        bytes.extend_from_slice(&image.fingerprint);
-        bytes.extend_from_slice(&(payload.0.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&payload.0);
-        let hash = blake3::keyed_hash(key, &bytes);
-        bytes.extend_from_slice(hash.as_bytes());
-        Ok(bytes)
+        let payload = d.graph(image, |d, body| {
+            body.u(saved.len() as u64);
+            for (g, v) in &saved {
+                let gid = d.global(*g);
+                body.u(gid as u64);
+                d.value(body, *v, image);
+            }
+            d.value(body, parked.k, image);
+            d.value(body, parked.calls, image);
+            body.str(&queue);
+        });
+        Ok(seal(MAGIC, image, &payload, key))
     }
 
     /// The globals a dump carries: prelude globals whose value changed and
     /// every global made since, except the values of stored nodes (loaded
     /// again from the knowledge base on use).
-    fn session_globals(&self, image: &PreludeImage) -> Vec<(u32, Value)> {
+    pub(super) fn session_globals(&self, image: &PreludeImage) -> Vec<(u32, Value)> {
         let mut out = Vec::new();
         for (g, v) in self.globals.values.iter().enumerate() {
             let changed = match image.values.get(g) {
@@ -363,7 +355,81 @@ impl Vm {
     }
 }
 
-impl Dumper<'_> {
+/// `payload` in an envelope: the magic, the format, the engine's
+/// fingerprint, the payload's length, and a hash of it all keyed by `key`.
+pub(super) fn seal(
+    magic: &[u8; 8],
+    image: &PreludeImage,
+    payload: &[u8],
+    key: &[u8; 32],
+) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len() + HASH_LEN);
+    bytes.extend_from_slice(magic);
+    bytes.extend_from_slice(&FORMAT.to_le_bytes());
+    bytes.extend_from_slice(&image.fingerprint);
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(payload);
+    let hash = blake3::keyed_hash(key, &bytes);
+    bytes.extend_from_slice(hash.as_bytes());
+    bytes
+}
+
+impl<'a> Dumper<'a> {
+    pub(super) fn new(vm: &'a Vm, claims: Option<(&'a Claims, u32)>) -> Dumper<'a> {
+        Dumper {
+            vm,
+            claims,
+            syms: vec![],
+            sym_ids: BTreeMap::new(),
+            objs: vec![],
+            obj_ids: BTreeMap::new(),
+            tmpls: vec![],
+            tmpl_ids: BTreeMap::new(),
+            globals: vec![],
+            global_ids: BTreeMap::new(),
+        }
+    }
+
+    /// The objects discovered, in the order they are numbered.
+    pub(super) fn objects_found(&self) -> &[Ref] {
+        &self.objs
+    }
+
+    /// The discovered graph written as a payload: the symbols and global
+    /// names it uses, its templates and objects, then what `rest` writes
+    /// (values in it may refer to all of these).
+    pub(super) fn graph(
+        &mut self,
+        image: &PreludeImage,
+        rest: impl FnOnce(&mut Self, &mut Out),
+    ) -> Vec<u8> {
+        let mut body = Out::default();
+        self.templates(&mut body, image);
+        self.objects(&mut body, image);
+        rest(self, &mut body);
+        // Names last discovered, written first.
+        let mut payload = Out::default();
+        payload.u(self.syms.len() as u64);
+        for s in &self.syms {
+            payload.str(self.vm.syms.name(*s));
+        }
+        payload.u(self.globals.len() as u64);
+        for g in &self.globals {
+            let name = self.vm.globals.names[*g as usize];
+            payload.str(self.vm.syms.name(name));
+        }
+        payload.0.extend_from_slice(&body.0);
+        payload.0
+    }
+
+    /// Whether `r` is written by another entry of a session snapshot.
+    fn foreign(&self, r: Ref) -> bool {
+        match self.claims {
+            Some((c, me)) => c.owner.get(&r).is_some_and(|(e, _)| *e != me),
+            None => false,
+        }
+    }
+
     fn sym(&mut self, s: Sym) -> u32 {
         let next = self.syms.len() as u32;
         *self.sym_ids.entry(s).or_insert_with(|| {
@@ -372,7 +438,7 @@ impl Dumper<'_> {
         })
     }
 
-    fn global(&mut self, g: u32) -> u32 {
+    pub(super) fn global(&mut self, g: u32) -> u32 {
         let next = self.globals.len() as u32;
         *self.global_ids.entry(g).or_insert_with(|| {
             self.globals.push(g);
@@ -382,13 +448,16 @@ impl Dumper<'_> {
 
     /// Numbers every object and template the roots reach (templates in
     /// discovery order: a parent before its children).
-    fn discover(&mut self, roots: &[Value], image: &PreludeImage) {
+    pub(super) fn discover(&mut self, roots: &[Value], image: &PreludeImage) {
         let mut stack: Vec<Value> = roots.to_vec();
         let mut tqueue: VecDeque<Rc<Template>> = VecDeque::new();
         loop {
             if let Some(v) = stack.pop() {
                 let Value::Obj(r) = v else { continue };
-                if image.objects.contains_key(&r) || self.obj_ids.contains_key(&r) {
+                if image.objects.contains_key(&r)
+                    || self.obj_ids.contains_key(&r)
+                    || self.foreign(r)
+                {
                     continue;
                 }
                 self.obj_ids.insert(r, self.objs.len() as u32);
@@ -463,7 +532,7 @@ impl Dumper<'_> {
         }
     }
 
-    fn value(&mut self, out: &mut Out, v: Value, image: &PreludeImage) {
+    pub(super) fn value(&mut self, out: &mut Out, v: Value, image: &PreludeImage) {
         match v {
             Value::Null => out.byte(tag::NULL),
             Value::Bool(false) => out.byte(tag::FALSE),
@@ -497,9 +566,18 @@ impl Dumper<'_> {
                 if let Some(g) = image.objects.get(&r) {
                     out.byte(tag::PRELUDE_OBJ);
                     out.u(*g as u64);
-                } else {
+                } else if let Some(i) = self.obj_ids.get(&r) {
                     out.byte(tag::OBJ);
-                    out.u(self.obj_ids[&r] as u64);
+                    out.u(*i as u64);
+                } else {
+                    // Discovery stops only at the prelude's objects and at
+                    // those another entry claimed.
+                    let (c, _) = self.claims.expect("an object not discovered");
+                    let (entry, i) = c.owner[&r];
+                    let g = self.global(c.binding[entry as usize]);
+                    out.byte(tag::EXTERN);
+                    out.u(g as u64);
+                    out.u(i as u64);
                 }
             }
         }
@@ -780,12 +858,32 @@ const OP_ARITY: [u8; 40] = [
 
 // ---- loading ------------------------------------------------------------------------
 
-struct Loader<'a> {
+pub(super) struct Loader<'a> {
     syms: Vec<Sym>,
     globals: Vec<u32>,
-    objs: Vec<Value>,
+    pub(super) objs: Vec<Value>,
     tmpls: Vec<Option<Rc<Template>>>,
     image: &'a PreludeImage,
+    /// In a session snapshot: the objects of every entry, by the global
+    /// its binding names.
+    externs: Option<&'a BTreeMap<u32, Vec<Value>>>,
+    /// Where each template starts, and where the objects start.
+    spans: Vec<usize>,
+    objects_at: usize,
+}
+
+impl<'a> Loader<'a> {
+    /// The same decoded tables, resolving objects of other entries in
+    /// `externs`.
+    pub(super) fn with_externs<'b>(self, externs: &'b BTreeMap<u32, Vec<Value>>) -> Loader<'b>
+    where
+        'a: 'b,
+    {
+        Loader {
+            externs: Some(externs),
+            ..self
+        }
+    }
 }
 
 impl Vm {
@@ -805,75 +903,14 @@ impl Vm {
         key: &[u8; 32],
         image: &PreludeImage,
     ) -> Result<u64, String> {
-        let payload = check_envelope(bytes, key, image)?;
+        let payload = check_envelope(bytes, key, image, MAGIC, "a suspended evaluation")?;
         let mut inp = In {
             buf: payload,
             pos: 0,
             base: HEADER_LEN,
         };
-        let n = inp.len()?;
-        let mut syms = Vec::with_capacity(n);
-        for _ in 0..n {
-            let name = inp.str()?;
-            syms.push(self.syms.intern(name));
-        }
-        let n = inp.len()?;
-        let mut names = Vec::with_capacity(n);
-        for _ in 0..n {
-            let name = inp.str()?;
-            names.push(self.syms.intern(name));
-        }
-        // Nothing is changed until everything is decoded: globals are
-        // created (unbound) now, values set at the end.
-        let globals = names.iter().map(|s| self.globals.index(*s)).collect();
-        let mut l = Loader {
-            syms,
-            globals,
-            objs: vec![],
-            tmpls: vec![],
-            image,
-        };
-        // Templates refer to objects and objects to templates: count the
-        // objects first (skipping the templates), allocate them, then
-        // decode both.
-        let nt = inp.len()?;
-        l.tmpls = vec![None; nt];
-        let mut skim = In {
-            buf: inp.buf,
-            pos: inp.pos,
-            base: inp.base,
-        };
-        let mut spans = Vec::with_capacity(nt);
-        for _ in 0..nt {
-            let start = skim.pos;
-            self.skip_template(&mut skim, &l)?;
-            spans.push(start);
-        }
-        inp.pos = skim.pos;
-        let no = inp.len()?;
-        l.objs = (0..no)
-            .map(|_| self.heap.alloc(Object::Pair(Value::Null, Value::Null)))
-            .collect();
-        // Children come before their parents.
-        let after_templates = inp.pos;
-        for i in 0..nt {
-            inp.pos = spans[i];
-            let t = self.read_template(&mut inp, &l)?;
-            verify::depths(&t).map_err(|e| {
-                format!(
-                    "unsafe code in template {i} (near byte {}): {e}",
-                    inp.base + spans[i]
-                )
-            })?;
-            l.tmpls[i] = Some(Rc::new(t));
-        }
-        inp.pos = after_templates;
-        for i in 0..no {
-            let obj = self.read_object(&mut inp, &l)?;
-            if let Some(slot) = self.heap.obj_mut(l.objs[i]) {
-                *slot = obj;
-            }
-        }
+        let mut l = self.read_graph_head(&mut inp, image)?;
+        self.read_graph_body(&mut inp, &mut l)?;
         let ng = inp.len()?;
         let mut sets = Vec::with_capacity(ng);
         for _ in 0..ng {
@@ -901,6 +938,87 @@ impl Vm {
             calls,
             queue: forms.into_iter().map(|f| (f, None)).collect(),
         }))
+    }
+
+    /// The first part of a payload written by `Dumper::graph`: the names,
+    /// the templates skimmed (templates refer to objects and objects to
+    /// templates) and the objects counted and allocated. Nothing is
+    /// changed but new unbound globals and garbage objects.
+    pub(super) fn read_graph_head<'a>(
+        &mut self,
+        inp: &mut In,
+        image: &'a PreludeImage,
+    ) -> R<Loader<'a>> {
+        let n = inp.len()?;
+        let mut syms = Vec::with_capacity(n);
+        for _ in 0..n {
+            let name = inp.str()?;
+            syms.push(self.syms.intern(name));
+        }
+        let n = inp.len()?;
+        let mut names = Vec::with_capacity(n);
+        for _ in 0..n {
+            let name = inp.str()?;
+            names.push(self.syms.intern(name));
+        }
+        // Nothing is changed until everything is decoded: globals are
+        // created (unbound) now, values set at the end.
+        let globals = names.iter().map(|s| self.globals.index(*s)).collect();
+        let mut l = Loader {
+            syms,
+            globals,
+            objs: vec![],
+            tmpls: vec![],
+            image,
+            externs: None,
+            spans: vec![],
+            objects_at: 0,
+        };
+        let nt = inp.len()?;
+        l.tmpls = vec![None; nt];
+        l.spans = Vec::with_capacity(nt);
+        for _ in 0..nt {
+            let start = inp.pos;
+            self.skip_template(inp, &l)?;
+            l.spans.push(start);
+        }
+        let no = inp.len()?;
+        l.objs = (0..no)
+            .map(|_| self.heap.alloc(Object::Pair(Value::Null, Value::Null)))
+            .collect();
+        l.objects_at = inp.pos;
+        Ok(l)
+    }
+
+    /// The templates and objects of a payload whose head `l` read; `inp`
+    /// is left after them.
+    pub(super) fn read_graph_body(&mut self, inp: &mut In, l: &mut Loader) -> R<()> {
+        // Children come before their parents: each template is built from
+        // those before it.
+        for i in 0..l.spans.len() {
+            let start = l.spans[i];
+            inp.pos = start;
+            let t = self.read_template(inp, l)?;
+            verify::depths(&t).map_err(|e| {
+                format!(
+                    "unsafe code in template {i} (near byte {}): {e}",
+                    inp.base + start
+                )
+            })?;
+            l.tmpls[i] = Some(Rc::new(t));
+        }
+        inp.pos = l.objects_at;
+        for i in 0..l.objs.len() {
+            let obj = self.read_object(inp, l)?;
+            if let Some(place) = self.heap.obj_mut(l.objs[i]) {
+                *place = obj;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn read_value_of(&mut self, inp: &mut In, l: &Loader) -> R<Value> {
+        self.read_value(inp, l)
     }
 
     fn skip_template(&mut self, inp: &mut In, l: &Loader) -> R<()> {
@@ -939,6 +1057,10 @@ impl Vm {
 
     fn skip_value(&mut self, inp: &mut In) -> R<()> {
         match inp.byte()? {
+            tag::EXTERN => {
+                inp.u()?;
+                inp.u()?;
+            }
             tag::INT | tag::CHAR | tag::SYM | tag::OBJ | tag::PRELUDE_OBJ => {
                 inp.u()?;
             }
@@ -1074,6 +1196,13 @@ impl Vm {
             }
             tag::OBJ => l.objs[inp.index(l.objs.len(), "object")?],
             tag::PRELUDE_OBJ => l.image.values[inp.index(l.image.values.len(), "prelude value")?],
+            tag::EXTERN => {
+                let g = l.globals[inp.index(l.globals.len(), "global")?];
+                let Some(objs) = l.externs.and_then(|x| x.get(&g)) else {
+                    return inp.err("an object of a binding the snapshot does not hold");
+                };
+                objs[inp.index(objs.len(), "object of another binding")?]
+            }
             _ => return inp.err("unknown value tag"),
         })
     }
@@ -1283,14 +1412,22 @@ fn read_pos(inp: &mut In) -> R<Pos> {
 }
 
 /// The checks before decoding: magic, format, fingerprint, length, hash.
-fn check_envelope<'a>(bytes: &'a [u8], key: &[u8; 32], image: &PreludeImage) -> R<&'a [u8]> {
-    if bytes.len() < HEADER_LEN + HASH_LEN || &bytes[..8] != MAGIC {
-        return Err("not a suspended evaluation of Arbores (no ARBSUSP header)".into());
+/// `what` names the kind of bytes expected, for messages.
+pub(super) fn check_envelope<'a>(
+    bytes: &'a [u8],
+    key: &[u8; 32],
+    image: &PreludeImage,
+    magic: &[u8; 8],
+    what: &str,
+) -> R<&'a [u8]> {
+    if bytes.len() < HEADER_LEN + HASH_LEN || &bytes[..8] != magic {
+        let header = String::from_utf8_lossy(&magic[..7]);
+        return Err(format!("not {what} of Arbores (no {header} header)"));
     }
     let format = u32::from_le_bytes(bytes[8..12].try_into().unwrap_or_default());
     if format != FORMAT {
         return Err(format!(
-            "a suspended evaluation in format {format}; this engine reads format {FORMAT}"
+            "{what} in format {format}; this engine reads format {FORMAT}"
         ));
     }
     let len = u64::from_le_bytes(bytes[44..52].try_into().unwrap_or_default());

@@ -20,6 +20,7 @@
 //! - `loader`: stored knowledge used by name.
 //! - `suspend`: evaluations parked while the host answers tool calls.
 //! - `image`: a parked evaluation and its session as bytes.
+//! - `snapshot`: a session's bindings as content-addressed entries.
 //! - `verify`: the checks of loaded code that keep the VM's indexing in range.
 //!
 //! Fields are private: the engine (`api`) drives the VM through methods.
@@ -34,6 +35,7 @@ mod image;
 mod limits;
 mod loader;
 mod rollback;
+mod snapshot;
 mod suspend;
 mod verify;
 
@@ -61,6 +63,7 @@ pub use error::{ErrorKind, VmError};
 pub use eval::{Answer, Outcome, PendingCall, ValueForm};
 pub use limits::Limits;
 use loader::Links;
+pub use snapshot::{EntryHash, Manifest};
 use suspend::ParkingLot;
 
 /// Globals holding prelude procedures the VM calls itself.

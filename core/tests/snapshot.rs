@@ -1,0 +1,244 @@
+//! Session snapshots: every binding of a session saved from the heap as
+//! content-addressed entries, restored into a fresh engine (closures,
+//! shared mutable state, records), listed and diffed; turns rolled back
+//! and forked; damaged or foreign bytes refused with nothing changed.
+
+use arbores_core::{Engine, MemorySnapshotStore, SnapshotStore, Turns};
+
+fn eval(e: &mut Engine, src: &str) -> String {
+    let r = e.eval(src);
+    if let Some(err) = r.error {
+        panic!("{src}: {}", err.message);
+    }
+    r.value.unwrap_or_default()
+}
+
+fn eval_err(e: &mut Engine, src: &str) -> String {
+    e.eval(src).error.map(|e| e.message).unwrap_or_default()
+}
+
+const SESSION: &str = r#"
+  (define-record-type point (make-point x y) point? (x point-x) (y point-y))
+  (define origin (make-point 0 0))
+  (define inc #f)
+  (define get #f)
+  (let ((n 0))
+    (set! inc (lambda () (set! n (+ n 1)) n))
+    (set! get (lambda () n)))
+  (inc) (inc)
+  (define (adder k) (lambda (x) (+ x k)))
+  (define add5 (adder 5))
+  (define table (list (vector 1 "two" #\3) (expt 2 100) 1/3 2.5 'sym))
+  (define same table)
+  (define text (make-string 3 #\z))
+"#;
+
+#[test]
+fn a_session_restored_in_a_fresh_engine_continues() {
+    let mut a = Engine::new();
+    eval(&mut a, SESSION);
+    let mut store = MemorySnapshotStore::new();
+    let saved = a.save_snapshot(&mut store).unwrap();
+    assert!(saved.skipped.is_empty());
+    assert_eq!(saved.new_entries, store.len());
+
+    let mut b = Engine::new();
+    let listing = b.restore_snapshot(&saved.manifest, &store).unwrap();
+    for name in [
+        "inc",
+        "get",
+        "add5",
+        "adder",
+        "origin",
+        "point",
+        "make-point",
+        "table",
+    ] {
+        assert!(listing.names().contains(&name), "{name} not saved");
+    }
+    // A closure keeps working; state shared by two closures stays shared.
+    assert_eq!(eval(&mut b, "(add5 10)"), "15");
+    assert_eq!(eval(&mut b, "(inc)"), "3");
+    assert_eq!(eval(&mut b, "(inc)"), "4");
+    assert_eq!(eval(&mut b, "(get)"), "4");
+    // Records: a restored instance and a new one share one type.
+    assert_eq!(eval(&mut b, "(point? origin)"), "#t");
+    assert_eq!(eval(&mut b, "(point-x (make-point 7 8))"), "7");
+    assert_eq!(eval(&mut b, "(point? (make-point 1 2))"), "#t");
+    // Data, and identity between bindings.
+    assert_eq!(
+        eval(&mut b, "table"),
+        r#"(#(1 "two" #\3) 1267650600228229401496703205376 1/3 2.5 sym)"#
+    );
+    assert_eq!(eval(&mut b, "(eq? table same)"), "#t");
+    eval(&mut b, "(string-set! text 0 #\\a)");
+    assert_eq!(eval(&mut b, "text"), "\"azz\"");
+    // The original is untouched by what the copy does.
+    assert_eq!(eval(&mut a, "(get)"), "2");
+}
+
+#[test]
+fn a_session_as_one_value_round_trips() {
+    let mut a = Engine::new();
+    eval(&mut a, SESSION);
+    let bytes = a.save_session().unwrap();
+    let mut b = Engine::new();
+    b.restore_session(&bytes).unwrap();
+    assert_eq!(eval(&mut b, "(list (inc) (get) (add5 1))"), "(3 3 6)");
+}
+
+#[test]
+fn unchanged_bindings_are_shared_between_snapshots() {
+    let mut e = Engine::new();
+    let mut src = String::new();
+    for i in 0..200 {
+        src.push_str(&format!("(define v{i} (list {i} \"value {i}\"))\n"));
+    }
+    src.push_str("(define (f x) (* x 2))");
+    eval(&mut e, &src);
+    let mut store = MemorySnapshotStore::new();
+    let first = e.save_snapshot(&mut store).unwrap();
+    assert_eq!(first.bindings, 201);
+    assert_eq!(first.new_entries, 201);
+    let again = e.save_snapshot(&mut store).unwrap();
+    assert_eq!(again.new_entries, 0);
+    eval(&mut e, "(set! v17 'changed)");
+    let second = e.save_snapshot(&mut store).unwrap();
+    assert_eq!(second.new_entries, 1, "one changed binding, one new entry");
+    eval(&mut e, "(define w 1)");
+    let third = e.save_snapshot(&mut store).unwrap();
+    assert_eq!(third.new_entries, 1);
+    assert_eq!(store.len(), 203);
+
+    let d = e
+        .snapshot_listing(&first.manifest)
+        .unwrap()
+        .diff(&e.snapshot_listing(&third.manifest).unwrap());
+    assert_eq!(d.added, vec!["w"]);
+    assert_eq!(d.changed, vec!["v17"]);
+    assert!(d.removed.is_empty());
+    let back = e
+        .snapshot_listing(&third.manifest)
+        .unwrap()
+        .diff(&e.snapshot_listing(&first.manifest).unwrap());
+    assert_eq!(back.removed, vec!["w"]);
+}
+
+#[test]
+fn restoring_in_place_unbinds_what_came_after() {
+    let mut e = Engine::new();
+    eval(&mut e, "(define x 1) (define car-was car)");
+    let mut store = MemorySnapshotStore::new();
+    let s = e.save_snapshot(&mut store).unwrap();
+    eval(&mut e, "(define y 2) (set! x 10) (set! car cdr)");
+    e.restore_snapshot(&s.manifest, &store).unwrap();
+    assert_eq!(eval(&mut e, "x"), "1");
+    assert!(eval_err(&mut e, "y").contains("unbound"));
+    // A prelude binding the session changed gets its value back.
+    assert_eq!(eval(&mut e, "(car '(1 2))"), "1");
+}
+
+#[test]
+fn turns_roll_back_and_fork() {
+    let mut store = MemorySnapshotStore::new();
+    let mut e = Engine::new();
+    let mut turns = Turns::new();
+    eval(&mut e, "(define x 1)");
+    let t0 = turns.record(&e, &mut store, "(define x 1)").unwrap();
+    eval(&mut e, "(define y (* x 10)) (set! x 2)");
+    let t1 = turns.record(&e, &mut store, "turn 1").unwrap();
+    assert_eq!(turns.get(t1).unwrap().parent, Some(t0));
+
+    // Roll back to turn 0, then go on: a new branch from turn 0.
+    turns.go_to(t0, &mut e, &store).unwrap();
+    assert_eq!(eval(&mut e, "x"), "1");
+    assert!(eval_err(&mut e, "y").contains("unbound"));
+    eval(&mut e, "(define z 'other)");
+    let t2 = turns.record(&e, &mut store, "turn 2").unwrap();
+    assert_eq!(turns.children(t0), vec![t1, t2]);
+    assert_eq!(turns.path(t2), vec![t0, t2]);
+
+    // Fork from turn 1 in a fresh engine: both go on apart.
+    let mut fork = Engine::new();
+    let mut forked = turns.clone();
+    forked.go_to(t1, &mut fork, &store).unwrap();
+    assert_eq!(eval(&mut fork, "(list x y)"), "(2 10)");
+    assert!(eval_err(&mut fork, "z").contains("unbound"));
+    assert_eq!(eval(&mut e, "(list x z)"), "(1 other)");
+    assert!(turns
+        .go_to(9, &mut e, &store)
+        .unwrap_err()
+        .contains("no turn 9"));
+}
+
+#[test]
+fn syntax_is_named_not_saved() {
+    let mut e = Engine::new();
+    eval(
+        &mut e,
+        "(define-syntax swap! (syntax-rules () ((_ a b) (let ((t a)) (set! a b) (set! b t)))))
+         (define p 1)",
+    );
+    let mut store = MemorySnapshotStore::new();
+    let s = e.save_snapshot(&mut store).unwrap();
+    assert_eq!(s.skipped, vec!["swap!"]);
+    assert_eq!(
+        e.snapshot_listing(&s.manifest).unwrap().skipped,
+        vec!["swap!"]
+    );
+}
+
+/// A store that hands back other bytes than it was given.
+struct Tampered(MemorySnapshotStore);
+
+impl SnapshotStore for Tampered {
+    fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>> {
+        let mut b = self.0.get(hash)?;
+        let last = b.len() - 1;
+        b[last] ^= 1;
+        Some(b)
+    }
+    fn put(&mut self, hash: &[u8; 32], bytes: &[u8]) -> Result<bool, String> {
+        self.0.put(hash, bytes)
+    }
+}
+
+#[test]
+fn bad_bytes_are_refused_and_nothing_changes() {
+    let mut a = Engine::new();
+    eval(&mut a, SESSION);
+    let mut store = MemorySnapshotStore::new();
+    let s = a.save_snapshot(&mut store).unwrap();
+    let mut b = Engine::new();
+    eval(&mut b, "(define kept 'yes)");
+    let mut refuse = |bytes: &[u8], store: &dyn SnapshotStore, says: &str| {
+        let err = b.restore_snapshot(bytes, store).unwrap_err();
+        assert!(err.contains(says), "{err:?} does not say {says:?}");
+    };
+    let m = &s.manifest;
+    refuse(b"hello", &store, "not a session snapshot");
+    refuse(&m[..m.len() - 1], &store, "truncated");
+    refuse(&m[..40], &store, "not a session snapshot");
+    let mut flipped = m.clone();
+    flipped[60] ^= 4;
+    refuse(&flipped, &store, "hash does not match");
+    let mut foreign = m.clone();
+    foreign[20] ^= 1;
+    refuse(&foreign, &store, "hash does not match");
+    refuse(
+        m,
+        &MemorySnapshotStore::new(),
+        "missing from the snapshot store",
+    );
+    refuse(m, &Tampered(store.clone()), "damaged");
+    // Signed with another key.
+    let mut other = Engine::new();
+    other.set_dump_key([7; 32]);
+    refuse(
+        &other.save_session().unwrap(),
+        &store,
+        "hash does not match",
+    );
+    assert_eq!(eval(&mut b, "kept"), "yes");
+    assert!(eval_err(&mut b, "inc").contains("unbound"));
+}
