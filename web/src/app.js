@@ -113,6 +113,7 @@ function onWorkerMessage(msg) {
       else setEngineState('ready', 'Ready');
       break;
     case ToPage.RESULT:
+      showSessionError(msg.session);
       showStore(msg.store);
       showKnowledge(msg.knowledge);
       if (running && running.id === msg.id) finishEntry(msg.result, msg.ms, msg.store?.saved);
@@ -143,7 +144,7 @@ function onWorkerMessage(msg) {
         endRun();
         transcript.finish(entry, { result: { error: internalError(msg.message) }, state: 'error' });
       }
-      notice('The engine failed and the session was restarted: its definitions are gone; the knowledge base is reloaded from this browser’s storage.', 'warning');
+      notice(`The engine failed. ${restartText()}`, 'warning');
       worker.terminate();
       startWorker();
       break;
@@ -278,6 +279,9 @@ function stop() {
 
 // What a restart keeps, which depends on whether sessions can be saved.
 function restartText() {
+  if (sessionsKept) {
+    return 'The session was restarted with the definitions of the last evaluation that finished; the knowledge base is reloaded from this browser’s storage.';
+  }
   return 'The session was restarted: its definitions are gone; the knowledge base is reloaded from this browser’s storage.';
 }
 
@@ -289,6 +293,8 @@ function newSession() {
   worker.terminate();
   notice('A new session: definitions start empty; the knowledge base is reloaded from this browser’s storage.', 'stopped');
   startWorker();
+  // Before the new worker is ready: it must not restore the saved session.
+  worker.postMessage({ type: ToWorker.NEW_SESSION });
 }
 
 function finishEntry(result, ms, savedStats) {
@@ -374,13 +380,25 @@ function showKnowledge(knowledge) {
   browser.changed(knowledge).catch((e) => console.warn('browser:', e));
 }
 
+// Whether definitions survive Stop and reload (the engine saves sessions).
+let sessionsKept = false;
+let sessionErrorShown = null;
+
 function showSession(info) {
   const note = els.sessionNote;
-  if (info?.snapshots) {
-    note.hidden = true;
-    return;
+  sessionsKept = Boolean(info?.snapshots);
+  note.hidden = sessionsKept;
+  document.body.dataset.restored = String(info?.restored?.bindings ?? 0);
+  if (info?.restored?.skipped?.length) {
+    notice(`Syntax is not kept across a restart: define ${info.restored.skipped.join(', ')} again to use it.`, 'warning');
   }
-  note.hidden = false;
+  showSessionError(info);
+}
+
+function showSessionError(info) {
+  const error = info?.error ?? null;
+  if (error && error !== sessionErrorShown) notice(error, 'warning');
+  sessionErrorShown = error;
 }
 
 function startFresh(discard) {

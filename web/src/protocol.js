@@ -14,10 +14,12 @@
 //                           answered by ANSWER {id, value: {version, blobs,
 //                           kept}} (kept: the database holding what was
 //                           stored before, or null) or {id, error}, then STORE
+//   NEW_SESSION {}           forget the saved definitions: sent to a new worker
+//                           before it is ready, so it starts with none
 //
 // Worker → page (ToPage):
 //   READY       {limits, tier, store, knowledge, session}  the engine is loaded
-//   RESULT      {id, result, ms, store, knowledge}  result as Engine.eval gives it
+//   RESULT      {id, result, ms, store, knowledge, session}  result as Engine.eval gives it
 //   STORE       {store, knowledge}      after START_FRESH or IMPORT
 //   LIMITS      {limits}                the limits now in force
 //   LIMITS_ERROR {message}
@@ -25,6 +27,10 @@
 //   CRASHED     {id, message}           the engine failed; this worker is done
 //   FATAL       {message}               the engine could not be loaded
 //
+// session: {snapshots, restored, error}: snapshots, whether definitions are
+// kept across Stop and reload; restored, {bindings, skipped} when a saved
+// session was restored at start; error, why definitions could not be
+// restored or saved (null when they were).
 // store: {state, message, loaded, saved, moveFailed}; state is one of
 // StoreState. knowledge: {version, nodes, reflog: [{version, timestamp,
 // description}]} or {error}.
@@ -35,6 +41,7 @@ export const ToWorker = Object.freeze({
   START_FRESH: 'start-fresh',
   QUERY: 'query',
   IMPORT: 'import',
+  NEW_SESSION: 'new-session',
 });
 
 export const ToPage = Object.freeze({

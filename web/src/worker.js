@@ -9,9 +9,14 @@
 // knowledge base it saves, before it reports the result. So whatever an
 // evaluation reported as done is stored, and the worker that replaces a
 // stopped one starts from it. (An evaluation stopped while it runs is lost
-// with its worker, changes to the knowledge base included.) Definitions made
-// with `define` live in the session only, until the engine can save a
-// session (see SESSION_SNAPSHOTS).
+// with its worker, changes to the knowledge base included.)
+//
+// The session's definitions outlive the worker the same way (when the engine
+// can save a session: SESSION_SNAPSHOTS): after every evaluation that changed
+// them, the session's bytes (Engine.saveSession) are stored in IndexedDB
+// (SessionStore, wasm/web/src/session.rs) before the result is reported, and
+// a new worker restores them after loading the knowledge base, unless the
+// page sent NEW_SESSION.
 //
 // The messages are defined in protocol.js.
 
@@ -57,6 +62,7 @@ const ready = (async () => {
   const knowledge = readKnowledge();
   // A first visit: the knowledge base was just created; store it.
   const saved = await save();
+  await loadSession();
   return { knowledge, saved };
 })();
 
@@ -70,7 +76,7 @@ ready.then(
     tier: engine.tier,
     store: storeReport(saved),
     knowledge,
-    session: { snapshots: SESSION_SNAPSHOTS() },
+    session: sessionReport(),
   }),
   (e) => {
     broken = true;
@@ -91,6 +97,8 @@ const table = ready.then(() => fetch(new URL('./embedder.table', import.meta.url
 table.catch(() => {}); // reported by loadEmbedderTable
 queue = queue.then(() => loadEmbedderTable(table));
 self.onmessage = ({ data }) => {
+  // Seen at once: the saved session must not be restored.
+  if (data?.type === ToWorker.NEW_SESSION) session.forget = true;
   if (data?.type === ToWorker.LIMITS && !engine) {
     // Remember the latest; applied as soon as the engine exists.
     pendingLimits = data;
@@ -119,6 +127,9 @@ async function handle(data) {
     case ToWorker.IMPORT:
       await importBundle(data.id, data.bytes);
       break;
+    case ToWorker.NEW_SESSION:
+      await forgetSession();
+      break;
     default:
       console.warn('worker: unknown message', data);
   }
@@ -142,7 +153,8 @@ async function evaluate(id, source) {
     return;
   }
   const saved = await save();
-  post(ToPage.RESULT, { id, result, ms, store: storeReport(saved), knowledge });
+  await saveSession();
+  post(ToPage.RESULT, { id, result, ms, store: storeReport(saved), knowledge, session: sessionReport() });
 }
 
 // Scheme errors come back inside the result; a throw means the engine itself
@@ -157,6 +169,93 @@ function crashed(id, e) {
     // the module is too damaged to say more
   }
   post(ToPage.CRASHED, { id, message: panic || describe(e) });
+}
+
+// --------------------------------------------------------------- session ---
+
+const session = {
+  store: null, //    the open SessionStore, null when definitions are not kept
+  empty: null, //    the bytes of this engine's session before any definition
+  last: null, //     the bytes last stored or restored (an unchanged session is not written again)
+  forget: false, //  NEW_SESSION came: start empty, delete what is stored
+  restored: null, // {bindings, skipped} when a saved session was restored
+  error: null, //    why definitions could not be restored or saved
+};
+
+function sessionReport() {
+  return { snapshots: SESSION_SNAPSHOTS(), restored: session.restored, error: session.error };
+}
+
+// Opens the session's database and restores what is saved there. Never
+// throws: what went wrong becomes session.error. Bytes that cannot be
+// restored are kept aside, not overwritten by the next save.
+async function loadSession() {
+  if (!SESSION_SNAPSHOTS()) return;
+  try {
+    session.empty = engine.saveSession();
+    session.store = await wasm.SessionStore.open();
+  } catch (e) {
+    session.error = `Definitions are not kept across Stop and reload: ${describe(e)}`;
+    return;
+  }
+  if (session.forget) {
+    await forgetSession();
+    return;
+  }
+  let bytes;
+  try {
+    bytes = await session.store.load();
+  } catch (e) {
+    session.error = `The saved definitions cannot be read: ${describe(e)}`;
+    return;
+  }
+  if (!bytes) return;
+  try {
+    session.restored = engine.restoreSession(bytes);
+    session.last = bytes;
+  } catch (e) {
+    session.error = `The saved definitions could not be restored (${describe(e)}); they are kept in IndexedDB (database "arbores-session", key "unrestored").`;
+    await session.store.keepUnrestored(bytes).catch(() => {});
+  }
+}
+
+// Stores the session if it changed since it was last stored or restored.
+async function saveSession() {
+  if (!session.store || broken) return;
+  let bytes;
+  try {
+    bytes = engine.saveSession();
+  } catch (e) {
+    session.error = `The definitions could not be saved: ${describe(e)}`;
+    return;
+  }
+  if (session.last && sameBytes(bytes, session.last)) return;
+  try {
+    await session.store.save(bytes);
+    session.last = bytes;
+    session.error = null;
+  } catch (e) {
+    session.error = `The definitions could not be saved: ${describe(e)}`;
+  }
+}
+
+// Starts over with no definitions, and deletes the saved ones.
+async function forgetSession() {
+  if (!session.store) return;
+  try {
+    if (session.empty) engine.restoreSession(session.empty);
+    session.last = session.empty;
+    session.restored = null;
+    await session.store.clear();
+  } catch (e) {
+    session.error = `The saved definitions could not be deleted: ${describe(e)}`;
+  }
+}
+
+function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 // ------------------------------------------------------------- knowledge ---

@@ -1,6 +1,6 @@
 // End-to-end tests of the playground as a place to work: the editor
 // (highlighting, brackets, indentation, history across reloads), the
-// session notice and "New session", the knowledge browser (nodes, search,
+// session kept across Stop and reload and "New session", the knowledge browser (nodes, search,
 // node view, the version graph, switching and diffs by clicking), help and
 // the tour, sharing by URL, the store written by the page before its store
 // moved into the wasm module, offline reload, and the phone layout.
@@ -135,18 +135,44 @@ describe('workbench', () => {
     assert.equal(await s.inputText(), '', 'Down past the newest gives back the draft');
   });
 
-  test('definitions do not survive a new session yet, and the page says so; "New session" keeps the knowledge base', async () => {
-    assert.ok(await page().isVisible('#session-note'), 'the notice about definitions is shown');
-    assert.match(await page().textContent('#session-note'), /last until Stop, a new session or a reload/);
+  test('definitions survive a reload and Stop, closures with their state; "New session" starts empty and keeps the knowledge base', async () => {
+    assert.ok(!(await page().isVisible('#session-note')), 'no notice that definitions are lost');
     await s.value('(define kept-here 5)');
+    await s.value('(define bump! (let ((n 0)) (lambda () (set! n (+ n 1)) n)))');
+    await s.value('(bump!)', '1');
+    await s.value('(define-record-type pt (make-pt x y) pt? (x pt-x) (y pt-y))');
+    await s.value('(define p1 (make-pt 3 4))');
     await s.value('(arb:create "(define stored-here 6)" \'() "a stored constant" "constant" \'("stored-here"))', /"new-version-id"/);
-    const session = Number(await page().getAttribute('body', 'data-session'));
+    await s.open('after a reload');
+    assert.ok(Number(await page().getAttribute('body', 'data-restored')) >= 5, 'the page knows the session was restored');
+    await s.value('(list kept-here (bump!) (pt? p1) (pt-x p1))', '(5 2 #t 3)', ' after a reload');
+
+    // Stop a loop: the restarted engine has the definitions of the last
+    // evaluation that finished.
+    await s.value('(define (spin) (spin))');
+    await page().evaluate(() => { document.getElementById('limits').open = true; });
+    await page().fill('#limit-steps', '1000000000000');
+    const id = await s.submit('(begin (set! kept-here 99) (spin))');
+    await page().waitForTimeout(700);
+    assert.equal((await s.readEntry(id)).state, 'running', 'the loop runs until stopped');
+    let session = Number(await page().getAttribute('body', 'data-session'));
+    await page().click('#stop');
+    await s.waitFor(`body[data-session="${session + 1}"]`, 'a new session after Stop', 5000);
+    await s.engineReady('the engine after Stop');
+    assert.match(await page().textContent('#transcript'), /restarted with the definitions of the last evaluation that finished/);
+    await s.value('(list kept-here (bump!))', '(5 3)', ' after Stop');
+    await page().fill('#limit-steps', '50000000');
+
+    session = Number(await page().getAttribute('body', 'data-session'));
     await page().click('#new-session');
     await s.waitFor(`body[data-session="${session + 1}"]`, 'a new session', 5000);
     await s.engineReady('the new session');
     const gone = await s.evaluate('kept-here');
     assert.match(gone.error?.message ?? '', /unbound variable: kept-here/);
     await s.value('stored-here', '6', ' in the new session');
+    await s.open('after a reload of the new session');
+    const still = await s.evaluate('bump!');
+    assert.match(still.error?.message ?? '', /unbound variable: bump!/, 'the forgotten session stays forgotten');
   });
 
   test('the node list pages, filters by type and sorts; search finds by name and by meaning with scores', async () => {

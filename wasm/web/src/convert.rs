@@ -98,3 +98,12 @@ mod tests {
         assert_eq!((err.line, err.column), (None, None));
     }
 }
+
+/// `{bindings, skipped}` as returned by `Engine.restoreSession`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RestoredJs {
+    /// How many bindings the session holds now.
+    pub bindings: usize,
+    /// Syntax the saved session had defined, which was not saved.
+    pub skipped: Vec<String>,
+}

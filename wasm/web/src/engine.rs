@@ -33,6 +33,33 @@ impl Engine {
         to_js(&result).map_err(|e| JsError::new(&format!("cannot convert the result: {e}")))
     }
 
+    /// The session's definitions as bytes (every binding it defined or
+    /// changed, closures and their state included; docs/ARCHITECTURE.md,
+    /// "Session snapshots"), for `restoreSession` in any engine of the same
+    /// build. Throws when the session cannot be saved.
+    #[wasm_bindgen(js_name = saveSession)]
+    pub fn save_session(&self) -> Result<Vec<u8>, JsError> {
+        self.inner.save_session().map_err(|e| JsError::new(&e))
+    }
+
+    /// Replaces the session's definitions with those of bytes made by
+    /// `saveSession`; returns `{bindings, skipped}` (how many bindings it
+    /// holds; the names of syntax the session had defined, not saved).
+    /// Bytes that are not a saved session, of another build, or damaged
+    /// are refused with an error, and nothing changes.
+    #[wasm_bindgen(js_name = restoreSession)]
+    pub fn restore_session(&mut self, bytes: &[u8]) -> Result<JsValue, JsError> {
+        let listing = self
+            .inner
+            .restore_session(bytes)
+            .map_err(|e| JsError::new(&e))?;
+        let restored = crate::convert::RestoredJs {
+            bindings: listing.bindings.len(),
+            skipped: listing.skipped,
+        };
+        to_js(&restored).map_err(|e| JsError::new(&format!("cannot convert the answer: {e}")))
+    }
+
     /// Hands the engine the static embedder's table (the bytes of
     /// `embedder.table`, served beside the page): semantic search then
     /// finds by meaning, across Chinese and English, exactly as the native

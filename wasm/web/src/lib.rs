@@ -15,6 +15,8 @@
 //!   the `arbores` command's store directory.
 //! - [`bundle`]: bundle files (the knowledge base as one file, the format
 //!   of `arbores export`), read, checked, exported and installed.
+//! - [`session`]: `SessionStore`, the session's definitions (the bytes of
+//!   `Engine.saveSession`) kept in IndexedDB across Stop and reload.
 //! - [`snapshot`]: blob names and stored bytes as JavaScript values.
 //! - [`panic`]: keeps the text of a Rust panic for the host to report.
 //!
@@ -28,10 +30,12 @@ mod bundle;
 mod convert;
 mod engine;
 mod panic;
+mod session;
 mod snapshot;
 mod store;
 
 pub use bundle::Bundle;
 pub use engine::Engine;
 pub use panic::panic_message;
+pub use session::SessionStore;
 pub use store::{BrowserStore, Stored};
