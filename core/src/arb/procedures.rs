@@ -317,12 +317,20 @@ fn semantic_search(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
         ArbError::new(e.kind(), format!("{}: {}", a.who, e.message()))
     };
     let hits = if indexed(ctx, version) {
-        // Graph work deferred by commits and loads is done here, when a
-        // search needs it.
-        ctx.k
-            .semantic()
-            .map_err(|e| forest_error(a.who, e))?
-            .maintain();
+        // Loading the stored index (or building it, when there is none
+        // this engine can use) and graph work left by switches are done
+        // here, when a search needs them; long work is reported as it goes.
+        let host = &mut *ctx.host;
+        let mut report = |text: &str| {
+            host.write_error(&format!("arbores: {text}\n"));
+        };
+        let semantic = ctx
+            .k
+            .semantic_with(&mut report)
+            .map_err(|e| forest_error(a.who, e))?;
+        semantic.maintain_with(&mut |done, total| {
+            report(&format!("semantic graph: {done} of {total} nodes inserted"))
+        });
         ctx.k.indexes.search(&query, &q).map_err(err)?
     } else {
         // A node that cannot be read ends the scan; the search then fails

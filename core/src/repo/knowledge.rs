@@ -63,6 +63,7 @@ const MAX_REPLAYS: usize = 64;
 /// indexes (the persisted indexes go back by a saved copy). They remove by
 /// id, so a created node is remembered by its id alone; a
 /// changed or deleted one by its old self.
+#[derive(Clone)]
 enum IndexChange {
     Created(NodeId),
     Changed(Node),
@@ -224,23 +225,122 @@ impl Knowledge {
         self.store.is_some()
     }
 
-    /// Replaces the semantic index's embedder (a host's model); the index
-    /// is built again with it when a semantic search needs it.
+    /// Replaces the semantic index's embedder (a host's model). The
+    /// current version's stored semantic index is used if that embedder
+    /// made it; else the index is built again with the new one when a
+    /// semantic search needs it (with a note saying so), and stored with
+    /// the next version.
     pub fn set_embedder(&mut self, embedder: Box<dyn Embedder>, config: SemanticConfig) {
+        let was_loaded = self.indexes.semantic.is_loaded();
         self.indexes.semantic = super::index::SemanticIndex::new(embedder, config);
+        self.indexes.semantic.forget();
         self.indexes.semantic_built = false;
+        let maps = match &self.tx {
+            None => self.forest.indexes_of(self.forest.current()).ok().cloned(),
+            Some(_) => None,
+        };
+        if maps.is_some_and(|maps| self.indexes.adopt_semantic(&maps)) {
+            return;
+        }
+        if was_loaded {
+            // The index was in memory (a new knowledge base, or one whose
+            // version stored none): it stays so, made with this embedder.
+            let nodes = match &self.tx {
+                Some(t) => t.pending.nodes(),
+                None => match self.forest.nodes(self.forest.current()) {
+                    Ok(n) => n,
+                    Err(_) => return,
+                },
+            };
+            if let Err(e) = self.indexes.build_semantic(nodes) {
+                self.indexes.semantic.forget();
+                self.indexes.semantic.note(format!(
+                    "the semantic index could not be built ({e}); it is built when a search needs it"
+                ));
+            }
+        }
     }
 
-    /// The semantic index of the working state, built first if need be.
+    /// Notes for the host's user (a stored index refused or built again)
+    /// since the last call.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        self.indexes.semantic.take_notes()
+    }
+
+    /// The semantic index of the working state, loaded (or built) first if
+    /// need be.
+    /// What it would report waits with the notes (`take_notes`).
     pub fn semantic(&mut self) -> Result<&mut super::index::SemanticIndex, ForestError> {
-        if !self.indexes.semantic_built {
+        let mut said = Vec::new();
+        self.semantic_with(&mut |t| said.push(t.to_string()))?;
+        for text in said {
+            self.indexes.semantic.note(text);
+        }
+        Ok(&mut self.indexes.semantic)
+    }
+
+    /// `semantic`, telling `report` what long work it does: loading the
+    /// stored index, or building it from the nodes when there is none this
+    /// engine can use.
+    pub fn semantic_with(
+        &mut self,
+        report: &mut dyn FnMut(&str),
+    ) -> Result<&mut super::index::SemanticIndex, ForestError> {
+        let semantic = &mut self.indexes.semantic;
+        if !semantic.is_loaded() && semantic.is_stored() {
+            if let Err(why) = semantic.load() {
+                semantic.note(format!(
+                    "the stored semantic index cannot be used ({why}); it is built again from the nodes"
+                ));
+            }
+        }
+        for note in self.indexes.semantic.take_notes() {
+            report(&note);
+        }
+        if !self.indexes.semantic_built || !self.indexes.semantic.is_loaded() {
+            let rebuild = !self.indexes.semantic.is_loaded();
+            let count = match &self.tx {
+                Some(t) => t.pending.node_count(),
+                None => self.forest.node_count(self.forest.current())?,
+            };
+            if rebuild {
+                report(&format!(
+                    "building the semantic index of {count} nodes with the embedder {}",
+                    self.indexes.semantic.embedder_id()
+                ));
+            }
             let nodes = match &self.tx {
                 Some(t) => t.pending.nodes(),
                 None => self.forest.nodes(self.forest.current())?,
             };
-            self.indexes.build_semantic(nodes)?;
+            self.indexes.build_search(nodes, &mut |done| {
+                report(&format!("read {done} of {count} nodes"))
+            })?;
         }
         Ok(&mut self.indexes.semantic)
+    }
+
+    /// Does the semantic index's graph work before a version stores it
+    /// (see `SemanticIndex::needs_work`): loading it, or building it from
+    /// `nodes` (the working state) if its stored form cannot be used.
+    fn keep_semantic(indexes: &mut Indexes, nodes: Nodes<'_>) -> Result<(), ForestError> {
+        let semantic = &mut indexes.semantic;
+        if !semantic.needs_work() {
+            return Ok(());
+        }
+        if !semantic.is_loaded() {
+            if let Err(why) = semantic.load() {
+                semantic.note(format!(
+                    "the stored semantic index cannot be used ({why}); it is built again from the nodes"
+                ));
+                indexes.semantic.clear();
+                for node in nodes {
+                    indexes.semantic.apply_deferred(None, Some(node?));
+                }
+            }
+        }
+        indexes.semantic.maintain();
+        Ok(())
     }
 
     // ---- reading ------------------------------------------------------------
@@ -406,21 +506,32 @@ impl Knowledge {
         let mut dependencies = self.indexes.dependencies.clone();
         symbols.apply(old.as_ref(), new.as_ref())?;
         dependencies.apply(old.as_ref(), new.as_ref())?;
-        let maps = vec![
+        // The semantic index follows first, so that its stored form goes
+        // with the version; taken back if the version is not made.
+        self.indexes.apply_semantic([(old.as_ref(), new.as_ref())]);
+        let kept = Self::keep_semantic(&mut self.indexes, pending.nodes());
+        let mut maps = vec![
             (super::index::SYMBOLS.to_string(), symbols.map().clone()),
             (
                 super::index::DEPENDENTS.to_string(),
                 dependencies.map().clone(),
             ),
         ];
-        let committed = self
-            .forest
-            .commit_pending_quiet(pending, description, timestamp, maps)?;
+        if let Some(semantic) = self.indexes.semantic.persist() {
+            maps.push((super::index::SEMANTIC.to_string(), semantic));
+        }
+        let committed = match kept.and_then(|()| {
+            self.forest
+                .commit_pending_quiet(pending, description, timestamp, maps)
+        }) {
+            Ok(c) => c,
+            Err(e) => {
+                self.undo_semantic(vec![change.clone()]);
+                return Err(e);
+            }
+        };
         self.indexes.symbols = symbols;
         self.indexes.dependencies = dependencies;
-        // Graph work waits for the next semantic search, as for any
-        // change set.
-        self.indexes.apply_semantic([(old.as_ref(), new.as_ref())]);
         self.bump([id]);
         self.store_commits(committed.version, true)
     }
@@ -536,19 +647,18 @@ impl Knowledge {
         if t.savepoints.pop().is_some() {
             return Ok(None);
         }
+        let kept = Self::keep_semantic(&mut self.indexes, t.pending.nodes());
         let Some(t) = self.tx.take() else {
             return Err(ForestError::NoTransaction);
         };
         let maps = self.indexes.maps();
-        match self
-            .forest
-            .commit_pending_quiet(t.pending, description, timestamp, maps)
-        {
+        match kept.and_then(|()| {
+            self.forest
+                .commit_pending_quiet(t.pending, description, timestamp, maps)
+        }) {
             Ok(committed) => {
                 // The indexes followed every operation already.
-                if self.indexes.semantic_built {
-                    let _ = self.indexes.semantic.settle();
-                }
+                let _ = self.indexes.semantic.settle();
                 self.generation += 1;
                 self.store_commits(committed.version, true).map(Some)
             }
@@ -595,18 +705,18 @@ impl Knowledge {
 
     fn undo_semantic(&mut self, changes: Vec<IndexChange>) {
         let ids: Vec<NodeId> = changes.iter().map(IndexChange::id).collect();
-        if self.indexes.semantic_built {
-            for change in changes.iter().rev() {
-                let (old, new) = match change {
-                    IndexChange::Created(id) => (Some(stub(*id)), None),
-                    IndexChange::Changed(old) => (Some(stub(old.id)), Some(old)),
-                    IndexChange::Deleted(old) => (None, Some(old)),
-                };
+        for change in changes.iter().rev() {
+            let (old, new) = match change {
+                IndexChange::Created(id) => (Some(stub(*id)), None),
+                IndexChange::Changed(old) => (Some(stub(old.id)), Some(old)),
+                IndexChange::Deleted(old) => (None, Some(old)),
+            };
+            if self.indexes.semantic_built {
                 self.indexes.lexical.apply(old.as_ref(), new);
-                self.indexes.semantic.apply_deferred(old.as_ref(), new);
             }
-            let _ = self.indexes.semantic.settle();
+            self.indexes.semantic.apply_deferred(old.as_ref(), new);
         }
+        let _ = self.indexes.semantic.settle();
         self.bump(ids);
     }
 
@@ -634,13 +744,24 @@ impl Knowledge {
     fn follow(&mut self, changes: &[super::forest::NodeChange]) -> Result<(), ForestError> {
         let current = self.forest.current();
         let pairs = || changes.iter().map(|c| (c.old.as_ref(), c.new.as_ref()));
-        if self
-            .indexes
-            .adopt_persisted(self.forest.indexes_of(current)?)
-        {
-            self.indexes.apply_semantic(pairs());
+        let maps = self.forest.indexes_of(current)?.clone();
+        if !self.indexes.adopt_persisted(&maps) {
+            return self.indexes.apply_all(pairs()).map_err(Into::into).map(|()| {
+                self.bump(changes.iter().map(|c| c.id));
+            });
+        }
+        // A loaded semantic index takes a small difference in memory; else
+        // the new version's stored index is taken (loaded when needed).
+        let small = self.indexes.semantic.is_loaded()
+            && changes.len() < self.indexes.semantic.config().side_set_max;
+        if !small && self.indexes.adopt_semantic(&maps) {
+            if self.indexes.semantic_built {
+                for (old, new) in pairs() {
+                    self.indexes.lexical.apply(old, new);
+                }
+            }
         } else {
-            self.indexes.apply_all(pairs())?;
+            self.indexes.apply_semantic(pairs());
         }
         self.bump(changes.iter().map(|c| c.id));
         Ok(())
@@ -889,6 +1010,9 @@ impl Knowledge {
                 }
             }
             // Committed locally only: the caller stores.
+            if let Some(t) = &self.tx {
+                Self::keep_semantic(&mut self.indexes, t.pending.nodes())?;
+            }
             let Some(t) = self.tx.take() else {
                 return Err(ForestError::NoTransaction);
             };
@@ -903,9 +1027,7 @@ impl Knowledge {
             let committed =
                 self.forest
                     .commit_pending_quiet(t.pending, &description, m.timestamp, maps)?;
-            if self.indexes.semantic_built {
-                let _ = self.indexes.semantic.settle();
-            }
+            let _ = self.indexes.semantic.settle();
             self.generation += 1;
             self.renumbered.extend(remap);
             version = committed.version;

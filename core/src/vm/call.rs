@@ -117,6 +117,11 @@ impl Vm {
                     };
                     func(&mut ctx, &self.stack[callee_idx + 1..])
                 };
+                // What the knowledge base did that its user should hear of
+                // (a stored index refused and built again).
+                for note in knowledge.take_notes() {
+                    self.host.get().write_error(&format!("arbores: {note}\n"));
+                }
                 self.sync_knowledge();
                 self.deliver(callee_idx, v, tail);
                 Ok(Next::Done)

@@ -87,21 +87,23 @@ impl std::error::Error for IndexError {}
 /// The names under which a version persists its indexes.
 pub const SYMBOLS: &str = "symbols";
 pub const DEPENDENTS: &str = "dependents";
+pub const SEMANTIC: &str = "semantic";
 
-/// All indexes of the current version, updated together. The symbol and
-/// dependents indexes are persisted with each version (`maps`) and read
-/// lazily; the semantic and lexical indexes live in memory and are built
-/// from the version's nodes the first time a search needs them
-/// (`semantic_built`).
+/// All indexes of the current version, updated together. The symbol,
+/// dependents and semantic indexes are persisted with each version
+/// (`maps`) and read lazily (the semantic index whole, by the first search
+/// that needs it); the lexical index lives in memory and is built from the
+/// version's nodes the first time a search needs it (`semantic_built`).
 pub struct Indexes {
     pub symbols: SymbolIndex,
     pub dependencies: DependencyIndex,
     pub semantic: SemanticIndex,
     pub lexical: LexicalIndex,
     pub fusion: Fusion,
-    /// Whether the in-memory indexes (`semantic` and `lexical`) describe
-    /// the working state; until they are built, changes are not applied to
-    /// them.
+    /// Whether the lexical index describes the working state and the
+    /// semantic index is loaded: what a search needs. Until then, changes
+    /// are not applied to the lexical index; the semantic index keeps its
+    /// stored form in step either way.
     pub semantic_built: bool,
 }
 
@@ -173,30 +175,50 @@ impl Indexes {
     }
 
     /// The persisted indexes, to be stored with a version.
-    pub fn maps(&self) -> Vec<(String, SortedMap)> {
-        vec![
+    pub fn maps(&mut self) -> Vec<(String, SortedMap)> {
+        let mut maps = vec![
             (SYMBOLS.to_string(), self.symbols.map().clone()),
             (DEPENDENTS.to_string(), self.dependencies.map().clone()),
-        ]
+        ];
+        if let Some(semantic) = self.semantic.persist() {
+            maps.push((SEMANTIC.to_string(), semantic));
+        }
+        maps
     }
 
-    /// Takes a version's persisted indexes, if it has both; the in-memory
-    /// indexes are then to be built again when needed.
+    /// Takes a version's persisted indexes, if it has the symbol and
+    /// dependents indexes; the lexical index is then to be built again
+    /// when needed, and the semantic index loaded (or built, if the version
+    /// has none that this engine can use).
     pub fn adopt(&mut self, maps: &[(String, SortedMap)]) -> bool {
-        let find = |name: &str| maps.iter().find(|(n, _)| n == name).map(|(_, m)| m.clone());
-        let (Some(symbols), Some(deps)) = (find(SYMBOLS), find(DEPENDENTS)) else {
+        if !self.adopt_persisted(maps) {
             return false;
-        };
-        self.symbols = SymbolIndex::from_map(symbols);
-        self.dependencies = DependencyIndex::from_map(deps);
-        self.semantic.clear();
+        }
+        if !self.adopt_semantic(maps) {
+            self.semantic.forget();
+        }
         self.lexical.clear();
         self.semantic_built = false;
         true
     }
 
-    /// Takes a version's persisted indexes, if it has them; the in-memory
-    /// indexes are left to the caller (`apply_semantic`).
+    /// Takes a version's stored semantic index (unloaded); one refused is
+    /// said in a note and leaves the index as it was.
+    pub fn adopt_semantic(&mut self, maps: &[(String, SortedMap)]) -> bool {
+        let map = maps.iter().find(|(n, _)| n == SEMANTIC).map(|(_, m)| m);
+        match self.semantic.adopt(map) {
+            Ok(adopted) => adopted,
+            Err(why) => {
+                self.semantic.note(format!(
+                    "the stored semantic index is not used ({why}); it is built again from the nodes"
+                ));
+                false
+            }
+        }
+    }
+
+    /// Takes a version's persisted symbol and dependents indexes, if it
+    /// has them; the others are left to the caller.
     pub fn adopt_persisted(&mut self, maps: &[(String, SortedMap)]) -> bool {
         let find = |name: &str| maps.iter().find(|(n, _)| n == name).map(|(_, m)| m.clone());
         let (Some(symbols), Some(deps)) = (find(SYMBOLS), find(DEPENDENTS)) else {
@@ -207,17 +229,16 @@ impl Indexes {
         true
     }
 
-    /// A change set for the in-memory indexes alone (semantic and lexical),
-    /// if they are built.
+    /// A change set for the semantic and lexical indexes alone (the
+    /// lexical one if it is built).
     pub fn apply_semantic<'a, I>(&mut self, changes: I)
     where
         I: IntoIterator<Item = (Option<&'a Node>, Option<&'a Node>)>,
     {
-        if !self.semantic_built {
-            return;
-        }
         for (old, new) in changes {
-            self.lexical.apply(old, new);
+            if self.semantic_built {
+                self.lexical.apply(old, new);
+            }
             self.semantic.apply_deferred(old, new);
         }
         let _ = self.semantic.settle();
@@ -229,8 +250,8 @@ impl Indexes {
         self.dependencies.apply(old, new)?;
         if self.semantic_built {
             self.lexical.apply(old, new);
-            self.semantic.apply(old, new);
         }
+        self.semantic.apply(old, new);
         Ok(())
     }
 
@@ -245,8 +266,8 @@ impl Indexes {
         self.dependencies.apply(old, new)?;
         if self.semantic_built {
             self.lexical.apply(old, new);
-            self.semantic.apply_deferred(old, new);
         }
+        self.semantic.apply_deferred(old, new);
         Ok(())
     }
 
@@ -260,9 +281,7 @@ impl Indexes {
         for (old, new) in changes {
             self.apply_deferred(old, new)?;
         }
-        if self.semantic_built {
-            let _ = self.semantic.settle();
-        }
+        let _ = self.semantic.settle();
         Ok(())
     }
 
@@ -309,21 +328,48 @@ impl Indexes {
         Ok(())
     }
 
-    /// Builds the in-memory indexes (semantic and lexical) from `nodes`
-    /// (the working state), if they are not built.
+    /// Builds what a search needs from `nodes` (the working state): the
+    /// lexical index if it is not built, and the semantic index if it is
+    /// not loaded (it is then written whole into the next version).
     pub fn build_semantic<'a, I>(&mut self, nodes: I) -> Result<(), StoreError>
     where
         I: IntoIterator<Item = Result<&'a Node, StoreError>>,
     {
-        if self.semantic_built {
+        self.build_search(nodes, &mut |_| {})
+    }
+
+    /// `build_semantic`, telling `progress` how many nodes it has read
+    /// every 100,000.
+    pub fn build_search<'a, I>(
+        &mut self,
+        nodes: I,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<(), StoreError>
+    where
+        I: IntoIterator<Item = Result<&'a Node, StoreError>>,
+    {
+        let lexical = !self.semantic_built;
+        let vectors = !self.semantic.is_loaded();
+        if !lexical && !vectors {
             return Ok(());
         }
-        self.semantic.clear();
-        self.lexical.clear();
-        for node in nodes {
+        if lexical {
+            self.lexical.clear();
+        }
+        if vectors {
+            self.semantic.clear();
+        }
+        for (i, node) in nodes.into_iter().enumerate() {
+            if i % 100_000 == 0 && i > 0 {
+                progress(i);
+            }
             let node = node?;
-            self.lexical.insert(node);
-            self.semantic.apply_deferred(None, Some(node));
+            if lexical {
+                self.lexical.insert(node);
+            }
+            if vectors {
+                self.semantic.apply_deferred(None, Some(node));
+            }
         }
         let _ = self.semantic.settle();
         self.semantic_built = true;

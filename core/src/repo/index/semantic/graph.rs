@@ -103,6 +103,18 @@ pub(super) struct Graph {
     pub(super) entry: Option<(u32, usize)>,
     /// Reused by inserts.
     visited: Visited,
+    /// Members whose lists or state changed since `take_touched`: what a
+    /// stored copy of the graph must write again.
+    touched: Vec<u32>,
+}
+
+/// One member as a stored graph keeps it: its node, whether it is dead,
+/// and its neighbour lists, base layer first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct MemberRecord {
+    pub(super) id: NodeId,
+    pub(super) dead: bool,
+    pub(super) lists: Vec<Vec<u32>>,
 }
 
 /// `upper_at` of a member on the base layer only.
@@ -130,7 +142,134 @@ impl Graph {
             dead: 0,
             entry: None,
             visited: Visited::new(0),
+            touched: Vec::new(),
         }
+    }
+
+    /// A graph made again from its stored members (slot order) with the
+    /// vector of each, its entry point and its generator's state. Checks
+    /// every list against its capacity and every neighbour and the entry
+    /// point against the members, so a damaged record is an error, never a
+    /// search that reads out of bounds.
+    pub(super) fn from_members(
+        dim: usize,
+        config: &SemanticConfig,
+        members: Vec<(MemberRecord, Arc<StoredVector>)>,
+        entry: Option<(u32, usize)>,
+        rng: u64,
+    ) -> Result<Graph, String> {
+        let mut g = Graph::new(dim, config);
+        g.rng = rng;
+        let n = members.len();
+        let stride = 2 * g.links + 1;
+        g.base = vec![0; n * stride];
+        for (slot, (m, vec)) in members.into_iter().enumerate() {
+            let Some((base, uppers)) = m.lists.split_first() else {
+                return Err(format!("member {slot} has no base-layer list"));
+            };
+            if uppers.len() > MAX_LEVEL {
+                return Err(format!("member {slot} is on {} layers", uppers.len() + 1));
+            }
+            if vec.dim() != dim {
+                return Err(format!(
+                    "member {slot} has a vector of {} components, expected {dim}",
+                    vec.dim()
+                ));
+            }
+            for (layer, list) in m.lists.iter().enumerate() {
+                let cap = if layer == 0 { 2 * g.links } else { g.links };
+                if list.len() > cap {
+                    return Err(format!(
+                        "member {slot} has {} neighbours on layer {layer}, at most {cap}",
+                        list.len()
+                    ));
+                }
+                if let Some(bad) = list.iter().find(|&&s| s as usize >= n) {
+                    return Err(format!(
+                        "member {slot} links to member {bad} of {n} on layer {layer}"
+                    ));
+                }
+            }
+            let start = g.codes.len();
+            g.codes.resize(start + dim, 0);
+            g.scratch.resize(dim, 0.0);
+            vec.write_dense(&mut g.scratch);
+            g.scales.push(quantise(&g.scratch, &mut g.codes[start..]));
+            let at = slot * stride;
+            g.base[at] = base.len() as u32;
+            g.base[at + 1..at + 1 + base.len()].copy_from_slice(base);
+            if uppers.is_empty() {
+                g.upper_at.push(BASE_ONLY);
+            } else {
+                g.upper_at.push(g.uppers.len() as u32);
+                let mut words = vec![0; uppers.len() * (g.links + 1)];
+                for (l, list) in uppers.iter().enumerate() {
+                    let at = l * (g.links + 1);
+                    words[at] = list.len() as u32;
+                    words[at + 1..at + 1 + list.len()].copy_from_slice(list);
+                }
+                g.uppers.push(words);
+            }
+            g.ids.push(m.id);
+            g.vecs.push(vec);
+            g.is_dead.push(m.dead);
+            g.dead += usize::from(m.dead);
+        }
+        if let Some((slot, top)) = entry {
+            if slot as usize >= n || g.level(slot) != top {
+                return Err(format!(
+                    "the entry point {slot} (layer {top}) is not a top member of {n}"
+                ));
+            }
+        } else if n > 0 {
+            return Err(format!("{n} members but no entry point"));
+        }
+        g.entry = entry;
+        Ok(g)
+    }
+
+    /// The layers above the base that `slot` is on.
+    fn level(&self, slot: u32) -> usize {
+        match self.upper_at.get(slot as usize) {
+            Some(&u) if u != BASE_ONLY => self
+                .uppers
+                .get(u as usize)
+                .map_or(0, |l| l.len() / (self.links + 1)),
+            _ => 0,
+        }
+    }
+
+    /// `slot` as a stored graph keeps it.
+    pub(super) fn record(&self, slot: u32) -> Option<MemberRecord> {
+        let i = slot as usize;
+        let id = *self.ids.get(i)?;
+        let lists = (0..=self.level(slot))
+            .map(|layer| self.neighbours(slot, layer).to_vec())
+            .collect();
+        Some(MemberRecord {
+            id,
+            dead: self.is_dead[i],
+            lists,
+        })
+    }
+
+    /// Any member's vector, dead or alive.
+    pub(super) fn vector(&self, slot: u32) -> Option<&StoredVector> {
+        self.vecs.get(slot as usize).map(|v| &**v)
+    }
+
+    /// The members changed since the last call, each once, ascending.
+    pub(super) fn take_touched(&mut self) -> Vec<u32> {
+        let mut t = std::mem::take(&mut self.touched);
+        t.sort_unstable();
+        t.dedup();
+        t
+    }
+
+    /// The generator's state (stored so that inserts after a reload draw
+    /// what they would have drawn).
+    pub(super) fn rng(&self) -> u64 {
+        self.rng
     }
 
     pub(super) fn len(&self) -> usize {
@@ -155,6 +294,7 @@ impl Graph {
             if !*d {
                 *d = true;
                 self.dead += 1;
+                self.touched.push(slot);
             }
         }
     }
@@ -215,6 +355,7 @@ impl Graph {
         for (dst, c) in buf[at + 1..at + 1 + n].iter_mut().zip(list) {
             *dst = c.1;
         }
+        self.touched.push(slot);
     }
 
     /// A layer drawn from the seeded generator (splitmix64).
@@ -249,6 +390,7 @@ impl Graph {
         self.ids.push(id);
         self.vecs.push(vec);
         self.is_dead.push(false);
+        self.touched.push(slot);
         let Some((entry, top)) = self.entry else {
             self.entry = Some((slot, level));
             return Some(slot);

@@ -46,13 +46,17 @@ use std::sync::Arc;
 
 mod code;
 mod graph;
+mod stored;
 
 use code::Code;
-use graph::Graph;
+use graph::{Graph, MemberRecord};
+use stored::{GraphHeader, Header, Key};
 
 use super::embed::{normalize, Embedder};
 use super::vector::StoredVector;
 use super::IndexError;
+use crate::repo::cas::sorted::SortedMap;
+use crate::repo::cas::{Blobs, StoreError};
 use crate::repo::node::{Node, NodeId};
 
 #[derive(Clone, Debug)]
@@ -160,6 +164,21 @@ pub struct SemanticIndex {
     /// Interned type names: many nodes share a few types.
     kinds: BTreeSet<Arc<str>>,
     rejected: usize,
+    /// Whether `entries`, `pending` and `graph` hold the index; when not,
+    /// they are empty and the stored map is all there is (see `adopt`).
+    loaded: bool,
+    /// The index as the working state's version stores it (module
+    /// `stored`), kept in step with every change; `None` when there is no
+    /// trustworthy one: a loaded index is then written whole when a version
+    /// asks for it (`persist`), an unloaded one is built from the nodes.
+    stored: Option<SortedMap>,
+    /// The stored map's header while the index is not loaded.
+    header: Header,
+    /// Entries changed since the stored map was last written (loaded).
+    dirty: BTreeSet<NodeId>,
+    /// What a host should tell its user (a stored index refused, a
+    /// rebuild), oldest first.
+    notes: Vec<String>,
 }
 
 impl SemanticIndex {
@@ -170,6 +189,14 @@ impl SemanticIndex {
         config.ef_search = config.ef_search.max(1);
         config.ef_construction = config.ef_construction.max(1);
         config.links = config.links.clamp(2, 128);
+        let header = Header {
+            embedder: embedder.id(),
+            dim: embedder.dim() as u32,
+            links: config.links as u32,
+            entries: 0,
+            pending: 0,
+            graph: None,
+        };
         SemanticIndex {
             embedder,
             config,
@@ -178,6 +205,11 @@ impl SemanticIndex {
             graph: None,
             kinds: BTreeSet::new(),
             rejected: 0,
+            loaded: true,
+            stored: None,
+            header,
+            dirty: BTreeSet::new(),
+            notes: Vec::new(),
         }
     }
 
@@ -189,12 +221,338 @@ impl SemanticIndex {
         self.embedder.dim()
     }
 
+    /// Forgets everything: an empty index, loaded, with no stored copy
+    /// yet (`persist` writes one).
     pub fn clear(&mut self) {
+        self.forget_loaded();
+        self.rejected = 0;
+        self.loaded = true;
+        self.stored = None;
+    }
+
+    fn forget_loaded(&mut self) {
         self.entries.clear();
         self.pending.clear();
         self.graph = None;
         self.kinds.clear();
-        self.rejected = 0;
+        self.dirty.clear();
+    }
+
+    /// The embedder's id (`Embedder::id`), as stored with the vectors.
+    pub fn embedder_id(&self) -> String {
+        self.embedder.id()
+    }
+
+    /// Whether the index is in memory (else searching first needs `load`
+    /// or a rebuild from the nodes).
+    pub fn is_loaded(&self) -> bool {
+        self.loaded
+    }
+
+    /// Whether there is a stored copy kept in step with the index.
+    pub fn is_stored(&self) -> bool {
+        self.stored.is_some()
+    }
+
+    /// Notes for the host's user since the last call.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    /// Adds a note for the host's user.
+    pub fn note(&mut self, text: String) {
+        self.notes.push(text);
+    }
+
+    fn note_damaged(&mut self, why: &str) {
+        self.notes.push(format!(
+            "the stored semantic index cannot be used ({why}); it is built again from the nodes"
+        ));
+    }
+
+    /// Takes `map` (a version's stored semantic index, `None` if it has
+    /// none) as the index, unloaded: nothing but its header is read until
+    /// `load`. Refused, with the reason, when the header does not parse or
+    /// was written by another embedder or graph shape: the index is then
+    /// to be built from the nodes. `Ok(false)` when there is no map.
+    /// A refused or missing map leaves the index as it was.
+    pub fn adopt(&mut self, map: Option<&SortedMap>) -> Result<bool, String> {
+        let Some(map) = map else { return Ok(false) };
+        let header = match map.get(stored::HEADER_KEY) {
+            Ok(Some(bytes)) => stored::decode_header(bytes)?,
+            Ok(None) => return Err("it has no header".into()),
+            Err(e) => return Err(e.to_string()),
+        };
+        let embedder = self.embedder.id();
+        if header.embedder != embedder {
+            return Err(format!(
+                "it was made by the embedder {}, this engine embeds with {embedder}",
+                header.embedder
+            ));
+        }
+        if header.dim as usize != self.dim() || header.links as usize != self.config.links {
+            return Err(format!(
+                "its vectors have {} components and its graph {} links, expected {} and {}",
+                header.dim,
+                header.links,
+                self.dim(),
+                self.config.links
+            ));
+        }
+        if header.pending > header.entries
+            || header.graph.as_ref().is_some_and(|g| {
+                g.dead > g.members || u64::from(g.members - g.dead) + header.pending != header.entries
+            })
+        {
+            return Err(format!("its counts disagree: {header:?}"));
+        }
+        self.forget_loaded();
+        self.loaded = false;
+        self.header = header;
+        self.stored = Some(map.clone());
+        Ok(true)
+    }
+
+    /// Forgets the index without a stored copy: it is built from the nodes
+    /// when a search needs it; changes meanwhile are not followed.
+    pub fn forget(&mut self) {
+        self.forget_loaded();
+        self.loaded = false;
+        self.stored = None;
+    }
+
+    /// Reads the whole stored map into memory, checking that its parts
+    /// agree: every entry of a graph member is that member's node, every
+    /// live member has its entry, counts match the header. On an error the
+    /// index is left unloaded with no stored copy (to be built again).
+    pub fn load(&mut self) -> Result<(), String> {
+        if self.loaded {
+            return Ok(());
+        }
+        let result = self.read_stored();
+        if result.is_err() {
+            self.forget_loaded();
+            self.stored = None;
+        }
+        result
+    }
+
+    fn read_stored(&mut self) -> Result<(), String> {
+        let Some(map) = self.stored.clone() else {
+            return Err("there is no stored index".into());
+        };
+        let header = self.header.clone();
+        let dim = self.dim();
+        let mut members: Vec<(MemberRecord, Option<Arc<StoredVector>>)> = Vec::new();
+        let mut by_slot: BTreeMap<u32, NodeId> = BTreeMap::new();
+        for item in map.iter() {
+            let (k, v) = item.map_err(|e| e.to_string())?;
+            match stored::parse_key(k)? {
+                Key::Header => {}
+                Key::Entry(id) => {
+                    let e = stored::decode_entry(v, dim)?;
+                    let kind = e.kind.as_deref().map(|k| self.intern(k));
+                    match e.slot {
+                        Some(slot) => {
+                            if by_slot.insert(slot, id).is_some() {
+                                return Err(format!("two entries claim graph member {slot}"));
+                            }
+                        }
+                        None => {
+                            self.pending.insert(id, e.vec.clone());
+                        }
+                    }
+                    self.entries.insert(
+                        id,
+                        Entry {
+                            vec: e.vec,
+                            kind,
+                            text: e.text,
+                            slot: e.slot,
+                        },
+                    );
+                }
+                Key::Member(slot) => {
+                    if slot as usize != members.len() {
+                        return Err(format!(
+                            "graph member {slot} follows {} members",
+                            members.len()
+                        ));
+                    }
+                    members.push(stored::decode_member(v, dim)?);
+                }
+            }
+        }
+        let counted = (self.entries.len() as u64, self.pending.len() as u64);
+        if counted != (header.entries, header.pending) {
+            return Err(format!(
+                "the header counts {} entries ({} pending), the map holds {} ({})",
+                header.entries, header.pending, counted.0, counted.1
+            ));
+        }
+        let Some(gh) = &header.graph else {
+            if !members.is_empty() || !by_slot.is_empty() {
+                return Err("graph members but no graph in the header".into());
+            }
+            self.loaded = true;
+            return Ok(());
+        };
+        if members.len() != gh.members as usize {
+            return Err(format!(
+                "the header counts {} graph members, the map holds {}",
+                gh.members,
+                members.len()
+            ));
+        }
+        let mut parts = Vec::with_capacity(members.len());
+        for (slot, (m, own)) in members.into_iter().enumerate() {
+            let slot = slot as u32;
+            let vec = match (m.dead, by_slot.remove(&slot), own) {
+                (false, Some(id), None) if id == m.id => match self.entries.get(&id) {
+                    Some(e) => e.vec.clone(),
+                    None => return Err(format!("graph member {slot} has no entry")),
+                },
+                (true, None, Some(v)) => v,
+                _ => {
+                    return Err(format!(
+                        "graph member {slot} (node {}) and the entries disagree",
+                        m.id
+                    ))
+                }
+            };
+            parts.push((m, vec));
+        }
+        if let Some((slot, id)) = by_slot.into_iter().next() {
+            return Err(format!("node {id} names graph member {slot}, which is not stored"));
+        }
+        let entry = gh.entry.map(|(s, t)| (s, usize::from(t)));
+        let graph = Graph::from_members(dim, &self.config, parts, entry, gh.rng)?;
+        if graph.dead != gh.dead as usize {
+            return Err(format!(
+                "the header counts {} dead members, the map holds {}",
+                gh.dead, graph.dead
+            ));
+        }
+        self.graph = Some(graph);
+        self.loaded = true;
+        Ok(())
+    }
+
+    /// The header describing the index as it is now.
+    fn header_now(&self) -> Header {
+        if !self.loaded {
+            return self.header.clone();
+        }
+        Header {
+            embedder: self.embedder.id(),
+            dim: self.dim() as u32,
+            links: self.config.links as u32,
+            entries: self.entries.len() as u64,
+            pending: self.pending.len() as u64,
+            graph: self.graph.as_ref().map(|g| GraphHeader {
+                members: g.len() as u32,
+                dead: g.dead as u32,
+                entry: g.entry.map(|(s, t)| (s, t as u8)),
+                rng: g.rng(),
+            }),
+        }
+    }
+
+    /// The stored form of the index as the working state's version keeps
+    /// it, written whole first if there is none yet; `None` while the
+    /// index is neither loaded nor stored (it is then built from the nodes
+    /// when a search needs it).
+    pub fn persist(&mut self) -> Option<SortedMap> {
+        if self.stored.is_none() && self.loaded {
+            match self.write_all() {
+                Ok(map) => self.stored = Some(map),
+                // Only a map in memory is written: it cannot fail to load.
+                Err(e) => self.note_damaged(&e.to_string()),
+            }
+        }
+        self.stored.clone()
+    }
+
+    fn member_bytes(g: &Graph, slot: u32) -> Option<Vec<u8>> {
+        let m = g.record(slot)?;
+        // A dead member's node no longer has an entry with its vector.
+        let own = m.dead.then(|| g.vector(slot)).flatten();
+        Some(stored::encode_member(&m, own))
+    }
+
+    fn entry_bytes(e: &Entry) -> Vec<u8> {
+        stored::encode_entry(e.text, e.slot, e.kind.as_deref(), &e.vec)
+    }
+
+    fn write_all(&mut self) -> Result<SortedMap, StoreError> {
+        let mut map = SortedMap::new(Blobs::none());
+        map.insert(stored::HEADER_KEY, &stored::encode_header(&self.header_now()))?;
+        for (id, e) in &self.entries {
+            map.insert(&stored::entry_key(*id), &Self::entry_bytes(e))?;
+        }
+        if let Some(g) = &mut self.graph {
+            g.take_touched();
+            for slot in 0..g.len() as u32 {
+                if let Some(bytes) = Self::member_bytes(g, slot) {
+                    map.insert(&stored::member_key(slot), &bytes)?;
+                }
+            }
+        }
+        self.dirty.clear();
+        Ok(map)
+    }
+
+    /// Writes what changed in memory into the stored map (loaded index).
+    fn flush(&mut self) {
+        let touched = self.graph.as_mut().map(Graph::take_touched).unwrap_or_default();
+        let dirty = std::mem::take(&mut self.dirty);
+        let Some(mut map) = self.stored.take() else {
+            return;
+        };
+        let header = self.header_now();
+        let result = (|| -> Result<(), StoreError> {
+            for id in dirty {
+                match self.entries.get(&id) {
+                    Some(e) => map.insert(&stored::entry_key(id), &Self::entry_bytes(e))?,
+                    None => map.remove(&stored::entry_key(id))?,
+                };
+            }
+            if let Some(g) = &self.graph {
+                for slot in touched {
+                    if let Some(bytes) = Self::member_bytes(g, slot) {
+                        map.insert(&stored::member_key(slot), &bytes)?;
+                    }
+                }
+            }
+            map.insert(stored::HEADER_KEY, &stored::encode_header(&header))?;
+            Ok(())
+        })();
+        match result {
+            Ok(()) => self.stored = Some(map),
+            // Written whole by the next `persist`.
+            Err(e) => self.note_damaged(&e.to_string()),
+        }
+    }
+
+    /// Whether `maintain` has graph work to do (build the graph, insert
+    /// the pending set, rebuild a graph mostly dead, or drop one no longer
+    /// needed), read from the header when the index is not loaded. A commit
+    /// does this work before it stores the index, so a stored index is
+    /// always ready to search.
+    pub fn needs_work(&self) -> bool {
+        let h = self.header_now();
+        if !self.loaded && self.stored.is_none() {
+            return false;
+        }
+        let n = h.entries as usize;
+        match &h.graph {
+            None => n >= self.config.exact_threshold,
+            Some(g) => {
+                n < self.config.exact_threshold / 2
+                    || g.dead as usize * 2 > g.members as usize
+                    || h.pending as usize >= self.config.side_set_max
+            }
+        }
     }
 
     /// Number of indexed nodes (those with a description that has features).
@@ -239,8 +597,14 @@ impl SemanticIndex {
         self.maintain();
     }
 
-    /// `apply` without reorganising; call `maintain` after a batch.
+    /// `apply` without reorganising; call `maintain` after a batch. A
+    /// loaded index changes in memory and writes the change through to its
+    /// stored copy; an unloaded one changes its stored copy alone.
     pub fn apply_deferred(&mut self, old: Option<&Node>, new: Option<&Node>) {
+        if !self.loaded {
+            self.apply_stored(old, new);
+            return;
+        }
         if let Some(o) = old {
             if new.map(|n| n.id) != Some(o.id) {
                 self.remove_deferred(o.id);
@@ -249,6 +613,99 @@ impl SemanticIndex {
         if let Some(n) = new {
             self.insert_deferred(n);
         }
+        self.flush();
+    }
+
+    /// A change of an unloaded index, made in its stored map: the node's
+    /// entry is written (pending, out of the graph) or removed, and a graph
+    /// member it leaves is marked dead. Damage met on the way drops the
+    /// stored map (the index is then built from the nodes).
+    fn apply_stored(&mut self, old: Option<&Node>, new: Option<&Node>) {
+        let Some(mut map) = self.stored.take() else {
+            return;
+        };
+        let mut header = self.header.clone();
+        let mut result = Ok(());
+        if let Some(o) = old {
+            if new.map(|n| n.id) != Some(o.id) {
+                result = self.remove_stored(&mut map, &mut header, o.id);
+            }
+        }
+        if let (Ok(()), Some(n)) = (&result, new) {
+            result = self.insert_stored(&mut map, &mut header, n);
+        }
+        let result = result.and_then(|()| {
+            map.insert(stored::HEADER_KEY, &stored::encode_header(&header))
+                .map(drop)
+                .map_err(|e| e.to_string())
+        });
+        match result {
+            Ok(()) => {
+                self.header = header;
+                self.stored = Some(map);
+            }
+            Err(why) => self.note_damaged(&why),
+        }
+    }
+
+    fn remove_stored(&self, map: &mut SortedMap, header: &mut Header, id: NodeId) -> Result<(), String> {
+        let key = stored::entry_key(id);
+        let Some(bytes) = map.get(&key).map_err(|e| e.to_string())? else {
+            return Ok(());
+        };
+        let e = stored::decode_entry(bytes, self.dim())?;
+        map.remove(&key).map_err(|e| e.to_string())?;
+        header.entries = header.entries.saturating_sub(1);
+        let Some(slot) = e.slot else {
+            header.pending = header.pending.saturating_sub(1);
+            return Ok(());
+        };
+        let key = stored::member_key(slot);
+        let Some(bytes) = map.get(&key).map_err(|e| e.to_string())? else {
+            return Err(format!("node {id} names graph member {slot}, which is not stored"));
+        };
+        let (mut m, _) = stored::decode_member(bytes, self.dim())?;
+        if m.id != id || m.dead {
+            return Err(format!("graph member {slot} is not node {id}'s"));
+        }
+        m.dead = true;
+        map.insert(&key, &stored::encode_member(&m, Some(&e.vec)))
+            .map_err(|e| e.to_string())?;
+        if let Some(g) = &mut header.graph {
+            g.dead += 1;
+        }
+        Ok(())
+    }
+
+    fn insert_stored(&mut self, map: &mut SortedMap, header: &mut Header, node: &Node) -> Result<(), String> {
+        let Some(text) = vector_text(node) else {
+            return self.remove_stored(map, header, node.id);
+        };
+        let hash = super::embed::hash(0, &text);
+        let key = stored::entry_key(node.id);
+        if let Some(bytes) = map.get(&key).map_err(|e| e.to_string())? {
+            let e = stored::decode_entry(bytes, self.dim())?;
+            if e.text == hash {
+                // Same description: keep the vector and its place.
+                let bytes = stored::encode_entry(hash, e.slot, node.kind.as_deref(), &e.vec);
+                map.insert(&key, &bytes).map_err(|e| e.to_string())?;
+                return Ok(());
+            }
+        }
+        self.remove_stored(map, header, node.id)?;
+        let vec = match self.prepare(self.embedder.embed(&text)) {
+            Ok(Some(v)) => StoredVector::new(&v),
+            Ok(None) => return Ok(()),
+            Err(_) => {
+                self.rejected += 1;
+                return Ok(());
+            }
+        };
+        let bytes = stored::encode_entry(hash, None, node.kind.as_deref(), &vec);
+        map.insert(&key, &bytes).map_err(|e| e.to_string())?;
+        header.entries += 1;
+        header.pending += 1;
+        Ok(())
     }
 
     fn insert_deferred(&mut self, node: &Node) {
@@ -263,6 +720,7 @@ impl SemanticIndex {
             if e.text == hash {
                 // Same description: keep the vector and its place.
                 e.kind = kind;
+                self.dirty.insert(node.id);
                 return;
             }
         }
@@ -285,6 +743,7 @@ impl SemanticIndex {
             text: hash,
             slot: None,
         };
+        self.dirty.insert(node.id);
         // One search of each map (this runs for every node stored).
         if let Some(old) = self.entries.insert(node.id, entry) {
             if let (Some(slot), Some(g)) = (old.slot, &mut self.graph) {
@@ -298,6 +757,7 @@ impl SemanticIndex {
         let Some(e) = self.entries.remove(&id) else {
             return;
         };
+        self.dirty.insert(id);
         match (e.slot, &mut self.graph) {
             (Some(slot), Some(g)) => g.kill(slot),
             _ => {
@@ -345,6 +805,9 @@ impl SemanticIndex {
     /// until someone searches by meaning (until then searches are exact).
     /// Returns whether the index is large enough to want a graph.
     pub fn settle(&mut self) -> bool {
+        if !self.loaded {
+            return false;
+        }
         let n = self.entries.len();
         let keep_graph = match &self.graph {
             None => n >= self.config.exact_threshold,
@@ -357,6 +820,9 @@ impl SemanticIndex {
                     self.pending.insert(*id, e.vec.clone());
                 }
             }
+            // Every entry and member changed: written whole by `persist`.
+            self.stored = None;
+            self.dirty.clear();
         }
         keep_graph
     }
@@ -365,6 +831,12 @@ impl SemanticIndex {
     /// then builds the graph, or inserts the pending entries into it once
     /// they have reached `side_set_max`.
     pub fn maintain(&mut self) {
+        self.maintain_with(&mut |_, _| {});
+    }
+
+    /// `maintain`, telling `progress` (done, total) every 10,000 members
+    /// inserted into the graph.
+    pub fn maintain_with(&mut self, progress: &mut dyn FnMut(usize, usize)) {
         let keep_graph = self.settle();
         if !keep_graph {
             return;
@@ -373,20 +845,40 @@ impl SemanticIndex {
             return;
         }
         let dim = self.embedder.dim();
+        if self.graph.is_none() {
+            // A new graph: every entry gets a member, written whole.
+            self.stored = None;
+            self.dirty.clear();
+        }
         let g = self
             .graph
             .get_or_insert_with(|| Graph::new(dim, &self.config));
         let pending = std::mem::take(&mut self.pending);
-        for (id, vec) in pending {
+        let total = pending.len();
+        for (done, (id, vec)) in pending.into_iter().enumerate() {
+            if done % 10_000 == 0 && done > 0 {
+                progress(done, total);
+            }
             let Some(e) = self.entries.get_mut(&id) else {
                 continue;
             };
             match g.insert(id, vec.clone()) {
-                Some(slot) => e.slot = Some(slot),
+                Some(slot) => {
+                    e.slot = Some(slot);
+                    self.dirty.insert(id);
+                }
                 // The graph is full (2^32 - 1 members): stay exact.
                 None => {
                     self.pending.insert(id, vec);
                 }
+            }
+        }
+        if self.stored.is_some() {
+            self.flush();
+        } else {
+            self.dirty.clear();
+            if let Some(g) = &mut self.graph {
+                g.take_touched();
             }
         }
     }
@@ -1026,5 +1518,60 @@ mod tests {
             ix.search("sort list", &big).unwrap(),
             exact.search("sort list", &big).unwrap()
         );
+    }
+
+    /// A stored index round-trips; one whose parts disagree (a header
+    /// counting another number of entries, an entry missing, another
+    /// format) is refused with the reason, never loaded.
+    #[test]
+    fn stored_index_round_trips_and_refuses_disagreement() {
+        let mut ix = index(graph_config());
+        for n in random_nodes(7, 300) {
+            ix.apply_deferred(None, Some(&n));
+        }
+        ix.maintain();
+        let map = ix.persist().unwrap();
+        let q = SemanticQuery::default();
+        let mut back = index(graph_config());
+        assert_eq!(back.adopt(Some(&map)), Ok(true));
+        back.load().unwrap();
+        assert_eq!(back.stats(), ix.stats());
+        check_graph(back.graph.as_ref().unwrap());
+        for t in ["sort", "tree graph", "list"] {
+            assert_eq!(back.search(t, &q).unwrap(), ix.search(t, &q).unwrap());
+        }
+
+        let header = stored::decode_header(map.get(stored::HEADER_KEY).unwrap().unwrap()).unwrap();
+        let refused = |m: &SortedMap| {
+            let mut b = index(graph_config());
+            match b.adopt(Some(m)) {
+                Err(why) => why,
+                Ok(_) => b.load().unwrap_err(),
+            }
+        };
+        let mut stale = map.clone();
+        let mut h = header.clone();
+        h.entries += 1;
+        stale.insert(stored::HEADER_KEY, &stored::encode_header(&h)).unwrap();
+        assert!(refused(&stale).contains("counts disagree"));
+        let mut missing = map.clone();
+        let (id, _, _) = ix.entries().next().unwrap();
+        missing.remove(&stored::entry_key(id)).unwrap();
+        let why = refused(&missing);
+        assert!(why.contains("entries") || why.contains("member"), "{why}");
+        let mut other = map.clone();
+        let mut bytes = stored::encode_header(&header);
+        bytes[0] = 2;
+        other.insert(stored::HEADER_KEY, &bytes).unwrap();
+        assert!(refused(&other).contains("format 2"));
+        let mut no_header = map.clone();
+        no_header.remove(stored::HEADER_KEY).unwrap();
+        assert!(refused(&no_header).contains("no header"));
+        // A refused map leaves the index as it was.
+        let mut kept = index(graph_config());
+        kept.insert(&node(1, "sort a list", None));
+        assert!(kept.adopt(Some(&stale)).is_err());
+        assert!(kept.is_loaded());
+        assert_eq!(kept.len(), 1);
     }
 }
