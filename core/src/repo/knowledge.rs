@@ -746,9 +746,13 @@ impl Knowledge {
         let pairs = || changes.iter().map(|c| (c.old.as_ref(), c.new.as_ref()));
         let maps = self.forest.indexes_of(current)?.clone();
         if !self.indexes.adopt_persisted(&maps) {
-            return self.indexes.apply_all(pairs()).map_err(Into::into).map(|()| {
-                self.bump(changes.iter().map(|c| c.id));
-            });
+            return self
+                .indexes
+                .apply_all(pairs())
+                .map_err(Into::into)
+                .map(|()| {
+                    self.bump(changes.iter().map(|c| c.id));
+                });
         }
         // A loaded semantic index takes a small difference in memory; else
         // the new version's stored index is taken (loaded when needed).

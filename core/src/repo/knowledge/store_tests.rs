@@ -432,7 +432,13 @@ fn create_many(k: &mut Knowledge, from: usize, to: usize) {
     k.commit_transaction("many", ts(1)).unwrap();
 }
 
-const QUERIES: &[&str] = &["sorting numbers", "json", "configuration", "排序", "tree variant 3"];
+const QUERIES: &[&str] = &[
+    "sorting numbers",
+    "json",
+    "configuration",
+    "排序",
+    "tree variant 3",
+];
 
 /// The semantic hits of every query, loading (or building) the index.
 fn semantic_hits(k: &mut Knowledge) -> Vec<Vec<SemanticHit>> {
@@ -520,7 +526,10 @@ fn the_stored_semantic_index_follows_creates_changes_and_deletes() {
     .unwrap();
     let id5 = find(&w, "g5")[0];
     w.delete(id5, &describe, ts(4)).unwrap();
-    assert!(!w.indexes.semantic.is_loaded(), "three small commits load nothing");
+    assert!(
+        !w.indexes.semantic.is_loaded(),
+        "three small commits load nothing"
+    );
     for i in 101..130 {
         w.create(described(i), &describe, ts(5)).unwrap();
     }
@@ -538,7 +547,11 @@ fn the_stored_semantic_index_follows_creates_changes_and_deletes() {
     let mut fresh = Indexes::with_embedder(Box::new(HashingEmbedder::default()), small_config());
     fresh.rebuild(r.working_nodes().unwrap()).unwrap();
     let f3 = fresh.semantic.entries().find(|e| e.0 == id3).unwrap();
-    assert_eq!(v3.1, f3.1.to_dense(), "the changed description was embedded again");
+    assert_eq!(
+        v3.1,
+        f3.1.to_dense(),
+        "the changed description was embedded again"
+    );
 }
 
 #[test]
@@ -586,7 +599,10 @@ fn a_damaged_stored_index_is_built_again_with_a_note() {
     map.export_all(&mut Default::default(), &mut blobs).unwrap();
     assert!(blobs.len() > 3, "{} blobs", blobs.len());
     for (hash, _) in blobs.iter().take(6) {
-        assert!(store.blobs.with_blob(hash, |b| { let m = b.len() / 2; b[m] ^= 0x10 }));
+        assert!(store.blobs.with_blob(hash, |b| {
+            let m = b.len() / 2;
+            b[m] ^= 0x10
+        }));
         let mut r = open_small(&store);
         let hits = semantic_hits(&mut r);
         let notes = r.take_notes().join("\n");
@@ -595,7 +611,10 @@ fn a_damaged_stored_index_is_built_again_with_a_note() {
             "{notes}"
         );
         assert_eq!(hits, good);
-        assert!(store.blobs.with_blob(hash, |b| { let m = b.len() / 2; b[m] ^= 0x10 }));
+        assert!(store.blobs.with_blob(hash, |b| {
+            let m = b.len() / 2;
+            b[m] ^= 0x10
+        }));
     }
     // The root's own damage is seen when the header is read.
     let mut r = open_small(&store);
@@ -643,7 +662,10 @@ fn another_embedder_builds_the_index_again() {
     assert!(s.take_notes().is_empty(), "loaded, not built");
     // ...which the first embedder refuses in turn.
     let mut t = open_small(&store);
-    assert!(t.take_notes().join("\n").contains("made by the embedder hashing-64"));
+    assert!(t
+        .take_notes()
+        .join("\n")
+        .contains("made by the embedder hashing-64"));
     assert_eq!(semantic_hits(&mut t), rebuilt_hits(&t));
 }
 

@@ -301,7 +301,8 @@ impl SemanticIndex {
         }
         if header.pending > header.entries
             || header.graph.as_ref().is_some_and(|g| {
-                g.dead > g.members || u64::from(g.members - g.dead) + header.pending != header.entries
+                g.dead > g.members
+                    || u64::from(g.members - g.dead) + header.pending != header.entries
             })
         {
             return Err(format!("its counts disagree: {header:?}"));
@@ -423,7 +424,9 @@ impl SemanticIndex {
             parts.push((m, vec));
         }
         if let Some((slot, id)) = by_slot.into_iter().next() {
-            return Err(format!("node {id} names graph member {slot}, which is not stored"));
+            return Err(format!(
+                "node {id} names graph member {slot}, which is not stored"
+            ));
         }
         let entry = gh.entry.map(|(s, t)| (s, usize::from(t)));
         let graph = Graph::from_members(dim, &self.config, parts, entry, gh.rng)?;
@@ -486,7 +489,10 @@ impl SemanticIndex {
 
     fn write_all(&mut self) -> Result<SortedMap, StoreError> {
         let mut map = SortedMap::new(Blobs::none());
-        map.insert(stored::HEADER_KEY, &stored::encode_header(&self.header_now()))?;
+        map.insert(
+            stored::HEADER_KEY,
+            &stored::encode_header(&self.header_now()),
+        )?;
         for (id, e) in &self.entries {
             map.insert(&stored::entry_key(*id), &Self::entry_bytes(e))?;
         }
@@ -504,7 +510,11 @@ impl SemanticIndex {
 
     /// Writes what changed in memory into the stored map (loaded index).
     fn flush(&mut self) {
-        let touched = self.graph.as_mut().map(Graph::take_touched).unwrap_or_default();
+        let touched = self
+            .graph
+            .as_mut()
+            .map(Graph::take_touched)
+            .unwrap_or_default();
         let dirty = std::mem::take(&mut self.dirty);
         let Some(mut map) = self.stored.take() else {
             return;
@@ -648,7 +658,12 @@ impl SemanticIndex {
         }
     }
 
-    fn remove_stored(&self, map: &mut SortedMap, header: &mut Header, id: NodeId) -> Result<(), String> {
+    fn remove_stored(
+        &self,
+        map: &mut SortedMap,
+        header: &mut Header,
+        id: NodeId,
+    ) -> Result<(), String> {
         let key = stored::entry_key(id);
         let Some(bytes) = map.get(&key).map_err(|e| e.to_string())? else {
             return Ok(());
@@ -662,7 +677,9 @@ impl SemanticIndex {
         };
         let key = stored::member_key(slot);
         let Some(bytes) = map.get(&key).map_err(|e| e.to_string())? else {
-            return Err(format!("node {id} names graph member {slot}, which is not stored"));
+            return Err(format!(
+                "node {id} names graph member {slot}, which is not stored"
+            ));
         };
         let (mut m, _) = stored::decode_member(bytes, self.dim())?;
         if m.id != id || m.dead {
@@ -677,7 +694,12 @@ impl SemanticIndex {
         Ok(())
     }
 
-    fn insert_stored(&mut self, map: &mut SortedMap, header: &mut Header, node: &Node) -> Result<(), String> {
+    fn insert_stored(
+        &mut self,
+        map: &mut SortedMap,
+        header: &mut Header,
+        node: &Node,
+    ) -> Result<(), String> {
         let Some(text) = vector_text(node) else {
             return self.remove_stored(map, header, node.id);
         };
@@ -1552,7 +1574,9 @@ mod tests {
         let mut stale = map.clone();
         let mut h = header.clone();
         h.entries += 1;
-        stale.insert(stored::HEADER_KEY, &stored::encode_header(&h)).unwrap();
+        stale
+            .insert(stored::HEADER_KEY, &stored::encode_header(&h))
+            .unwrap();
         assert!(refused(&stale).contains("counts disagree"));
         let mut missing = map.clone();
         let (id, _, _) = ix.entries().next().unwrap();

@@ -57,12 +57,12 @@ pub(super) enum Key {
 pub(super) fn parse_key(k: &[u8]) -> Result<Key, String> {
     match k {
         [0] => Ok(Key::Header),
-        [ENTRY_TAG, rest @ ..] if rest.len() == 8 => {
-            Ok(Key::Entry(NodeId::from_be_bytes(rest.try_into().unwrap_or_default())))
-        }
-        [MEMBER_TAG, rest @ ..] if rest.len() == 4 => {
-            Ok(Key::Member(u32::from_be_bytes(rest.try_into().unwrap_or_default())))
-        }
+        [ENTRY_TAG, rest @ ..] if rest.len() == 8 => Ok(Key::Entry(NodeId::from_be_bytes(
+            rest.try_into().unwrap_or_default(),
+        ))),
+        [MEMBER_TAG, rest @ ..] if rest.len() == 4 => Ok(Key::Member(u32::from_be_bytes(
+            rest.try_into().unwrap_or_default(),
+        ))),
         _ => Err(format!("an unknown key {k:02x?}")),
     }
 }
@@ -127,7 +127,9 @@ pub(super) fn decode_header(bytes: &[u8]) -> Result<Header, String> {
     let mut r = Reader::new(bytes);
     let format = r.uint("format").map_err(d)?;
     if format != FORMAT {
-        return Err(format!("the header is of format {format}, this build reads {FORMAT}"));
+        return Err(format!(
+            "the header is of format {format}, this build reads {FORMAT}"
+        ));
     }
     let u32_of = |r: &mut Reader, what: &str| -> Result<u32, String> {
         let v = r.uint(what).map_err(d)?;
@@ -145,7 +147,10 @@ pub(super) fn decode_header(bytes: &[u8]) -> Result<Header, String> {
             let dead = u32_of(&mut r, "dead members")?;
             let entry = match r.byte("entry point").map_err(d)? {
                 0 => None,
-                1 => Some((u32_of(&mut r, "entry point")?, r.byte("top layer").map_err(d)?)),
+                1 => Some((
+                    u32_of(&mut r, "entry point")?,
+                    r.byte("top layer").map_err(d)?,
+                )),
                 b => return Err(format!("the header's entry point flag is {b}")),
             };
             let rng = r.uint("generator").map_err(d)?;
@@ -262,7 +267,9 @@ pub(super) fn decode_entry(bytes: &[u8], dim: usize) -> Result<StoredEntry, Stri
     );
     let slot = match r.opt_uint("member").map_err(d)? {
         None => None,
-        Some(s) => Some(u32::try_from(s).map_err(|_| format!("an entry's member {s} is out of range"))?),
+        Some(s) => {
+            Some(u32::try_from(s).map_err(|_| format!("an entry's member {s} is out of range"))?)
+        }
     };
     let kind = r.opt_str("type").map_err(d)?;
     let vec = read_vector(&mut r, dim)?;
@@ -358,7 +365,10 @@ mod tests {
             let sv = StoredVector::new(&v);
             let bytes = encode_entry(42, Some(3), Some("function"), &sv);
             let e = decode_entry(&bytes, 4).unwrap();
-            assert_eq!((e.text, e.slot, e.kind.as_deref()), (42, Some(3), Some("function")));
+            assert_eq!(
+                (e.text, e.slot, e.kind.as_deref()),
+                (42, Some(3), Some("function"))
+            );
             assert_eq!(e.vec.to_dense(), v);
             assert_eq!(e.vec.is_sparse(), sv.is_sparse());
             // A vector that is not of unit length, or of another dimension.
@@ -376,8 +386,14 @@ mod tests {
         };
         let v = StoredVector::new(&[0.0, 1.0, 0.0, 0.0]);
         let (back, own) = decode_member(&encode_member(&m, Some(&v)), 4).unwrap();
-        assert_eq!((back, own.map(|v| v.to_dense())), (m.clone(), Some(v.to_dense())));
-        assert_eq!(decode_member(&encode_member(&m, None), 4).unwrap(), (m.clone(), None));
+        assert_eq!(
+            (back, own.map(|v| v.to_dense())),
+            (m.clone(), Some(v.to_dense()))
+        );
+        assert_eq!(
+            decode_member(&encode_member(&m, None), 4).unwrap(),
+            (m.clone(), None)
+        );
         let mut bad = encode_member(&m, None);
         bad[1] = 7;
         assert!(decode_member(&bad, 4).is_err());
