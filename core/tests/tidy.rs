@@ -33,7 +33,7 @@ const CORE_BESIDE: &str = "repo";
 
 /// The host's modules, lowest first.
 const HOST_LAYERS: &[(&str, &[&str])] = &[
-    ("leaves", &["paths", "store", "exit", "grants"]),
+    ("leaves", &["paths", "store", "exit", "grants", "snapshots"]),
     ("engines", &["backend"]),
     ("engine", &["native", "wasm"]),
     ("session", &["session", "engines_agree"]),

@@ -227,4 +227,20 @@ pub trait Backend {
     fn dump(&mut self, id: u64) -> Result<Vec<u8>, String>;
     /// Suspends here the evaluation that `bytes` hold.
     fn load_suspension(&mut self, bytes: &[u8]) -> Result<Suspension, String>;
+
+    // ---- session snapshots (docs/ARCHITECTURE.md) ----
+
+    /// The session's definitions as bytes (`Engine::save_session`).
+    fn save_session(&mut self) -> Result<Vec<u8>, String>;
+    /// Replaces the session's definitions with those `bytes` hold.
+    fn restore_session(&mut self, bytes: &[u8]) -> Result<Restored, String>;
+}
+
+/// What a restored session holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Restored {
+    /// The names of its bindings, sorted.
+    pub bindings: Vec<String>,
+    /// Syntax the saved session had defined, not saved.
+    pub skipped: Vec<String>,
 }

@@ -160,3 +160,45 @@ fn a_dump_from_either_engine_resumes_in_the_other() {
         engines[from].1.abandon(s.id).unwrap();
     }
 }
+
+#[test]
+fn a_session_saved_by_either_engine_restores_in_the_other() {
+    let session = "(define-record-type pt (make-pt x y) pt? (x pt-x) (y pt-y))
+                   (define origin (make-pt 1 2))
+                   (define bump! #f) (define peek #f)
+                   (let ((n 0)) (set! bump! (lambda () (set! n (+ n 1)) n)) (set! peek (lambda () n)))
+                   (bump!)
+                   (define big (expt 3 50))";
+    let mut engines = backends();
+    for from in 0..2 {
+        let to = 1 - from;
+        let (e, _) = engines[from].1.eval(session);
+        assert_eq!(e.error, None);
+        let bytes = engines[from].1.save_session().unwrap();
+        let restored = engines[to].1.restore_session(&bytes).unwrap();
+        for name in ["big", "bump!", "origin", "peek", "pt?"] {
+            assert!(restored.bindings.iter().any(|b| b == name), "{name}");
+        }
+        let (e, _) = engines[to]
+            .1
+            .eval("(list (bump!) (peek) (pt-x origin) (pt? (make-pt 0 0)) big)");
+        assert_eq!(
+            e.value.as_deref(),
+            Some("(2 2 1 #t 717897987691852588770249)"),
+            "{:?} -> {:?}",
+            engines[from].0,
+            engines[to].0
+        );
+        // Both engines give the same bytes for the same session.
+        let (_, _) = engines[from].1.eval("(bump!)");
+        assert_eq!(
+            engines[from].1.save_session().unwrap(),
+            engines[to].1.save_session().unwrap()
+        );
+        let err = engines[to].1.restore_session(&bytes[1..]).unwrap_err();
+        assert!(err.contains("not a session snapshot"), "{err}");
+        // Refused: nothing changed.
+        let (e, _) = engines[to].1.eval("(peek)");
+        assert_eq!(e.value.as_deref(), Some("2"));
+    }
+}

@@ -12,6 +12,7 @@ mod playground;
 mod repl;
 mod report;
 mod session;
+mod snapshots;
 mod store;
 mod wasm;
 

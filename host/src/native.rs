@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use arbores_core::{Engine, Evaluation, Host, Run, Suspension, Tool, ToolAnswer};
 
-use crate::backend::{Backend, OutputSink, Settings, Stopper};
+use crate::backend::{Backend, OutputSink, Restored, Settings, Stopper};
 use crate::grants::Grants;
 use crate::store::{EngineStore, LoadError, Store};
 
@@ -134,5 +134,17 @@ impl Backend for NativeSession {
 
     fn load_suspension(&mut self, bytes: &[u8]) -> Result<Suspension, String> {
         self.engine.load_suspension(bytes)
+    }
+
+    fn save_session(&mut self) -> Result<Vec<u8>, String> {
+        self.engine.save_session()
+    }
+
+    fn restore_session(&mut self, bytes: &[u8]) -> Result<Restored, String> {
+        let listing = self.engine.restore_session(bytes)?;
+        Ok(Restored {
+            bindings: listing.bindings.into_iter().map(|(name, _)| name).collect(),
+            skipped: listing.skipped,
+        })
     }
 }

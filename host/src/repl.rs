@@ -11,11 +11,15 @@ use crate::exit::Exit;
 use crate::grants::read_input;
 use crate::report::{self, Style};
 use crate::session::Session;
+use crate::snapshots;
 
 const HELP: &str = "\
 Type Scheme forms; input continues on the next line while parentheses are open.
   ,help       this text
   ,settings   the engine, limits, tier and store in use
+  ,save NAME     keep this session's definitions (closures and their state too) as NAME
+  ,restore NAME  replace this session's definitions with those saved as NAME
+  ,snapshots     the saved sessions (kept beside the store: STORE.sessions/)
   ,quit       leave (Ctrl-D works too)
 Ctrl-C stops a running evaluation; at the prompt it discards the input typed so far.";
 
@@ -164,7 +168,30 @@ impl Repl<'_> {
     }
 
     /// Runs a `,command`; returns false to leave the REPL.
-    fn meta(&self, command: &str) -> bool {
+    fn meta(&mut self, command: &str) -> bool {
+        let (word, arg) = match command.split_once(char::is_whitespace) {
+            Some((w, a)) => (w, a.trim()),
+            None => (command, ""),
+        };
+        match (word, arg) {
+            (",save" | ",restore", "") => {
+                eprintln!("error: {word} needs a name, e.g. {word} work");
+                return true;
+            }
+            (",save", name) => {
+                self.save(name);
+                return true;
+            }
+            (",restore", name) => {
+                self.restore(name);
+                return true;
+            }
+            (",snapshots", "") => {
+                self.list_snapshots();
+                return true;
+            }
+            _ => {}
+        }
         match command {
             ",q" | ",quit" | ",exit" => return false,
             ",h" | ",help" | ",?" => say(HELP),
@@ -185,6 +212,91 @@ impl Repl<'_> {
         }
         true
     }
+}
+
+impl Repl<'_> {
+    fn save(&mut self, name: &str) {
+        let store = self.session.store().path().to_path_buf();
+        let saved = self.session.save_session().and_then(|bytes| {
+            snapshots::save(&store, name, &bytes).map(|path| (bytes.len(), path))
+        });
+        match saved {
+            Ok((bytes, path)) => say(&format!(
+                "saved this session as {name} ({bytes} bytes, {})",
+                path.display()
+            )),
+            Err(e) => eprintln!("error: the session was not saved: {e}"),
+        }
+    }
+
+    fn restore(&mut self, name: &str) {
+        let store = self.session.store().path().to_path_buf();
+        let restored =
+            snapshots::load(&store, name).and_then(|bytes| self.session.restore_session(&bytes));
+        match restored {
+            Ok(r) => {
+                say(&format!(
+                    "restored {name}: {} definitions ({})",
+                    r.bindings.len(),
+                    abbreviate(&r.bindings)
+                ));
+                if !r.skipped.is_empty() {
+                    eprintln!(
+                        "warning: syntax is not saved; define it again: {}",
+                        r.skipped.join(" ")
+                    );
+                }
+            }
+            Err(e) => eprintln!("error: nothing was restored: {e}"),
+        }
+    }
+
+    fn list_snapshots(&self) {
+        let store = self.session.store().path().to_path_buf();
+        match snapshots::list(&store) {
+            Ok(list) if list.is_empty() => say(&format!(
+                "no saved sessions in {} (,save NAME keeps one)",
+                snapshots::dir(&store).display()
+            )),
+            Ok(list) => {
+                for l in list {
+                    let age = l
+                        .modified
+                        .and_then(|m| m.elapsed().ok())
+                        .map(ago)
+                        .unwrap_or_default();
+                    say(&format!("{:<24} {:>10} bytes  {age}", l.name, l.bytes));
+                }
+            }
+            Err(e) => eprintln!("error: {e}"),
+        }
+    }
+}
+
+/// "saved 5 min ago" and the like.
+fn ago(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..=59 => format!("saved {s} s ago"),
+        60..=3599 => format!("saved {} min ago", s / 60),
+        3600..=86399 => format!("saved {} h ago", s / 3600),
+        _ => format!("saved {} days ago", s / 86400),
+    }
+}
+
+/// The first few names, then how many more.
+fn abbreviate(names: &[String]) -> String {
+    const SHOWN: usize = 8;
+    let mut text = names
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if names.len() > SHOWN {
+        text.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    text
 }
 
 /// println! without the panic when stdout is a closed pipe.

@@ -82,6 +82,16 @@ impl Session {
         Ok(session)
     }
 
+    /// The session's definitions as bytes (`Engine::save_session`).
+    pub fn save_session(&mut self) -> Result<Vec<u8>, String> {
+        self.backend.save_session()
+    }
+
+    /// Replaces the session's definitions with those `bytes` hold.
+    pub fn restore_session(&mut self, bytes: &[u8]) -> Result<crate::backend::Restored, String> {
+        self.backend.restore_session(bytes)
+    }
+
     pub fn store(&self) -> &Store {
         &self.store
     }

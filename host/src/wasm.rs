@@ -28,7 +28,7 @@ use crate::store::{Commit, Store as KnowledgeFile};
 use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Config, Engine, ResourceLimiter, Store, Trap};
 
-use crate::backend::{Backend, Settings, Stopper};
+use crate::backend::{Backend, Restored, Settings, Stopper};
 use crate::store::LoadError;
 
 mod bindings {
@@ -487,6 +487,22 @@ impl Backend for WasmSession {
             i.arbores_engine_tools().call_load_suspension(s, bytes)
         })?
         .map(suspension_from_wit)
+    }
+
+    fn save_session(&mut self) -> Result<Vec<u8>, String> {
+        self.call("saving the session", |i, s| {
+            i.arbores_engine_engine().call_save_session(s)
+        })?
+    }
+
+    fn restore_session(&mut self, bytes: &[u8]) -> Result<Restored, String> {
+        let r = self.call("restoring a session", |i, s| {
+            i.arbores_engine_engine().call_restore_session(s, bytes)
+        })??;
+        Ok(Restored {
+            bindings: r.bindings,
+            skipped: r.skipped,
+        })
     }
 }
 

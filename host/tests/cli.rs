@@ -432,6 +432,63 @@ fn repl_reads_stdin(engine: &str) {
     assert_eq!(stderr(&out), "", "{}", describe(&out));
 }
 
+/// `,save` in one process and engine, `,restore` in another process and
+/// the other engine: closures come back with their state.
+#[test]
+fn repl_saves_and_restores_sessions_across_engines() {
+    require_guest();
+    let store = fresh_store("saved-sessions");
+    let _ = std::fs::remove_dir_all(format!("{}.sessions", store.display()));
+    let with_store = |engine: &str, input: &str| {
+        let mut cmd = command(engine, &["repl"]);
+        cmd.env("ARBORES_STORE", &store);
+        run(cmd, Some(input))
+    };
+    let out = with_store(
+        "native",
+        "(define bump! (let ((n 0)) (lambda () (set! n (+ n 1)) n)))\n(bump!)\n,save work\n,snapshots\n",
+    );
+    assert!(out.status.success(), "{}", describe(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("1\nsaved this session as work ("),
+        "{}",
+        describe(&out)
+    );
+    assert!(text.contains("\nwork "), "{}", describe(&out));
+    let out = with_store("wasm", ",restore work\n(bump!)\n(define later 1)\n,restore work\nlater\n,restore none\n,save ../x\n");
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("restored work: 1 definitions (bump!)\n2\nrestored work"),
+        "{}",
+        describe(&out)
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("unbound variable: later"),
+        "{}",
+        describe(&out)
+    );
+    assert!(
+        err.contains("no saved session \"none\""),
+        "{}",
+        describe(&out)
+    );
+    assert!(err.contains("a session name is"), "{}", describe(&out));
+    // A damaged file is refused, naming why.
+    let file = format!("{}.sessions/work.session", store.display());
+    let mut bytes = std::fs::read(&file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&file, bytes).unwrap();
+    let out = with_store("native", ",restore work\n");
+    assert!(
+        stderr(&out).contains("nothing was restored: the content hash does not match"),
+        "{}",
+        describe(&out)
+    );
+}
+
 /// After the limit form, the session still works and keeps its definitions.
 fn repl_survives(engine: &str, options: &[&str], form: &str, message: &str) {
     let input = format!("(define kept 5)\n{form}\n(+ 1 2)\nkept\n");

@@ -22,7 +22,7 @@ wit_bindgen::generate!({
 
 use arbores::engine::host;
 use arbores::engine::types as wit;
-use exports::arbores::engine::engine::{Evaluation, Guest, LoadError};
+use exports::arbores::engine::engine::{Evaluation, Guest, LoadError, Restored};
 use exports::arbores::engine::tools as wit_tools;
 
 /// Counts the bytes the instance holds: the memory cap is checked against
@@ -145,6 +145,18 @@ impl Guest for Component {
 
     fn take_committed() -> Vec<u64> {
         with_engine(|engine| engine.take_committed())
+    }
+
+    fn save_session() -> Result<Vec<u8>, String> {
+        with_engine(|engine| engine.save_session())
+    }
+
+    fn restore_session(bytes: Vec<u8>) -> Result<Restored, String> {
+        let listing = with_engine(|engine| engine.restore_session(&bytes))?;
+        Ok(Restored {
+            bindings: listing.bindings.into_iter().map(|(name, _)| name).collect(),
+            skipped: listing.skipped,
+        })
     }
 }
 
