@@ -1,7 +1,9 @@
 //! The reader: R7RS lexical syntax to [`Syn`].
 //!
-//! Iterative, with an explicit stack of open lists, so arbitrarily deep nesting
-//! in hostile input cannot overflow the Rust stack (the wasm guest has 1 MiB).
+//! Iterative, with an explicit stack of open lists on the heap, so nesting
+//! takes no Rust stack: source nested a million levels deep reads (the wasm
+//! guest's stack is far smaller), bounded only by the memory cap, which the
+//! reader checks as its stack grows (see [`Reader::check_room`]).
 
 use std::rc::Rc;
 
@@ -15,7 +17,16 @@ use crate::syntax::{Atom, Ident, Syn};
 pub struct ReadError {
     pub message: String,
     pub pos: Pos,
+    /// The text nests deeper than the memory cap leaves room for: not a
+    /// syntax error but the memory limit.
+    pub out_of_memory: bool,
 }
+
+/// Says whether `n` more bytes fit under the memory cap.
+pub type RoomCheck<'a> = &'a dyn Fn(usize) -> bool;
+
+/// Nesting levels between two checks of the memory cap.
+const ROOM_CHECK_LEVELS: usize = 4096;
 
 pub struct Reader<'a> {
     chars: Vec<char>,
@@ -24,6 +35,7 @@ pub struct Reader<'a> {
     col: u32,
     fold_case: bool,
     symbols: &'a mut SymbolTable,
+    room: Option<RoomCheck<'a>>,
 }
 
 enum Open {
@@ -68,11 +80,6 @@ enum Token {
     Datum(Syn),
 }
 
-/// Deepest nesting the reader accepts. Syntax trees are dropped and compiled
-/// recursively, so their depth is bounded here, well inside the smallest
-/// stack the engine runs on (the wasm guest's).
-pub const MAX_DEPTH: usize = 1000;
-
 impl<'a> Reader<'a> {
     pub fn new(text: &str, symbols: &'a mut SymbolTable) -> Reader<'a> {
         Reader {
@@ -82,7 +89,16 @@ impl<'a> Reader<'a> {
             col: 1,
             fold_case: false,
             symbols,
+            room: None,
         }
+    }
+
+    /// Has the reader check the memory cap with `room` as its stack of open
+    /// lists grows: deeper nesting than the cap leaves room for is an
+    /// error ([`ReadError::out_of_memory`]), not an allocation failure.
+    pub fn check_room(mut self, room: RoomCheck<'a>) -> Self {
+        self.room = Some(room);
+        self
     }
 
     fn pos(&self) -> Pos {
@@ -116,6 +132,23 @@ impl<'a> Reader<'a> {
         Err(ReadError {
             message: message.into(),
             pos,
+            out_of_memory: false,
+        })
+    }
+
+    /// Before the stack of open lists grows past another
+    /// [`ROOM_CHECK_LEVELS`] levels: is there room for them under the cap?
+    fn check_depth(&self, depth: usize) -> Result<(), ReadError> {
+        let Some(room) = self.room else {
+            return Ok(());
+        };
+        if depth == 0 || depth % ROOM_CHECK_LEVELS != 0 || room(ROOM_CHECK_LEVELS * LEVEL_BYTES) {
+            return Ok(());
+        }
+        Err(ReadError {
+            message: format!("memory limit exceeded: the text nests more than {depth} levels deep"),
+            pos: self.pos(),
+            out_of_memory: true,
         })
     }
 
@@ -146,12 +179,7 @@ impl<'a> Reader<'a> {
                     };
                 }
             };
-            if stack.len() > MAX_DEPTH {
-                return self.err(
-                    format!("nesting deeper than {MAX_DEPTH} levels"),
-                    self.pos(),
-                );
-            }
+            self.check_depth(stack.len())?;
             let mut done: Option<Syn> = match tok {
                 Token::Open(close, pos) => {
                     stack.push(Open::List {
@@ -634,9 +662,23 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// What one level of nesting costs while it is read and once read: its
+/// entry on the stack of open lists and its syntax node.
+const LEVEL_BYTES: usize = std::mem::size_of::<Open>() + 2 * std::mem::size_of::<Syn>();
+
 /// Reads all data in `text`.
 pub fn read_all(text: &str, symbols: &mut SymbolTable) -> Result<Vec<Syn>, ReadError> {
     Reader::new(text, symbols).read_all()
+}
+
+/// Reads all data in `text`, nested as deep as `room` (the memory cap)
+/// allows.
+pub fn read_all_within(
+    text: &str,
+    symbols: &mut SymbolTable,
+    room: RoomCheck,
+) -> Result<Vec<Syn>, ReadError> {
+    Reader::new(text, symbols).check_room(room).read_all()
 }
 
 /// The number `text` spells, real or not, as an atom.
@@ -645,4 +687,73 @@ fn number_atom(text: &str) -> Option<Atom> {
         Number::Real(r) => Atom::Num(r),
         Number::Complex(z) => Atom::Complex(z),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn depth_of(s: &Syn) -> usize {
+        let mut depth = 0;
+        let mut s = s;
+        while let Syn::List(items, None, _) = s {
+            depth += 1;
+            match items.first() {
+                Some(first) => s = first,
+                None => break,
+            }
+        }
+        depth
+    }
+
+    #[test]
+    fn nesting_a_million_levels_deep_reads_and_drops() {
+        let n = 1_000_000;
+        let text = format!("{}{}", "(".repeat(n), ")".repeat(n));
+        let mut syms = SymbolTable::default();
+        let forms = read_all(&text, &mut syms).expect("reads");
+        assert_eq!(forms.len(), 1);
+        assert_eq!(depth_of(&forms[0]), n);
+        // Dropping it must not recurse either.
+        drop(forms);
+    }
+
+    #[test]
+    fn deep_quotations_and_vectors_read() {
+        let n = 100_000;
+        let text = format!("{}x", "'#(".repeat(n)) + &")".repeat(n);
+        let mut syms = SymbolTable::default();
+        let forms = read_all(&text, &mut syms).expect("reads");
+        assert_eq!(forms.len(), 1);
+    }
+
+    #[test]
+    fn a_million_open_lists_say_which_is_not_closed() {
+        let text = "(".repeat(1_000_000);
+        let mut syms = SymbolTable::default();
+        let Err(e) = read_all(&text, &mut syms) else {
+            panic!("read an unclosed list")
+        };
+        assert!(e.message.contains("not closed"), "{}", e.message);
+        assert!(!e.out_of_memory);
+        assert_eq!((e.pos.line, e.pos.col), (1, 1_000_000));
+    }
+
+    #[test]
+    fn nesting_beyond_the_room_the_cap_leaves_is_a_memory_error() {
+        let text = "(".repeat(100_000);
+        let mut syms = SymbolTable::default();
+        // Room for about 10,000 levels: each check asks for the next ones.
+        let asked = std::cell::Cell::new(0);
+        let room = |n: usize| {
+            asked.set(asked.get() + n);
+            asked.get() < 10_000 * LEVEL_BYTES
+        };
+        let mut checked = Reader::new(&text, &mut syms).check_room(&room);
+        let Err(e) = checked.read() else {
+            panic!("read deeper than the cap")
+        };
+        assert!(e.out_of_memory, "{}", e.message);
+        assert!(e.message.contains("memory limit"), "{}", e.message);
+    }
 }

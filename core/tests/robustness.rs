@@ -144,10 +144,39 @@ fn hostile_programs_end_cleanly() {
     let deep = "(".repeat(200_000);
     let deep_quote = format!("'{}{}", "(".repeat(50_000), ")".repeat(50_000));
     let long_list = format!("(length '({}))", "1 ".repeat(200_000));
+    let nest = |open: &str, middle: &str, close: &str, n: usize| {
+        format!("{}{middle}{}", open.repeat(n), close.repeat(n))
+    };
     let programs: Vec<String> = vec![
         deep,
         deep_quote,
         long_list,
+        // Walks that still recurse on code's nesting refuse it past a
+        // fixed depth, with an error; quoted data of any depth is fine.
+        nest("`(", "x", ")", 100_000),
+        nest(
+            "(define-syntax m (syntax-rules () ((_) '",
+            "x",
+            ")))",
+            100_000,
+        ),
+        nest("(cond-expand (", "else", ") 1)", 100_000),
+        nest("(import ", "(only (scheme base) car)", ")", 100_000),
+        nest("(define ", "(f)", " 1)", 100_000),
+        nest("(begin ", "(define x 1)", ")", 100_000),
+        format!(
+            "(arb:create \"{}\" \"deep\")",
+            nest("(begin ", "(define deep 1)", ")", 100_000)
+        ),
+        format!(
+            "(eval '{} (scheme-report-environment 5))",
+            nest("(list ", "1", ")", 100_000)
+        ),
+        format!(
+            "(read (open-input-string \"{}\"))",
+            nest("(", "", ")", 100_000)
+        ),
+        format!("(read (open-input-string \"{}\"))", "(".repeat(100_000)),
         "(define-syntax m (syntax-rules () ((_) (m)))) (m)".into(),
         "(define-syntax m (syntax-rules () ((_ x ...) (m x ... x ...)))) (m 1)".into(),
         "(let loop ((s \"x\")) (loop (string-append s s)))".into(),

@@ -59,14 +59,20 @@ fn head_name<'a>(form: &Syn, syms: &'a SymbolTable) -> Option<&'a str> {
     }
 }
 
+/// A definition, or a `begin` (nested however deep) of definitions only.
 fn is_definition(form: &Syn, syms: &SymbolTable) -> bool {
-    match head_name(form, syms) {
-        Some("define" | "define-values" | "define-record-type" | "define-syntax") => true,
-        Some("begin") => form
-            .as_list()
-            .is_some_and(|items| items[1..].iter().all(|f| is_definition(f, syms))),
-        _ => false,
+    let mut pending = vec![form];
+    while let Some(form) = pending.pop() {
+        match head_name(form, syms) {
+            Some("define" | "define-values" | "define-record-type" | "define-syntax") => {}
+            Some("begin") => match form.as_list() {
+                Some(items) => pending.extend(&items[1..]),
+                None => return false,
+            },
+            _ => return false,
+        }
     }
+    true
 }
 
 /// The name `(define NAME ...)`, `(define (NAME ...) ...)` or a curried

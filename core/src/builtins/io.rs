@@ -519,7 +519,9 @@ fn read(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
             )
         };
         let parsed = {
-            let mut r = Reader::new(&text, c.syms);
+            let heap = &*c.heap;
+            let room = |n: usize| heap.check_room(n).is_ok();
+            let mut r = Reader::new(&text, c.syms).check_room(&room);
             r.read().map(|d| (d, r.consumed()))
         };
         // The standard input may hold only the start of a datum so far.
@@ -532,6 +534,9 @@ fn read(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
             continue;
         }
         let (datum, consumed) = parsed.map_err(|e| {
+            if e.out_of_memory {
+                return Fault::OutOfMemory;
+            }
             Fault::ReadError(format!(
                 "read: {} (at {}:{} of the port's text)",
                 e.message, e.pos.line, e.pos.col

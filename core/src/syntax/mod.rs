@@ -103,4 +103,91 @@ impl Syn {
             _ => None,
         }
     }
+
+    /// Does this syntax nest more than `limit` levels deep? Measured with a
+    /// stack on the heap, for the walks that still recurse on their input
+    /// (macro patterns and templates, import sets, feature requirements).
+    pub fn deeper_than(&self, limit: usize) -> bool {
+        let mut pending = vec![(self, 0usize)];
+        while let Some((s, depth)) = pending.pop() {
+            if depth > limit {
+                return true;
+            }
+            match s {
+                Syn::List(items, tail, _) => {
+                    pending.extend(items.iter().map(|i| (i, depth + 1)));
+                    pending.extend(tail.as_deref().map(|t| (t, depth + 1)));
+                }
+                Syn::Vector(items, _) => pending.extend(items.iter().map(|i| (i, depth + 1))),
+                Syn::LabelDef(_, inner, _) => pending.push((inner, depth + 1)),
+                Syn::Sym(..) | Syn::Atom(..) | Syn::LabelRef(..) => {}
+            }
+        }
+        false
+    }
+}
+
+/// Dropping syntax takes no Rust stack on its depth: a list nested a
+/// million levels deep (read from hostile or generated source) would
+/// otherwise overflow it, one frame per level. Nested nodes this node
+/// holds alone are detached onto a heap stack and dropped one by one.
+impl Drop for Syn {
+    fn drop(&mut self) {
+        if !holds_nested(self) {
+            return;
+        }
+        let mut pending: Vec<Syn> = Vec::new();
+        detach_nested(self, &mut pending);
+        while let Some(mut node) = pending.pop() {
+            detach_nested(&mut node, &mut pending);
+            // `node` now holds no nested node alone: dropping it is shallow.
+        }
+    }
+}
+
+/// A node that can hold others.
+fn is_nested(s: &Syn) -> bool {
+    matches!(s, Syn::List(..) | Syn::Vector(..) | Syn::LabelDef(..))
+}
+
+fn holds_nested(s: &Syn) -> bool {
+    match s {
+        Syn::List(items, tail, _) => {
+            items.iter().any(is_nested) || tail.as_deref().is_some_and(is_nested)
+        }
+        Syn::Vector(items, _) => items.iter().any(is_nested),
+        Syn::LabelDef(_, inner, _) => is_nested(inner),
+        Syn::Sym(..) | Syn::Atom(..) | Syn::LabelRef(..) => false,
+    }
+}
+
+/// Moves the nested nodes `s` is the only holder of into `out`, leaving
+/// leaves in their place. Shared ones stay: their last holder detaches them.
+fn detach_nested(s: &mut Syn, out: &mut Vec<Syn>) {
+    let mut take = |slot: &mut Syn| {
+        if is_nested(slot) {
+            out.push(std::mem::replace(slot, Syn::LabelRef(0, Pos::NONE)));
+        }
+    };
+    match s {
+        Syn::List(items, tail, _) => {
+            if let Some(items) = Rc::get_mut(items) {
+                items.iter_mut().for_each(&mut take);
+            }
+            if let Some(tail) = tail.as_mut().and_then(Rc::get_mut) {
+                take(tail);
+            }
+        }
+        Syn::Vector(items, _) => {
+            if let Some(items) = Rc::get_mut(items) {
+                items.iter_mut().for_each(&mut take);
+            }
+        }
+        Syn::LabelDef(_, inner, _) => {
+            if let Some(inner) = Rc::get_mut(inner) {
+                take(inner);
+            }
+        }
+        Syn::Sym(..) | Syn::Atom(..) | Syn::LabelRef(..) => {}
+    }
 }

@@ -104,12 +104,19 @@ impl Vm {
         may_suspend: bool,
         form: ValueForm,
     ) -> Outcome {
-        let forms = match reader::read_all(source, &mut self.syms) {
+        self.heap.cap = limits.max_memory;
+        let heap = &self.heap;
+        let room = |n: usize| heap.check_room(n).is_ok();
+        let forms = match reader::read_all_within(source, &mut self.syms, &room) {
             Ok(f) => f,
             Err(e) => {
                 return Outcome {
                     value: Err(VmError {
-                        kind: ErrorKind::Syntax,
+                        kind: if e.out_of_memory {
+                            ErrorKind::MemoryLimit
+                        } else {
+                            ErrorKind::Syntax
+                        },
                         message: e.message,
                         pos: Some(e.pos),
                         backtrace: vec![],

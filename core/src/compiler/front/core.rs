@@ -188,6 +188,10 @@ impl Front<'_> {
 
     /// `(define name expr)` or `(define (name . formals) body ...)`.
     pub(super) fn definition(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<(Sym, Expr)> {
+        self.nested(pos, |front| front.definition_inner(args, env, pos))
+    }
+
+    fn definition_inner(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<(Sym, Expr)> {
         match args.first() {
             Some(Syn::Sym(id, _)) => {
                 let value = match args.len() {

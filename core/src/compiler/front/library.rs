@@ -44,6 +44,10 @@ impl Front<'_> {
     }
 
     pub(super) fn feature_match(&mut self, req: &Syn) -> R<bool> {
+        self.nested(req.pos(), |front| front.feature_match_inner(req))
+    }
+
+    fn feature_match_inner(&mut self, req: &Syn) -> R<bool> {
         match req {
             Syn::Sym(id, _) => {
                 let n = self.name(id.sym);
@@ -287,6 +291,10 @@ impl Front<'_> {
     /// `except`, renamed by `prefix` and `rename`. A name an import set
     /// lists that is not there is an error.
     pub(super) fn import_set(&mut self, spec: &Syn) -> R<Vec<(Sym, Sym)>> {
+        self.nested(spec.pos(), |front| front.import_set_inner(spec))
+    }
+
+    fn import_set_inner(&mut self, spec: &Syn) -> R<Vec<(Sym, Sym)>> {
         if let Some(parts) = spec.as_list() {
             let head = match parts.first() {
                 Some(Syn::Sym(id, _)) => self.name(id.sym),

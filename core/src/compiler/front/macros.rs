@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use super::{err, Env, Front, R};
+use super::{err, Env, Front, MAX_NESTING, R};
 use crate::compiler::ast::Expr;
 use crate::compiler::globals::GlobalSyntax;
 use crate::compiler::special::Special;
@@ -124,6 +124,13 @@ impl Front<'_> {
                 return err(
                     "a syntax-rules pattern must be a list starting with the keyword",
                     pat.pos(),
+                );
+            }
+            // Matching and instantiating recurse on the rule's nesting.
+            if pat.deeper_than(MAX_NESTING) || tmpl.deeper_than(MAX_NESTING) {
+                return err(
+                    format!("a syntax-rules rule nested deeper than {MAX_NESTING} levels"),
+                    r.pos(),
                 );
             }
             out.push((pat.clone(), tmpl.clone()));

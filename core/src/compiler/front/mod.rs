@@ -51,7 +51,8 @@ type R<T> = Result<T, CompileError>;
 type Env = Option<Rc<Scope>>;
 
 /// Deepest nesting of code the compiler accepts (it recurses on nesting).
-const MAX_NESTING: usize = 1000;
+/// Quoted data is not code: it converts without recursion, however deep.
+pub(super) const MAX_NESTING: usize = 1000;
 /// Most macro expansions in one form (a macro that expands to itself forever).
 const MAX_EXPANSIONS: usize = 1_000_000;
 /// Most syntax nodes all expansions of one top-level form may produce.
@@ -256,12 +257,20 @@ impl<'a> Front<'a> {
     // ---- expressions -------------------------------------------------------
 
     pub fn compile(&mut self, form: &Syn, env: &Env) -> R<Expr> {
-        self.depth += 1;
-        if self.depth > MAX_NESTING {
-            self.depth -= 1;
-            return err("expression nested too deeply", form.pos());
+        self.nested(form.pos(), |front| front.compile_inner(form, env))
+    }
+
+    /// Runs `walk`, a step of a walk that recurses on the nesting of the
+    /// code, one level deeper: past [`MAX_NESTING`] levels it is an error.
+    fn nested<T>(&mut self, pos: Pos, walk: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        if self.depth >= MAX_NESTING {
+            return err(
+                format!("expression nested deeper than {MAX_NESTING} levels"),
+                pos,
+            );
         }
-        let r = self.compile_inner(form, env);
+        self.depth += 1;
+        let r = walk(self);
         self.depth -= 1;
         r
     }

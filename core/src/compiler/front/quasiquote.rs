@@ -12,6 +12,10 @@ impl Front<'_> {
     // ---- quasiquote --------------------------------------------------------
 
     pub(super) fn quasi(&mut self, t: &Syn, depth: usize, env: &Env) -> R<Expr> {
+        self.nested(t.pos(), |front| front.quasi_inner(t, depth, env))
+    }
+
+    fn quasi_inner(&mut self, t: &Syn, depth: usize, env: &Env) -> R<Expr> {
         match t {
             Syn::List(items, tail, pos) => {
                 if let (Some(Syn::Sym(id, _)), None, 2) = (items.first(), tail, items.len()) {
