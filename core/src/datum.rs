@@ -415,6 +415,23 @@ mod tests {
     }
 
     #[test]
+    fn data_100000_levels_deep_print_and_compare_without_recursion() {
+        let n = 100_000;
+        let mut syms = SymbolTable::default();
+        let mut heap = Heap::new();
+        let text = format!("({}x{} . #(1))", "#((".repeat(n), "))".repeat(n));
+        let syn = read_one(&text, &mut syms);
+        let a = to_value(&mut heap, &syn).expect("converts");
+        let b = to_value(&mut heap, &syn).expect("converts");
+        assert_eq!(printer::write_string(&heap, &syms, a), text);
+        let mut work = crate::number::Unmetered;
+        assert_eq!(crate::builtins::equal(&heap, a, b, &mut work), Ok(true));
+        let other = read_one(&text.replacen('x', "y", 1), &mut syms);
+        let c = to_value(&mut heap, &other).expect("converts");
+        assert_eq!(crate::builtins::equal(&heap, a, c, &mut work), Ok(false));
+    }
+
+    #[test]
     fn labels_improper_lists_and_vectors_convert_in_order() {
         let mut syms = SymbolTable::default();
         let mut heap = Heap::new();

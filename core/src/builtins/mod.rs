@@ -285,6 +285,8 @@ impl PrimTable {
 
 pub use complex::{binary as complex_binary, Binary as ComplexBinary};
 pub use io::flush_file;
+#[cfg(test)]
+pub(crate) use lists::equal;
 
 /// Registers the R7RS primitives (and the `%` helpers the prelude builds on).
 pub fn register(t: &mut PrimTable) {
