@@ -827,6 +827,7 @@ both_engines!(
     exit_statuses,
     not_a_store_is_refused,
     repl_saves_each_commit,
+    a_searching_session_sees_other_writers_nodes,
     a_store_of_the_first_layout_opens,
 );
 
@@ -1235,6 +1236,52 @@ fn repl_saves_each_commit(engine: &str) {
     );
     ok(&out);
     assert_eq!(stdout(&out), "21\n");
+}
+
+/// A long-lived session that has searched by meaning (its semantic index
+/// loaded from the store) finds, in its next evaluation, the nodes another
+/// process created meanwhile; nothing is built again.
+fn a_searching_session_sees_other_writers_nodes(engine: &str) {
+    let store = fresh_store(&format!("search-sync-{engine}"));
+    let s = store.to_str().unwrap();
+    ok(&in_store(engine, &store, &["eval", CREATE_TRIPLE], None));
+    let mut child = command(engine, &["--store", s, "repl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let search = "(map cdar (arb:semantic-search \"zebra crossing signal\" 3 0.5))";
+    writeln!(input, "{search}").unwrap();
+    input.flush().unwrap();
+    let mut output = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut output, &mut line).unwrap();
+    assert_eq!(line.trim(), "()", "{line}");
+    let other = in_store(
+        engine,
+        &store,
+        &[
+            "eval",
+            "(arb:create \"(define zebra 1)\" '() \"zebra crossing signal\" \"constant\" '(\"zebra\"))",
+        ],
+        None,
+    );
+    ok(&other);
+    assert!(stdout(&other).contains("257"), "{}", describe(&other));
+    writeln!(input, "{search}").unwrap();
+    drop(input);
+    let mut rest = String::new();
+    output.read_to_string(&mut rest).unwrap();
+    let repl = child.wait_with_output().unwrap();
+    assert!(repl.status.success(), "{}", describe(&repl));
+    assert_eq!(rest.trim(), "(257)", "{rest}");
+    assert!(
+        !stderr(&repl).contains("built again"),
+        "{}",
+        describe(&repl)
+    );
 }
 
 /// A store written by either engine opens in the other.
