@@ -239,7 +239,7 @@ pub fn register(t: &mut PrimTable) {
         Ok(Value::Int(1_000_000))
     });
     t.add("features", 0, Some(0), |c, _| {
-        let syms: Vec<Value> = crate::compiler::front::FEATURES
+        let syms: Vec<Value> = crate::compiler::front::features()
             .iter()
             .map(|f| Value::Sym(c.syms.intern(f)))
             .collect();

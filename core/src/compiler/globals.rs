@@ -35,6 +35,12 @@ pub struct Globals {
     /// Names an import at top level brought in as they are: never hidden
     /// by a later one (a program's imports are taken together).
     pub imported: std::collections::BTreeSet<Sym>,
+    /// The exports of each bundled library read so far, by canonical
+    /// name, each with the global it stands for.
+    pub bundled_exports: BTreeMap<&'static str, Vec<(Sym, Sym)>>,
+    /// The `define-library` form of each bundled library read so far (its
+    /// name and declarations), by canonical name.
+    pub bundled_forms: BTreeMap<&'static str, Vec<crate::syntax::Syn>>,
 }
 
 const NONE: u32 = u32::MAX;

@@ -46,6 +46,10 @@ pub enum Binding {
 pub struct Scope {
     pub bindings: RefCell<Vec<(Ident, Binding)>>,
     pub parent: Option<Rc<Scope>>,
+    /// The top-level scope of a library of the engine's own: code compiled
+    /// in it is left out of backtraces, like the prelude's, so an error
+    /// points at the program's call.
+    pub internal: bool,
 }
 
 impl Scope {
@@ -53,6 +57,16 @@ impl Scope {
         Rc::new(Scope {
             bindings: RefCell::new(Vec::new()),
             parent,
+            internal: false,
+        })
+    }
+
+    /// A top-level scope for the engine's own library code.
+    pub fn new_internal() -> Rc<Scope> {
+        Rc::new(Scope {
+            bindings: RefCell::new(Vec::new()),
+            parent: None,
+            internal: true,
         })
     }
 

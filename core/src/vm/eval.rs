@@ -303,16 +303,16 @@ impl Vm {
         mut last: Value,
     ) -> Result<Value, VmError> {
         while let Some((form, env)) = queue.pop_front() {
-            if let Some((inner, inner_env)) =
-                self.toplevel_begin(&form, &env).map_err(compile_error)?
-            {
+            if let Some(inner) = self.toplevel_begin(&form, &env).map_err(compile_error)? {
                 for f in inner.into_iter().rev() {
-                    queue.push_front((f, inner_env.clone()));
+                    queue.push_front(f);
                 }
                 continue;
             }
+            // A bundled library's code is the engine's own (see `Scope`).
+            let internal = env.as_ref().is_some_and(|s| s.internal);
             let t: Rc<Template> = self
-                .compile_form(&form, &env, false)
+                .compile_form(&form, &env, internal)
                 .map_err(compile_error)?;
             last = self.run(t)?;
         }

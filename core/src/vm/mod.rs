@@ -337,15 +337,16 @@ impl Vm {
             })
     }
 
-    /// If `form` is a top-level `begin` or `define-library`, its forms and
-    /// the environment they run in (so each is compiled after the previous
-    /// one ran: a macro defined by one is used by the next).
+    /// If `form` is a top-level `begin` or `define-library` (or an import
+    /// of a bundled library not yet run), its forms, each with the
+    /// environment it runs in (so each is compiled after the previous one
+    /// ran: a macro defined by one is used by the next).
     #[allow(clippy::type_complexity)]
     pub fn toplevel_begin(
         &mut self,
         form: &Syn,
         env: &Option<Rc<Scope>>,
-    ) -> Result<Option<(Vec<Syn>, Option<Rc<Scope>>)>, CompileError> {
+    ) -> Result<Option<Vec<(Syn, Option<Rc<Scope>>)>>, CompileError> {
         let mut front = Front::new(
             &mut self.syms,
             &mut self.heap,

@@ -5,12 +5,14 @@
 //! a new one as a scope over the global environment (see "Decisions" in
 //! docs/ARCHITECTURE.md).
 
+use super::bundled::{self, Bundled};
 use super::{err, Env, Front, R};
 use crate::number::Num;
 use crate::pos::Pos;
 use crate::symbol::{Sym, SymbolTable};
 use crate::syntax::scope::{Binding, Scope};
 use crate::syntax::{Atom, Ident, Syn};
+use crate::value::Value;
 
 /// Features `cond-expand` recognises.
 pub const FEATURES: &[&str] = &[
@@ -22,8 +24,16 @@ pub const FEATURES: &[&str] = &[
     "arbores",
 ];
 
+/// Every feature `cond-expand` recognises: the engine's and those of the
+/// bundled libraries (`srfi-1`, ...).
+pub fn features() -> Vec<&'static str> {
+    let bundled = bundled::BUNDLED.iter().flat_map(|b| b.features.iter());
+    FEATURES.iter().chain(bundled).copied().collect()
+}
+
 /// Library names `import` accepts besides the standard ones of
-/// `standard.rs` (the REPL has all of them at once).
+/// `standard.rs` (the REPL has all of them at once) and the bundled ones
+/// of `bundled.rs`.
 pub const LIBRARIES: &[&str] = &["arbores", "arbores plan"];
 
 /// What `(import (arbores plan))` gives (the prelude defines them).
@@ -51,7 +61,7 @@ impl Front<'_> {
         match req {
             Syn::Sym(id, _) => {
                 let n = self.name(id.sym);
-                Ok(n == "else" || FEATURES.contains(&n.as_str()))
+                Ok(n == "else" || features().contains(&n.as_str()))
             }
             Syn::List(items, None, p) if !items.is_empty() => {
                 let head = match &items[0] {
@@ -101,6 +111,7 @@ impl Front<'_> {
         self.library_name(spec).is_some_and(|n| {
             LIBRARIES.contains(&n.as_str())
                 || super::standard::exports(&n).is_some()
+                || bundled::find(&n).is_some()
                 || self.globals.libraries.contains_key(&n)
         })
     }
@@ -114,6 +125,28 @@ impl Front<'_> {
     /// definitions neither see nor disturb the program's. The body sees the
     /// global environment (everything the REPL has) besides its own names.
     pub(super) fn define_library(&mut self, args: &[Syn], pos: Pos) -> R<(Vec<Syn>, Env)> {
+        if let Some(name) = args.first() {
+            let lib = self.library_name(name).unwrap_or_default();
+            if bundled::find(&lib).is_some() {
+                return err(
+                    format!("define-library: ({lib}) is a library of Arbores; choose another name"),
+                    name.pos(),
+                );
+            }
+        }
+        self.define_library_as(args, pos, None)
+    }
+
+    /// `define-library`, for a bundled library when `bundled` is given:
+    /// then every name the body defines, exported or not, is hidden
+    /// (`NAME@(CANONICAL)`), and imports reach the exports through
+    /// aliases.
+    fn define_library_as(
+        &mut self,
+        args: &[Syn],
+        pos: Pos,
+        bundled: Option<&Bundled>,
+    ) -> R<(Vec<Syn>, Env)> {
         let Some((name, decls)) = args.split_first() else {
             return err("define-library needs a name", pos);
         };
@@ -190,15 +223,19 @@ impl Front<'_> {
                 }
             }
         }
-        let scope = Scope::new(None);
+        let scope = if bundled.is_some() {
+            Scope::new_internal()
+        } else {
+            Scope::new(None)
+        };
         let mut defined = Vec::new();
         for f in &body {
             self.defined_names(f, &mut defined);
         }
         for n in defined {
             let target = match exports.iter().find(|(inner, _)| *inner == n) {
-                Some((_, outer)) => *outer,
-                None => {
+                Some((_, outer)) if bundled.is_none() => *outer,
+                _ => {
                     let hidden = format!("{}@({})", self.name(n), lib);
                     self.syms.intern(&hidden)
                 }
@@ -212,8 +249,10 @@ impl Front<'_> {
                 scope.bind(Ident::plain(name), Binding::Global(target));
             }
         }
-        let exported = exports.iter().map(|(_, outer)| *outer).collect();
-        self.globals.libraries.insert(lib, exported);
+        if bundled.is_none() {
+            let exported = exports.iter().map(|(_, outer)| *outer).collect();
+            self.globals.libraries.insert(lib, exported);
+        }
         Ok((body, Some(scope)))
     }
 
@@ -230,12 +269,22 @@ impl Front<'_> {
     /// renamed by `rename` and `prefix`) are hidden from the program's
     /// text until an import brings them in or the program defines them.
     pub(super) fn import(&mut self, specs: &[Syn]) -> R<()> {
+        if let Some(b) = self.bundled_to_load(specs)?.first() {
+            let pos = specs.first().map_or(Pos::default(), |s| s.pos());
+            return err(
+                format!(
+                    "import: ({}) must first be imported at top level",
+                    b.canonical()
+                ),
+                pos,
+            );
+        }
         let mut brought = Vec::new();
         let mut left_out = Vec::new();
         for spec in specs {
             let names = self.import_set(spec)?;
             for lib in self.import_set_libraries(spec) {
-                for n in self.library_exports(&lib) {
+                for (n, _) in self.library_exports(&lib)? {
                     if !names.iter().any(|(name, _)| *name == n) {
                         left_out.push((n, lib.clone()));
                     }
@@ -354,14 +403,27 @@ impl Front<'_> {
             let shown = crate::printer::syn_to_string(spec, self.syms);
             return err(format!("import: unknown library {shown}"), spec.pos());
         };
-        let names = self.library_exports(&lib);
-        Ok(names.into_iter().map(|n| (n, n)).collect())
+        self.library_exports(&lib)
     }
 
-    /// The names a library exports: a standard one's from its list, the
-    /// `(arbores)` library's the `arb:` names, a defined one's from its
-    /// `export` declarations.
-    fn library_exports(&mut self, lib: &str) -> Vec<Sym> {
+    /// The names a library exports, each with the global it stands for:
+    /// a standard one's from its list, a bundled one's from its source,
+    /// the `(arbores)` library's the `arb:` names, a defined one's from
+    /// its `export` declarations.
+    fn library_exports(&mut self, lib: &str) -> R<Vec<(Sym, Sym)>> {
+        if let Some(b) = bundled::find(lib) {
+            return self.bundled_exports(b);
+        }
+        Ok(self
+            .plain_exports(lib)
+            .into_iter()
+            .map(|n| (n, n))
+            .collect())
+    }
+
+    /// The exports of a library whose names stand for globals of the same
+    /// name.
+    fn plain_exports(&mut self, lib: &str) -> Vec<Sym> {
         if let Some(names) = super::standard::exports(lib) {
             return names.iter().map(|n| self.syms.intern(n)).collect();
         }
@@ -386,6 +448,132 @@ impl Front<'_> {
         names.extend(self.globals.syntax.keys().filter(|s| arb(s)));
         names
     }
+}
+
+impl Front<'_> {
+    /// A bundled library's `define-library` form (its name and
+    /// declarations), read from its source once per engine.
+    fn bundled_form(&mut self, b: &Bundled) -> R<Vec<Syn>> {
+        if let Some(args) = self.globals.bundled_forms.get(b.canonical()) {
+            return Ok(args.clone());
+        }
+        let forms =
+            crate::reader::read_all(b.source, self.syms).map_err(|e| super::CompileError {
+                message: format!("library ({}) does not read: {}", b.canonical(), e.message),
+                pos: e.pos,
+            })?;
+        match forms.as_slice() {
+            [Syn::List(items, None, _)] if items.len() >= 2 => {
+                let args = items[1..].to_vec();
+                self.globals
+                    .bundled_forms
+                    .insert(b.canonical(), args.clone());
+                Ok(args)
+            }
+            _ => err(
+                format!("library ({}) is not one define-library form", b.canonical()),
+                Pos::default(),
+            ),
+        }
+    }
+
+    /// A bundled library's exports and the globals they stand for: its
+    /// own definitions' hidden globals, or for a name it exports without
+    /// defining (`car` from `(srfi 1)`) the global of that name.
+    fn bundled_exports(&mut self, b: &'static Bundled) -> R<Vec<(Sym, Sym)>> {
+        if let Some(known) = self.globals.bundled_exports.get(b.canonical()) {
+            return Ok(known.clone());
+        }
+        let args = self.bundled_form(b)?;
+        let mut exported = Vec::new();
+        let mut defined = Vec::new();
+        for d in &args[1..] {
+            let Some(parts) = d.as_list() else { continue };
+            let head = match parts.first() {
+                Some(Syn::Sym(id, _)) => self.name(id.sym),
+                _ => continue,
+            };
+            match head.as_str() {
+                "export" => exported.extend(parts[1..].iter().filter_map(|e| match e {
+                    Syn::Sym(id, _) => Some(id.sym),
+                    _ => None,
+                })),
+                "begin" => {
+                    for f in &parts[1..] {
+                        self.defined_names(f, &mut defined);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let pairs: Vec<(Sym, Sym)> = exported
+            .into_iter()
+            .map(|n| {
+                if defined.contains(&n) {
+                    let hidden = b.hidden(self.syms.name(n));
+                    (n, self.syms.intern(&hidden))
+                } else {
+                    (n, n)
+                }
+            })
+            .collect();
+        self.globals
+            .bundled_exports
+            .insert(b.canonical(), pairs.clone());
+        Ok(pairs)
+    }
+
+    /// The bundled libraries the import sets `specs` draw on that have
+    /// not run in this engine yet.
+    /// Those a library needs come before it.
+    pub(super) fn bundled_to_load(&mut self, specs: &[Syn]) -> R<Vec<&'static Bundled>> {
+        let mut out: Vec<&'static Bundled> = Vec::new();
+        self.add_bundled(specs, &mut out)?;
+        Ok(out)
+    }
+
+    fn add_bundled(&mut self, specs: &[Syn], out: &mut Vec<&'static Bundled>) -> R<()> {
+        for spec in specs {
+            for lib in self.import_set_libraries(spec) {
+                let Some(b) = bundled::find(&lib) else {
+                    continue;
+                };
+                let marker = self.syms.intern(&b.marker());
+                let loaded = self
+                    .globals
+                    .lookup(marker)
+                    .is_some_and(|i| !matches!(self.globals.values[i as usize], Value::Undefined));
+                if loaded || out.iter().any(|o| std::ptr::eq(*o, b)) {
+                    continue;
+                }
+                let args = self.bundled_form(b)?;
+                let deps = library_imports(&args, self.syms);
+                self.add_bundled(&deps, out)?;
+                out.push(b);
+            }
+        }
+        Ok(())
+    }
+
+    /// The body of a bundled library to run at top level, in its scope.
+    pub(super) fn load_bundled(&mut self, b: &'static Bundled) -> R<(Vec<Syn>, Env)> {
+        let args = self.bundled_form(b)?;
+        self.define_library_as(&args, Pos::default(), Some(b))
+    }
+}
+
+/// The import sets of a `define-library` form's `import` declarations
+/// (`args`: the name, then the declarations).
+pub(super) fn library_imports(args: &[Syn], syms: &SymbolTable) -> Vec<Syn> {
+    let mut out = Vec::new();
+    for d in args.iter().skip(1) {
+        if let Some(parts) = d.as_list() {
+            if matches!(parts.first(), Some(Syn::Sym(id, _)) if syms.name(id.sym) == "import") {
+                out.extend(parts[1..].iter().cloned());
+            }
+        }
+    }
+    out
 }
 
 /// Names a top-level form defines, found without expanding macros

@@ -21,6 +21,7 @@
 
 mod arb_ref;
 mod body;
+mod bundled;
 mod core;
 mod derived;
 mod library;
@@ -45,7 +46,7 @@ use crate::syntax::scope::{resolve, Macro, Meaning, Scope, VarId};
 use crate::syntax::{Atom, Ident, Syn};
 use crate::value::Value;
 
-pub use library::{defined_names, FEATURES};
+pub use library::{defined_names, features};
 
 type R<T> = Result<T, CompileError>;
 type Env = Option<Rc<Scope>>;
@@ -202,7 +203,8 @@ impl<'a> Front<'a> {
     }
 
     /// If `form` is a top-level `begin` (possibly produced by a macro), its forms.
-    pub fn toplevel_begin(&mut self, form: &Syn, env: &Env) -> R<Option<(Vec<Syn>, Env)>> {
+    /// Each form comes with the environment it is compiled in.
+    pub fn toplevel_begin(&mut self, form: &Syn, env: &Env) -> R<Option<Vec<(Syn, Env)>>> {
         self.toplevel_env = env.clone();
         let mut form = form.clone();
         loop {
@@ -216,16 +218,36 @@ impl<'a> Front<'a> {
                 form = self.expand(&m, &form, env, *pos)?;
                 continue;
             }
-            return match self.special(head, env) {
-                Some(Special::Begin) => Ok(Some((items[1..].to_vec(), env.clone()))),
+            let special = self.special(head, env);
+            // A bundled library an import needs runs first, then the
+            // import (or the define-library that imports it) comes again.
+            let specs = match special {
+                Some(Special::Import) => items[1..].to_vec(),
                 Some(Special::DefineLibrary) if env.is_none() => {
-                    self.define_library(&items[1..], *pos).map(Some)
+                    library::library_imports(&items[1..], self.syms)
                 }
+                _ => vec![],
+            };
+            if let Some(first) = self.bundled_to_load(&specs)?.first() {
+                let (body, scope) = self.load_bundled(first)?;
+                let mut forms: Vec<(Syn, Env)> =
+                    body.into_iter().map(|f| (f, scope.clone())).collect();
+                forms.push((form.clone(), env.clone()));
+                return Ok(Some(forms));
+            }
+            let with = |(forms, env): (Vec<Syn>, Env)| {
+                forms.into_iter().map(|f| (f, env.clone())).collect()
+            };
+            return match special {
+                Some(Special::Begin) => Ok(Some(with((items[1..].to_vec(), env.clone())))),
+                Some(Special::DefineLibrary) if env.is_none() => self
+                    .define_library(&items[1..], *pos)
+                    .map(|d| Some(with(d))),
                 // At top level the body's definitions are top-level
                 // definitions, made in a scope that also binds the names.
                 Some(Special::ArbRef) => {
                     let (body, scope) = self.arb_ref_scope(&items[1..], env, *pos)?;
-                    Ok(Some((body, Some(scope))))
+                    Ok(Some(with((body, Some(scope)))))
                 }
                 _ => Ok(None),
             };
