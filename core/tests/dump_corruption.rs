@@ -307,6 +307,12 @@ fn mutated_snapshot_entries_are_refused_or_run_never_panic() {
         forge_manifest(header, &listing.bindings, &listing.skipped),
         saved.manifest
     );
+    // A binding of stored knowledge's value is refused by name.
+    let mut knowledge = listing.bindings.clone();
+    knowledge.push(("~@#1".into(), listing.bindings[0].1));
+    let forged = forge_manifest(header, &knowledge, &listing.skipped);
+    let err = engine().restore_snapshot(&forged, &store).unwrap_err();
+    assert!(err.contains("value of stored knowledge"), "{err}");
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let mut failures = Vec::new();
     for round in 0..rounds {

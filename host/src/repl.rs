@@ -15,12 +15,12 @@ use crate::snapshots;
 
 const HELP: &str = "\
 Type Scheme forms; input continues on the next line while parentheses are open.
-  ,help       this text
-  ,settings   the engine, limits, tier and store in use
+  ,help          this text
+  ,settings      the engine, limits, tier and store in use
   ,save NAME     keep this session's definitions (closures and their state too) as NAME
   ,restore NAME  replace this session's definitions with those saved as NAME
   ,snapshots     the saved sessions (kept beside the store: STORE.sessions/)
-  ,quit       leave (Ctrl-D works too)
+  ,quit          leave (Ctrl-D works too)
 Ctrl-C stops a running evaluation; at the prompt it discards the input typed so far.";
 
 pub struct Repl<'a> {

@@ -268,6 +268,13 @@ fn read_manifest_payload(inp: &mut In) -> R<Manifest> {
         if name.is_empty() {
             return inp.err("a binding with no name");
         }
+        // A save never writes the values of stored knowledge (loaded by
+        // name on use): a snapshot naming one is not the engine's.
+        if name.contains("@#") {
+            return inp.err(&format!(
+                "binding `{name}` is the value of stored knowledge, which a snapshot does not hold"
+            ));
+        }
         if let Some((last, _)) = bindings.last() {
             if *last >= name {
                 return inp.err(&format!("binding `{name}` out of order or twice"));
