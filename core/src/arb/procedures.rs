@@ -324,14 +324,10 @@ fn semantic_search(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
         let mut report = |text: &str| {
             host.write_error(&format!("arbores: {text}\n"));
         };
-        let semantic = ctx
-            .k
-            .semantic_with(&mut report)
-            .map_err(|e| forest_error(a.who, e))?;
-        semantic.maintain_with(&mut |done, total| {
-            report(&format!("semantic graph: {done} of {total} nodes inserted"))
-        });
-        ctx.k.indexes.search(&query, &q).map_err(err)?
+        ctx.k
+            .search_with(&query, &q, &mut report)
+            .map_err(|e| forest_error(a.who, e))?
+            .map_err(err)?
     } else {
         // A node that cannot be read ends the scan; the search then fails
         // with what went wrong rather than answer from part of the version.

@@ -32,7 +32,9 @@ use super::forest::{
     op_summary, transaction_summary, Committed, ForestError, NodeChanges, Nodes, Op, Pending,
     ReflogKind, Snapshot, Timestamp, VersionForest,
 };
-use super::index::{DependencyIndex, Embedder, Indexes, SemanticConfig, SymbolIndex};
+use super::index::{
+    DependencyIndex, Embedder, IndexError, Indexes, LexicalIndex, SemanticConfig, SymbolIndex,
+};
 use super::node::{Node, NodeId, VersionId};
 
 /// The host's store of a knowledge base, as the core uses it: blobs by
@@ -96,6 +98,8 @@ fn stub(id: NodeId) -> Node {
 struct SavedIndexes {
     symbols: SymbolIndex,
     dependencies: DependencyIndex,
+    lexical: LexicalIndex,
+    lexical_built: bool,
 }
 
 struct OpenTransaction {
@@ -234,7 +238,6 @@ impl Knowledge {
         let was_loaded = self.indexes.semantic.is_loaded();
         self.indexes.semantic = super::index::SemanticIndex::new(embedder, config);
         self.indexes.semantic.forget();
-        self.indexes.semantic_built = false;
         let maps = match &self.tx {
             None => self.forest.indexes_of(self.forest.current()).ok().cloned(),
             Some(_) => None,
@@ -297,7 +300,7 @@ impl Knowledge {
         for note in self.indexes.semantic.take_notes() {
             report(&note);
         }
-        if !self.indexes.semantic_built || !self.indexes.semantic.is_loaded() {
+        if !self.indexes.lexical_built || !self.indexes.semantic.is_loaded() {
             let rebuild = !self.indexes.semantic.is_loaded();
             let count = match &self.tx {
                 Some(t) => t.pending.node_count(),
@@ -318,6 +321,34 @@ impl Knowledge {
             })?;
         }
         Ok(&mut self.indexes.semantic)
+    }
+
+    /// `arb:semantic-search` over the working state: the indexes loaded
+    /// (or built) as a search needs them, graph work left by switches
+    /// done, long work told to `report`. The stored lexical index is read
+    /// lazily, so damage can first show in the search itself: it is then
+    /// dropped with a note, built again from the nodes and the query asked
+    /// again.
+    pub fn search_with(
+        &mut self,
+        text: &str,
+        query: &super::index::SemanticQuery<'_>,
+        report: &mut dyn FnMut(&str),
+    ) -> Result<Result<Vec<super::index::SemanticHit>, IndexError>, ForestError> {
+        let mut tried = false;
+        loop {
+            let semantic = self.semantic_with(report)?;
+            semantic.maintain_with(&mut |done, total| {
+                report(&format!("semantic graph: {done} of {total} nodes inserted"))
+            });
+            match self.indexes.search(text, query) {
+                Err(IndexError::Store(e)) if !tried && self.indexes.lexical_built => {
+                    tried = true;
+                    self.indexes.forget_lexical(&e.to_string());
+                }
+                result => return Ok(result),
+            }
+        }
     }
 
     /// Does the semantic index's graph work before a version stores it
@@ -520,6 +551,22 @@ impl Knowledge {
         if let Some(semantic) = self.indexes.semantic.persist() {
             maps.push((super::index::SEMANTIC.to_string(), semantic));
         }
+        // The lexical index, if built, follows in a copy taken only if the
+        // version is made; one it cannot follow is built again later.
+        let mut lexical = (self.indexes.lexical.clone(), self.indexes.lexical_built);
+        if lexical.1 {
+            match lexical
+                .0
+                .apply(old.as_ref(), new.as_ref())
+                .and_then(|()| lexical.0.map())
+            {
+                Ok(map) => maps.push((super::index::LEXICAL.to_string(), map)),
+                Err(e) => {
+                    self.indexes.forget_lexical(&e.to_string());
+                    lexical = (self.indexes.lexical.clone(), false);
+                }
+            }
+        }
         let committed = match kept.and_then(|()| {
             self.forest
                 .commit_pending_quiet(pending, description, timestamp, maps)
@@ -532,6 +579,7 @@ impl Knowledge {
         };
         self.indexes.symbols = symbols;
         self.indexes.dependencies = dependencies;
+        (self.indexes.lexical, self.indexes.lexical_built) = lexical;
         self.bump([id]);
         self.store_commits(committed.version, true)
     }
@@ -609,6 +657,8 @@ impl Knowledge {
         let saved = SavedIndexes {
             symbols: self.indexes.symbols.clone(),
             dependencies: self.indexes.dependencies.clone(),
+            lexical: self.indexes.lexical.clone(),
+            lexical_built: self.indexes.lexical_built,
         };
         match &mut self.tx {
             Some(t) => {
@@ -675,6 +725,8 @@ impl Knowledge {
     fn restore(&mut self, saved: SavedIndexes) {
         self.indexes.symbols = saved.symbols;
         self.indexes.dependencies = saved.dependencies;
+        self.indexes.lexical = saved.lexical;
+        self.indexes.lexical_built = saved.lexical_built;
     }
 
     /// Abandons the innermost open transaction: the working state and the
@@ -711,9 +763,6 @@ impl Knowledge {
                 IndexChange::Changed(old) => (Some(stub(old.id)), Some(old)),
                 IndexChange::Deleted(old) => (None, Some(old)),
             };
-            if self.indexes.semantic_built {
-                self.indexes.lexical.apply(old.as_ref(), new);
-            }
             self.indexes.semantic.apply_deferred(old.as_ref(), new);
         }
         let _ = self.indexes.semantic.settle();
@@ -758,13 +807,7 @@ impl Knowledge {
         // the new version's stored index is taken (loaded when needed).
         let small = self.indexes.semantic.is_loaded()
             && changes.len() < self.indexes.semantic.config().side_set_max;
-        if !small && self.indexes.adopt_semantic(&maps) {
-            if self.indexes.semantic_built {
-                for (old, new) in pairs() {
-                    self.indexes.lexical.apply(old, new);
-                }
-            }
-        } else {
+        if small || !self.indexes.adopt_semantic(&maps) {
             self.indexes.apply_semantic(pairs());
         }
         self.bump(changes.iter().map(|c| c.id));

@@ -72,7 +72,9 @@ pub fn search(
         return Ok(Vec::new());
     }
     let threshold = threshold_of(query);
-    let lq = lexical.query(text, &semantic.translations(text));
+    let lq = lexical
+        .query(text, &semantic.translations(text))
+        .map_err(IndexError::Store)?;
     let qv = semantic.embed_query(text)?;
     let wanted = fusion.candidates.max(query.top_k.saturating_mul(3));
     let mut ids: Vec<NodeId> = Vec::new();
@@ -90,20 +92,22 @@ pub fn search(
         );
     }
     let keep = |id: NodeId| match query.kind {
-        None => true,
-        Some(k) => lexical.kind(id) == Some(k),
+        None => Ok(true),
+        Some(k) => Ok(lexical.kind(id)?.as_deref() == Some(k)),
     };
-    ids.extend(lexical.top(&lq, wanted, &keep).iter().map(|h| h.1));
+    let top = lexical.top(&lq, wanted, &keep).map_err(IndexError::Store)?;
+    ids.extend(top.iter().map(|h| h.1));
     ids.sort_unstable();
     ids.dedup();
-    let mut hits: Vec<SemanticHit> = ids
-        .into_iter()
-        .filter_map(|id| {
-            let cosine = qv.as_ref().map_or(0.0, |v| semantic.score_of(id, v));
-            let score = fusion.fuse(cosine, lexical.score(&lq, id));
-            (score > 0.0 && score >= threshold).then_some(SemanticHit { id, score })
-        })
-        .collect();
+    let mut hits: Vec<SemanticHit> = Vec::with_capacity(ids.len());
+    for id in ids {
+        let cosine = qv.as_ref().map_or(0.0, |v| semantic.score_of(id, v));
+        let lexical = lexical.score(&lq, id).map_err(IndexError::Store)?;
+        let score = fusion.fuse(cosine, lexical);
+        if score > 0.0 && score >= threshold {
+            hits.push(SemanticHit { id, score });
+        }
+    }
     hits.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
     hits.truncate(query.top_k);
     Ok(hits)
@@ -135,8 +139,9 @@ pub fn scan<'a>(
     let mut lexical = LexicalIndex::new(FieldWeights::default());
     let mut vectors: Vec<(NodeId, Option<Vec<f32>>)> = Vec::new();
     for node in nodes {
-        // Every node counts in how common a word is, as in the index.
-        lexical.insert(node);
+        // Every node counts in how common a word is, as in the index. A
+        // map in memory cannot fail.
+        lexical.insert(node).map_err(IndexError::Store)?;
         if query.kind.is_some() && node.kind.as_deref() != query.kind {
             continue;
         }
@@ -146,19 +151,21 @@ pub fn scan<'a>(
         };
         vectors.push((node.id, v));
     }
-    let lq = lexical.query(text, &semantic.translations(text));
+    let lq = lexical
+        .query(text, &semantic.translations(text))
+        .map_err(IndexError::Store)?;
     let qv = semantic.embed_query(text)?;
-    let mut hits: Vec<SemanticHit> = vectors
-        .into_iter()
-        .filter_map(|(id, v)| {
-            let cosine = match (&qv, &v) {
-                (Some(q), Some(v)) => dot(q, v).clamp(0.0, 1.0),
-                _ => 0.0,
-            };
-            let score = fusion.fuse(cosine, lexical.score(&lq, id));
-            (score > 0.0 && score >= threshold).then_some(SemanticHit { id, score })
-        })
-        .collect();
+    let mut hits: Vec<SemanticHit> = Vec::with_capacity(vectors.len());
+    for (id, v) in vectors {
+        let cosine = match (&qv, &v) {
+            (Some(q), Some(v)) => dot(q, v).clamp(0.0, 1.0),
+            _ => 0.0,
+        };
+        let score = fusion.fuse(cosine, lexical.score(&lq, id).map_err(IndexError::Store)?);
+        if score > 0.0 && score >= threshold {
+            hits.push(SemanticHit { id, score });
+        }
+    }
     hits.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
     hits.truncate(query.top_k);
     Ok(hits)
@@ -197,7 +204,7 @@ mod tests {
         let mut lex = LexicalIndex::new(FieldWeights::default());
         for n in nodes() {
             sem.insert(&n);
-            lex.insert(&n);
+            lex.insert(&n).unwrap();
         }
         (lex, sem)
     }

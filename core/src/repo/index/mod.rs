@@ -88,23 +88,26 @@ impl std::error::Error for IndexError {}
 pub const SYMBOLS: &str = "symbols";
 pub const DEPENDENTS: &str = "dependents";
 pub const SEMANTIC: &str = "semantic";
+pub const LEXICAL: &str = "lexical";
 
 /// All indexes of the current version, updated together. The symbol,
-/// dependents and semantic indexes are persisted with each version
-/// (`maps`) and read lazily (the semantic index whole, by the first search
-/// that needs it); the lexical index lives in memory and is built from the
-/// version's nodes the first time a search needs it (`semantic_built`).
+/// dependents, lexical and semantic indexes are persisted with each
+/// version (`maps`) and read lazily (the semantic index whole, by the
+/// first search that needs it; the others by the parts a query touches).
+/// A version stored without a lexical index (by an earlier build), or with
+/// one that turns out damaged, has it built from the version's nodes the
+/// first time a search needs it (`lexical_built`).
 pub struct Indexes {
     pub symbols: SymbolIndex,
     pub dependencies: DependencyIndex,
     pub semantic: SemanticIndex,
     pub lexical: LexicalIndex,
     pub fusion: Fusion,
-    /// Whether the lexical index describes the working state and the
-    /// semantic index is loaded: what a search needs. Until then, changes
-    /// are not applied to the lexical index; the semantic index keeps its
-    /// stored form in step either way.
-    pub semantic_built: bool,
+    /// Whether the lexical index describes the working state. Until then,
+    /// changes are not applied to it (it is built from the nodes when a
+    /// search needs it); the semantic index keeps its stored form in step
+    /// either way.
+    pub lexical_built: bool,
 }
 
 impl Default for Indexes {
@@ -170,7 +173,7 @@ impl Indexes {
             semantic: SemanticIndex::new(embedder, config),
             lexical: LexicalIndex::new(FieldWeights::default()),
             fusion: Fusion::default(),
-            semantic_built: true,
+            lexical_built: true,
         }
     }
 
@@ -183,13 +186,39 @@ impl Indexes {
         if let Some(semantic) = self.semantic.persist() {
             maps.push((SEMANTIC.to_string(), semantic));
         }
+        if self.lexical_built {
+            match self.lexical.map() {
+                Ok(map) => maps.push((LEXICAL.to_string(), map)),
+                Err(e) => self.forget_lexical(&e.to_string()),
+            }
+        }
         maps
+    }
+
+    /// Drops a lexical index that could not be read or written, with a
+    /// note: it is built again from the nodes when a search needs it.
+    pub fn forget_lexical(&mut self, why: &str) {
+        self.semantic.note(format!(
+            "the stored lexical index cannot be used ({why}); it is built again from the nodes"
+        ));
+        self.lexical.clear();
+        self.lexical_built = false;
+    }
+
+    /// One change for the lexical index, if it is built; one it cannot
+    /// take (damage met on the way) drops it (`forget_lexical`).
+    fn apply_lexical(&mut self, old: Option<&Node>, new: Option<&Node>) {
+        if self.lexical_built {
+            if let Err(e) = self.lexical.apply(old, new) {
+                self.forget_lexical(&e.to_string());
+            }
+        }
     }
 
     /// Takes a version's persisted indexes, if it has the symbol and
     /// dependents indexes; the lexical index is then to be built again
-    /// when needed, and the semantic index loaded (or built, if the version
-    /// has none that this engine can use).
+    /// when the version has none, and the semantic index loaded (or built,
+    /// if the version has none that this engine can use).
     pub fn adopt(&mut self, maps: &[(String, SortedMap)]) -> bool {
         if !self.adopt_persisted(maps) {
             return false;
@@ -197,8 +226,6 @@ impl Indexes {
         if !self.adopt_semantic(maps) {
             self.semantic.forget();
         }
-        self.lexical.clear();
-        self.semantic_built = false;
         true
     }
 
@@ -217,8 +244,10 @@ impl Indexes {
         }
     }
 
-    /// Takes a version's persisted symbol and dependents indexes, if it
-    /// has them; the others are left to the caller.
+    /// Takes a version's persisted symbol, dependents and lexical indexes,
+    /// if it has the first two (the lexical one is then built when a search
+    /// needs it if the version has none); the semantic index is left to
+    /// the caller.
     pub fn adopt_persisted(&mut self, maps: &[(String, SortedMap)]) -> bool {
         let find = |name: &str| maps.iter().find(|(n, _)| n == name).map(|(_, m)| m.clone());
         let (Some(symbols), Some(deps)) = (find(SYMBOLS), find(DEPENDENTS)) else {
@@ -226,19 +255,25 @@ impl Indexes {
         };
         self.symbols = SymbolIndex::from_map(symbols);
         self.dependencies = DependencyIndex::from_map(deps);
+        match find(LEXICAL) {
+            Some(map) => {
+                self.lexical = LexicalIndex::from_map(map);
+                self.lexical_built = true;
+            }
+            None => {
+                self.lexical.clear();
+                self.lexical_built = false;
+            }
+        }
         true
     }
 
-    /// A change set for the semantic and lexical indexes alone (the
-    /// lexical one if it is built).
+    /// A change set for the semantic index alone.
     pub fn apply_semantic<'a, I>(&mut self, changes: I)
     where
         I: IntoIterator<Item = (Option<&'a Node>, Option<&'a Node>)>,
     {
         for (old, new) in changes {
-            if self.semantic_built {
-                self.lexical.apply(old, new);
-            }
             self.semantic.apply_deferred(old, new);
         }
         let _ = self.semantic.settle();
@@ -248,9 +283,7 @@ impl Indexes {
     pub fn apply(&mut self, old: Option<&Node>, new: Option<&Node>) -> Result<(), StoreError> {
         self.symbols.apply(old, new)?;
         self.dependencies.apply(old, new)?;
-        if self.semantic_built {
-            self.lexical.apply(old, new);
-        }
+        self.apply_lexical(old, new);
         self.semantic.apply(old, new);
         Ok(())
     }
@@ -264,9 +297,7 @@ impl Indexes {
     ) -> Result<(), StoreError> {
         self.symbols.apply(old, new)?;
         self.dependencies.apply(old, new)?;
-        if self.semantic_built {
-            self.lexical.apply(old, new);
-        }
+        self.apply_lexical(old, new);
         self.semantic.apply_deferred(old, new);
         Ok(())
     }
@@ -320,11 +351,12 @@ impl Indexes {
             let node = node?;
             self.symbols.insert(node)?;
             self.dependencies.insert(node)?;
-            self.lexical.insert(node);
+            // In memory, a fresh map cannot fail.
+            let _ = self.lexical.insert(node);
             self.semantic.apply_deferred(None, Some(node));
         }
         let _ = self.semantic.settle();
-        self.semantic_built = true;
+        self.lexical_built = true;
         Ok(())
     }
 
@@ -348,7 +380,7 @@ impl Indexes {
     where
         I: IntoIterator<Item = Result<&'a Node, StoreError>>,
     {
-        let lexical = !self.semantic_built;
+        let lexical = !self.lexical_built;
         let vectors = !self.semantic.is_loaded();
         if !lexical && !vectors {
             return Ok(());
@@ -365,14 +397,15 @@ impl Indexes {
             }
             let node = node?;
             if lexical {
-                self.lexical.insert(node);
+                // A fresh map in memory: it cannot fail.
+                let _ = self.lexical.insert(node);
             }
             if vectors {
                 self.semantic.apply_deferred(None, Some(node));
             }
         }
         let _ = self.semantic.settle();
-        self.semantic_built = true;
+        self.lexical_built = true;
         Ok(())
     }
 }

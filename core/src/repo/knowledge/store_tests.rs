@@ -708,3 +708,143 @@ fn a_searching_reader_sees_another_writers_nodes_after_sync() {
     assert_eq!(zebra(&mut r), made);
     assert_eq!(semantic_hits(&mut r), rebuilt_hits(&r));
 }
+
+/// The hybrid hits of every query, as `arb:semantic-search` finds them.
+fn hybrid_hits(k: &mut Knowledge) -> Vec<Vec<SemanticHit>> {
+    let (hits, said) = hybrid_hits_told(k);
+    assert!(said.is_empty(), "{said:?}");
+    hits
+}
+
+/// `hybrid_hits`, and what the search told its user (notes, long work).
+fn hybrid_hits_told(k: &mut Knowledge) -> (Vec<Vec<SemanticHit>>, String) {
+    let q = SemanticQuery {
+        top_k: 12,
+        ..SemanticQuery::default()
+    };
+    let mut said = Vec::new();
+    let hits = QUERIES
+        .iter()
+        .map(|t| {
+            k.search_with(t, &q, &mut |s| said.push(s.to_string()))
+                .unwrap()
+                .unwrap()
+        })
+        .collect();
+    said.extend(k.take_notes());
+    (hits, said.join("\n"))
+}
+
+/// The same over indexes built from scratch from `k`'s nodes.
+fn rebuilt_hybrid_hits(k: &Knowledge) -> Vec<Vec<SemanticHit>> {
+    let mut fresh = Indexes::with_embedder(Box::new(HashingEmbedder::default()), small_config());
+    fresh.rebuild(k.working_nodes().unwrap()).unwrap();
+    fresh.semantic.maintain();
+    let q = SemanticQuery {
+        top_k: 12,
+        ..SemanticQuery::default()
+    };
+    QUERIES
+        .iter()
+        .map(|t| fresh.search(t, &q).unwrap())
+        .collect()
+}
+
+fn lexical_map(k: &Knowledge) -> crate::repo::cas::sorted::SortedMap {
+    let maps = k.forest.indexes_of(k.current()).unwrap().clone();
+    maps.into_iter()
+        .find(|(n, _)| n == crate::repo::index::LEXICAL)
+        .expect("a stored lexical index")
+        .1
+}
+
+#[test]
+fn the_lexical_index_is_stored_and_read_lazily() {
+    let store = Rc::new(TestStore::default());
+    let mut k = open_small(&store);
+    create_many(&mut k, 0, 3000);
+    let good = hybrid_hits(&mut k);
+    assert_eq!(good, rebuilt_hybrid_hits(&k));
+    let mut blobs = Vec::new();
+    lexical_map(&k)
+        .export_all(&mut Default::default(), &mut blobs)
+        .unwrap();
+    assert!(blobs.len() > 40, "{} blobs", blobs.len());
+
+    // Another process takes the stored index and reads a few of its blobs
+    // for a query: the header, one term's frequency and its postings.
+    let r = open_small(&store);
+    assert!(r.indexes.lexical_built);
+    let before = r.forest.blobs().reads().0;
+    let lq = r.indexes.lexical.query("configuration", &[]).unwrap();
+    let top = r.indexes.lexical.top(&lq, 5, &|_| Ok(true)).unwrap();
+    assert_eq!(top.len(), 5);
+    let read = r.forest.blobs().reads().0 - before;
+    assert!(
+        (read as usize) * 4 < blobs.len(),
+        "{read} of {} blobs read by one query",
+        blobs.len()
+    );
+    let mut r = r;
+    assert_eq!(hybrid_hits(&mut r), good);
+    assert!(r.take_notes().is_empty());
+
+    // Changes follow it and are stored with their versions.
+    r.create(described(5000), &describe, ts(2)).unwrap();
+    let doomed = find(&r, "g17")[0];
+    r.delete(doomed, &describe, ts(3)).unwrap();
+    let mut changes = NodeChanges::default();
+    changes.description = Some(Some("parse a json configuration".into()));
+    let changed = find(&r, "g18")[0];
+    r.update(changed, changes, &describe, ts(4)).unwrap();
+    let mut s = open_small(&store);
+    let after = hybrid_hits(&mut s);
+    assert_eq!(after, rebuilt_hybrid_hits(&s));
+    assert_ne!(after, good);
+    assert!(s.take_notes().is_empty());
+}
+
+#[test]
+fn a_damaged_lexical_index_is_built_again_with_a_note() {
+    let store = Rc::new(TestStore::default());
+    let mut k = open_small(&store);
+    create_many(&mut k, 0, 1000);
+    let good = hybrid_hits(&mut k);
+    let map = lexical_map(&k);
+    let mut blobs = Vec::new();
+    map.export_all(&mut Default::default(), &mut blobs).unwrap();
+    // Every blob, in turn, flipped: when the queries read it, the index
+    // is built again with a note and the answers are the same.
+    let mut noticed = 0;
+    for (hash, _) in &blobs {
+        let flip = |b: &mut Vec<u8>| {
+            let m = b.len() / 2;
+            b[m] ^= 0x10
+        };
+        assert!(store.blobs.with_blob(hash, flip));
+        let mut r = open_small(&store);
+        let (hits, notes) = hybrid_hits_told(&mut r);
+        if !notes.is_empty() {
+            assert!(
+                notes.contains("the stored lexical index") && notes.contains("built again"),
+                "{notes}"
+            );
+            noticed += 1;
+        }
+        assert_eq!(hits, good);
+        assert!(store.blobs.with_blob(hash, flip));
+    }
+    assert!(noticed > 0);
+    // A root of another format is refused the same way.
+    let root = map.seal().unwrap();
+    assert!(store.blobs.with_blob(&root.hash, |b| b.truncate(3)));
+    let mut r = open_small(&store);
+    let (hits, notes) = hybrid_hits_told(&mut r);
+    assert_eq!(hits, good);
+    assert!(notes.contains("lexical"), "{notes}");
+    // The next commit stores a sound index again.
+    r.create(described(900), &describe, ts(9)).unwrap();
+    let mut s = open_small(&store);
+    assert_eq!(hybrid_hits(&mut s), rebuilt_hybrid_hits(&s));
+    assert!(s.take_notes().is_empty());
+}
