@@ -275,6 +275,7 @@ impl Knowledge {
     /// What it would report waits with the notes (`take_notes`).
     pub fn semantic(&mut self) -> Result<&mut super::index::SemanticIndex, ForestError> {
         let mut said = Vec::new();
+        self.load_semantic(&mut |t| said.push(t.to_string()));
         self.semantic_with(&mut |t| said.push(t.to_string()))?;
         for text in said {
             self.indexes.semantic.note(text);
@@ -282,13 +283,10 @@ impl Knowledge {
         Ok(&mut self.indexes.semantic)
     }
 
-    /// `semantic`, telling `report` what long work it does: loading the
-    /// stored index, or building it from the nodes when there is none this
-    /// engine can use.
-    pub fn semantic_with(
-        &mut self,
-        report: &mut dyn FnMut(&str),
-    ) -> Result<&mut super::index::SemanticIndex, ForestError> {
+    /// Reads the whole stored semantic index into memory, if it is
+    /// stored and not loaded; one that cannot be used is noted (and built
+    /// again from the nodes by `semantic_with`).
+    fn load_semantic(&mut self, report: &mut dyn FnMut(&str)) {
         let semantic = &mut self.indexes.semantic;
         if !semantic.is_loaded() && semantic.is_stored() {
             if let Err(why) = semantic.load() {
@@ -300,8 +298,27 @@ impl Knowledge {
         for note in self.indexes.semantic.take_notes() {
             report(&note);
         }
-        if !self.indexes.lexical_built || !self.indexes.semantic.is_loaded() {
-            let rebuild = !self.indexes.semantic.is_loaded();
+    }
+
+    /// What a search needs, telling `report` what long work it does: the
+    /// stored semantic index is left unloaded when a search can read it
+    /// where it needs to (`SemanticIndex::searchable_stored`), else loaded,
+    /// or built from the nodes when there is none this engine can use; the
+    /// lexical index is built from the nodes when the version stored none.
+    pub fn semantic_with(
+        &mut self,
+        report: &mut dyn FnMut(&str),
+    ) -> Result<&mut super::index::SemanticIndex, ForestError> {
+        if !self.indexes.semantic.searchable_stored() {
+            self.load_semantic(report);
+        }
+        for note in self.indexes.semantic.take_notes() {
+            report(&note);
+        }
+        let semantic = &self.indexes.semantic;
+        let unusable = !semantic.is_loaded() && !semantic.is_stored();
+        if !self.indexes.lexical_built || unusable {
+            let rebuild = unusable;
             let count = match &self.tx {
                 Some(t) => t.pending.node_count(),
                 None => self.forest.node_count(self.forest.current())?,
@@ -325,10 +342,11 @@ impl Knowledge {
 
     /// `arb:semantic-search` over the working state: the indexes loaded
     /// (or built) as a search needs them, graph work left by switches
-    /// done, long work told to `report`. The stored lexical index is read
-    /// lazily, so damage can first show in the search itself: it is then
-    /// dropped with a note, built again from the nodes and the query asked
-    /// again.
+    /// done, long work told to `report`. The stored indexes are read
+    /// lazily, so damage can first show in the search itself: a damaged
+    /// lexical index is dropped with a note and built again from the
+    /// nodes, a damaged semantic one loaded whole (which notes the damage
+    /// and builds it again), and the query asked again.
     pub fn search_with(
         &mut self,
         text: &str,
@@ -342,6 +360,14 @@ impl Knowledge {
                 report(&format!("semantic graph: {done} of {total} nodes inserted"))
             });
             match self.indexes.search(text, query) {
+                // A search that needs the whole semantic index, or met
+                // damage in its stored form: loaded whole (and checked;
+                // built again if damaged), then asked again.
+                Err(IndexError::Unloaded | IndexError::StoredSemantic(_))
+                    if !self.indexes.semantic.is_loaded() =>
+                {
+                    self.load_semantic(report);
+                }
                 Err(IndexError::Store(e)) if !tried && self.indexes.lexical_built => {
                     tried = true;
                     self.indexes.forget_lexical(&e.to_string());

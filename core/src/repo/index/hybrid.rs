@@ -86,7 +86,7 @@ pub fn search(
         };
         ids.extend(
             semantic
-                .search_prepared(v, &candidates)
+                .search_prepared(v, &candidates)?
                 .iter()
                 .map(|h| h.id),
         );
@@ -101,7 +101,10 @@ pub fn search(
     ids.dedup();
     let mut hits: Vec<SemanticHit> = Vec::with_capacity(ids.len());
     for id in ids {
-        let cosine = qv.as_ref().map_or(0.0, |v| semantic.score_of(id, v));
+        let cosine = match &qv {
+            Some(v) => semantic.score_of(id, v)?,
+            None => 0.0,
+        };
         let lexical = lexical.score(&lq, id).map_err(IndexError::Store)?;
         let score = fusion.fuse(cosine, lexical);
         if score > 0.0 && score >= threshold {

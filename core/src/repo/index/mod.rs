@@ -56,6 +56,12 @@ pub enum IndexError {
     BadEmbedding(String),
     /// A persisted index could not be read.
     Store(crate::repo::cas::StoreError),
+    /// The stored semantic index, searched without loading it, is
+    /// damaged where the search read it (what is wrong).
+    StoredSemantic(String),
+    /// The semantic index must be loaded for this search (it is not, and
+    /// its stored form cannot answer it: no graph, or an exact scan).
+    Unloaded,
 }
 
 impl IndexError {
@@ -64,7 +70,9 @@ impl IndexError {
         match self {
             IndexError::BadPattern(_) => "invalid-pattern",
             IndexError::BadEmbedding(_) => "invalid-embedding",
-            IndexError::Store(_) => "store-error",
+            IndexError::Store(_) | IndexError::StoredSemantic(_) | IndexError::Unloaded => {
+                "store-error"
+            }
         }
     }
 
@@ -72,6 +80,10 @@ impl IndexError {
         match self {
             IndexError::BadPattern(m) | IndexError::BadEmbedding(m) => m.clone(),
             IndexError::Store(e) => format!("the knowledge store: {e}"),
+            IndexError::StoredSemantic(why) => {
+                format!("the knowledge store: the stored semantic index: {why}")
+            }
+            IndexError::Unloaded => "the semantic index is not loaded".to_string(),
         }
     }
 }
@@ -381,7 +393,7 @@ impl Indexes {
         I: IntoIterator<Item = Result<&'a Node, StoreError>>,
     {
         let lexical = !self.lexical_built;
-        let vectors = !self.semantic.is_loaded();
+        let vectors = !self.semantic.is_loaded() && !self.semantic.is_stored();
         if !lexical && !vectors {
             return Ok(());
         }

@@ -786,8 +786,18 @@ fn the_lexical_index_is_stored_and_read_lazily() {
         blobs.len()
     );
     let mut r = r;
+    let before = r.forest.blobs().reads().0;
     assert_eq!(hybrid_hits(&mut r), good);
     assert!(r.take_notes().is_empty());
+    // Neither index was loaded or built: both were read where stored.
+    assert!(!r.indexes.semantic.is_loaded());
+    let read = r.forest.blobs().reads().0 - before;
+    assert!(
+        (read as usize) < store.blobs.len() / 4,
+        "{read} of {} blobs read by {} searches",
+        store.blobs.len(),
+        QUERIES.len()
+    );
 
     // Changes follow it and are stored with their versions.
     r.create(described(5000), &describe, ts(2)).unwrap();

@@ -12,7 +12,7 @@ use crate::repo::node::NodeId;
 /// A candidate: distance to the query and member number. Ordered by
 /// distance, then number, so every choice is deterministic.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Near(f32, u32);
+pub(super) struct Near(pub(super) f32, pub(super) u32);
 
 impl Eq for Near {}
 

@@ -41,11 +41,13 @@
 //! with `SemanticConfig::seed`, entries are inserted in id order, and the
 //! build runs on the calling thread.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 mod code;
 mod graph;
+mod lazy;
 mod stored;
 
 use code::Code;
@@ -179,6 +181,8 @@ pub struct SemanticIndex {
     /// What a host should tell its user (a stored index refused, a
     /// rebuild), oldest first.
     notes: Vec<String>,
+    /// What searches of the stored map read while it is not loaded.
+    lazy: RefCell<lazy::Cache>,
 }
 
 impl SemanticIndex {
@@ -210,6 +214,7 @@ impl SemanticIndex {
             header,
             dirty: BTreeSet::new(),
             notes: Vec::new(),
+            lazy: RefCell::default(),
         }
     }
 
@@ -231,6 +236,7 @@ impl SemanticIndex {
     }
 
     fn forget_loaded(&mut self) {
+        self.lazy = RefCell::default();
         self.entries.clear();
         self.pending.clear();
         self.graph = None;
@@ -314,6 +320,26 @@ impl SemanticIndex {
         Ok(true)
     }
 
+    /// Whether a search can read the stored index where it needs to
+    /// instead of loading it (module `lazy`): the index is not loaded, is
+    /// stored, has a graph and no graph work is due.
+    pub fn searchable_stored(&self) -> bool {
+        !self.loaded && self.stored.is_some() && self.header.graph.is_some() && !self.needs_work()
+    }
+
+    fn view(&self) -> Option<lazy::View<'_>> {
+        if self.loaded {
+            return None;
+        }
+        Some(lazy::View {
+            map: self.stored.as_ref()?,
+            dim: self.dim(),
+            links: self.config.links,
+            graph: self.header.graph.as_ref()?,
+            cache: &self.lazy,
+        })
+    }
+
     /// Forgets the index without a stored copy: it is built from the nodes
     /// when a search needs it; changes meanwhile are not followed.
     pub fn forget(&mut self) {
@@ -331,6 +357,7 @@ impl SemanticIndex {
             return Ok(());
         }
         let result = self.read_stored();
+        self.lazy = RefCell::default();
         if result.is_err() {
             self.forget_loaded();
             self.stored = None;
@@ -346,6 +373,7 @@ impl SemanticIndex {
         let dim = self.dim();
         let mut members: Vec<(MemberRecord, Option<Arc<StoredVector>>)> = Vec::new();
         let mut by_slot: BTreeMap<u32, NodeId> = BTreeMap::new();
+        let mut marked: Vec<NodeId> = Vec::new();
         for item in map.iter() {
             let (k, v) = item.map_err(|e| e.to_string())?;
             match stored::parse_key(k)? {
@@ -382,7 +410,21 @@ impl SemanticIndex {
                     }
                     members.push(stored::decode_member(v, dim)?);
                 }
+                Key::Pending(id) => {
+                    if !v.is_empty() {
+                        return Err(format!("the pending marker of node {id} holds a value"));
+                    }
+                    marked.push(id);
+                }
             }
+        }
+        // Markers come in id order, as the pending set iterates.
+        if !marked.iter().eq(self.pending.keys()) {
+            return Err(format!(
+                "{} nodes are marked pending, {} entries are out of the graph",
+                marked.len(),
+                self.pending.len()
+            ));
         }
         let counted = (self.entries.len() as u64, self.pending.len() as u64);
         if counted != (header.entries, header.pending) {
@@ -495,6 +537,9 @@ impl SemanticIndex {
         )?;
         for (id, e) in &self.entries {
             map.insert(&stored::entry_key(*id), &Self::entry_bytes(e))?;
+            if e.slot.is_none() {
+                map.insert(&stored::pending_key(*id), &[])?;
+            }
         }
         if let Some(g) = &mut self.graph {
             g.take_touched();
@@ -522,10 +567,21 @@ impl SemanticIndex {
         let header = self.header_now();
         let result = (|| -> Result<(), StoreError> {
             for id in dirty {
-                match self.entries.get(&id) {
-                    Some(e) => map.insert(&stored::entry_key(id), &Self::entry_bytes(e))?,
-                    None => map.remove(&stored::entry_key(id))?,
+                let marked = match self.entries.get(&id) {
+                    Some(e) => {
+                        map.insert(&stored::entry_key(id), &Self::entry_bytes(e))?;
+                        e.slot.is_none()
+                    }
+                    None => {
+                        map.remove(&stored::entry_key(id))?;
+                        false
+                    }
                 };
+                if marked {
+                    map.insert(&stored::pending_key(id), &[])?;
+                } else {
+                    map.remove(&stored::pending_key(id))?;
+                }
             }
             if let Some(g) = &self.graph {
                 for slot in touched {
@@ -634,6 +690,7 @@ impl SemanticIndex {
         let Some(mut map) = self.stored.take() else {
             return;
         };
+        self.lazy = RefCell::default();
         let mut header = self.header.clone();
         let mut result = Ok(());
         if let Some(o) = old {
@@ -673,6 +730,8 @@ impl SemanticIndex {
         header.entries = header.entries.saturating_sub(1);
         let Some(slot) = e.slot else {
             header.pending = header.pending.saturating_sub(1);
+            map.remove(&stored::pending_key(id))
+                .map_err(|e| e.to_string())?;
             return Ok(());
         };
         let key = stored::member_key(slot);
@@ -725,6 +784,8 @@ impl SemanticIndex {
         };
         let bytes = stored::encode_entry(hash, None, node.kind.as_deref(), &vec);
         map.insert(&key, &bytes).map_err(|e| e.to_string())?;
+        map.insert(&stored::pending_key(node.id), &[])
+            .map_err(|e| e.to_string())?;
         header.entries += 1;
         header.pending += 1;
         Ok(())
@@ -907,10 +968,15 @@ impl SemanticIndex {
 
     /// The score of node `id` for the prepared query vector `q` (0 if the
     /// node has no vector).
-    pub fn score_of(&self, id: NodeId, q: &[f32]) -> f32 {
-        self.entries
+    pub fn score_of(&self, id: NodeId, q: &[f32]) -> Result<f32, IndexError> {
+        if let Some(view) = self.view() {
+            let e = view.entry(id).map_err(IndexError::StoredSemantic)?;
+            return Ok(e.map_or(0.0, |e| e.vec.dot(q).clamp(0.0, 1.0)));
+        }
+        Ok(self
+            .entries
             .get(&id)
-            .map_or(0.0, |e| e.vec.dot(q).clamp(0.0, 1.0))
+            .map_or(0.0, |e| e.vec.dot(q).clamp(0.0, 1.0)))
     }
 
     /// Words of other languages meaning what `text`'s words mean (see
@@ -933,7 +999,7 @@ impl SemanticIndex {
         query: &SemanticQuery<'_>,
     ) -> Result<Vec<SemanticHit>, IndexError> {
         match self.embed_query(text)? {
-            Some(q) => Ok(self.search_prepared(&q, query)),
+            Some(q) => self.search_prepared(&q, query),
             None => Ok(Vec::new()),
         }
     }
@@ -945,14 +1011,31 @@ impl SemanticIndex {
         query: &SemanticQuery<'_>,
     ) -> Result<Vec<SemanticHit>, IndexError> {
         match self.prepare(vector.to_vec())? {
-            Some(q) => Ok(self.search_prepared(&q, query)),
+            Some(q) => self.search_prepared(&q, query),
             None => Ok(Vec::new()),
         }
     }
 
-    pub fn search_prepared(&self, q: &[f32], query: &SemanticQuery<'_>) -> Vec<SemanticHit> {
+    /// `search` from a prepared query vector. An index that is not
+    /// loaded is searched in its stored map (`searchable_stored`); one that
+    /// is not even that, or a search that must be exact, asks the caller
+    /// to load it first (`IndexError::Unloaded`).
+    pub fn search_prepared(
+        &self,
+        q: &[f32],
+        query: &SemanticQuery<'_>,
+    ) -> Result<Vec<SemanticHit>, IndexError> {
+        if !self.loaded {
+            if query.top_k == 0 || self.header.entries == 0 {
+                return Ok(Vec::new());
+            }
+            if !self.searchable_stored() {
+                return Err(IndexError::Unloaded);
+            }
+            return self.search_stored(q, query);
+        }
         if query.top_k == 0 || self.entries.is_empty() {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         let threshold = if query.threshold.is_nan() {
             0.0
@@ -1028,9 +1111,95 @@ impl SemanticIndex {
             hits.truncate(query.top_k);
         }
         hits.sort_unstable_by(order);
-        hits.into_iter()
+        Ok(hits
+            .into_iter()
             .map(|(score, id)| SemanticHit { id, score })
-            .collect()
+            .collect())
+    }
+
+    /// `search_prepared` over the stored map, reading only the members the
+    /// graph search visits and the pending set: the same candidates as
+    /// the loaded graph gives, scored the same way.
+    fn search_stored(
+        &self,
+        q: &[f32],
+        query: &SemanticQuery<'_>,
+    ) -> Result<Vec<SemanticHit>, IndexError> {
+        let (Some(view), Some(g)) = (self.view(), self.header.graph.as_ref()) else {
+            return Err(IndexError::Unloaded);
+        };
+        let bad = IndexError::StoredSemantic;
+        let threshold = if query.threshold.is_nan() {
+            0.0
+        } else {
+            query.threshold.clamp(0.0, 1.0)
+        };
+        let wanted = |kind: &Option<Arc<str>>| match query.kind {
+            None => true,
+            Some(k) => kind.as_deref() == Some(k),
+        };
+        let score = |v: &StoredVector| v.dot(q).clamp(0.0, 1.0);
+        let keep = |s: f32| s > 0.0 && s >= threshold;
+        let mut pending_hits: Vec<(f32, NodeId)> = Vec::new();
+        let mut pending_matched = 0;
+        let pending = view.pending().map_err(bad)?;
+        if pending.len() as u64 != self.header.pending {
+            return Err(bad(format!(
+                "{} nodes are marked pending, the header counts {}",
+                pending.len(),
+                self.header.pending
+            )));
+        }
+        for &id in pending.iter() {
+            let Some(e) = view.entry(id).map_err(bad)? else {
+                return Err(bad(format!("node {id} is marked pending but has no entry")));
+            };
+            if e.slot.is_some() {
+                return Err(bad(format!("node {id} is marked pending but in the graph")));
+            }
+            if !wanted(&e.kind) {
+                continue;
+            }
+            pending_matched += 1;
+            let s = score(&e.vec);
+            if keep(s) {
+                pending_hits.push((s, id));
+            }
+        }
+        let code = Code::new(q);
+        let live = g.members.saturating_sub(g.dead) as usize;
+        let mut ef = self.config.ef_search.max(query.top_k.saturating_mul(2));
+        while ef.saturating_mul(4) <= live {
+            let mut hits = pending_hits.clone();
+            let mut matched = pending_matched;
+            for slot in view.search(&code, ef).map_err(bad)? {
+                let m = view.member(slot).map_err(bad)?;
+                if m.dead || !wanted(&m.kind) {
+                    continue;
+                }
+                matched += 1;
+                let s = score(&m.vec);
+                if keep(s) {
+                    hits.push((s, m.id));
+                }
+            }
+            if matched >= query.top_k {
+                let order =
+                    |a: &(f32, NodeId), b: &(f32, NodeId)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+                if hits.len() > query.top_k {
+                    hits.select_nth_unstable_by(query.top_k - 1, order);
+                    hits.truncate(query.top_k);
+                }
+                hits.sort_unstable_by(order);
+                return Ok(hits
+                    .into_iter()
+                    .map(|(score, id)| SemanticHit { id, score })
+                    .collect());
+            }
+            ef = ef.saturating_mul(4);
+        }
+        // Exact: every entry, which takes loading the index.
+        Err(IndexError::Unloaded)
     }
 }
 /// What a node's vector is made from: its description and its symbol
@@ -1542,6 +1711,76 @@ mod tests {
         );
     }
 
+    /// A stored index searched where it is, without loading it, answers
+    /// as the loaded index does, with and without a type filter, with a
+    /// pending set, and reads only part of the map.
+    #[test]
+    fn stored_index_is_searched_without_loading() {
+        let mut ix = index(graph_config());
+        let mut nodes = random_nodes(11, 2000);
+        for n in nodes.iter_mut().step_by(3) {
+            n.kind = Some("third".into());
+        }
+        for n in &nodes[..1995] {
+            ix.apply_deferred(None, Some(n));
+        }
+        ix.maintain();
+        for n in &nodes[1995..] {
+            ix.apply_deferred(None, Some(n));
+        }
+        ix.apply_deferred(Some(&nodes[5]), None);
+        assert!(ix.stats().pending > 0, "{:?}", ix.stats());
+        let map = ix.persist().unwrap();
+        let mut lazy = index(graph_config());
+        assert_eq!(lazy.adopt(Some(&map)), Ok(true));
+        assert!(lazy.searchable_stored());
+        lazy.search("sort a list", &SemanticQuery::default())
+            .unwrap();
+        let read = lazy.lazy.borrow().members.len();
+        assert!(read < nodes.len() / 2, "{read} members read by one search");
+        let mut rng = Rng(5);
+        for i in 0..30 {
+            let text = random_desc(&mut rng);
+            let q = SemanticQuery {
+                top_k: 10,
+                kind: (i % 3 == 0).then_some("third"),
+                ..SemanticQuery::default()
+            };
+            assert_eq!(
+                lazy.search(&text, &q).unwrap(),
+                ix.search(&text, &q).unwrap()
+            );
+            let v = lazy.embed_query(&text).unwrap().unwrap();
+            for n in nodes.iter().step_by(97) {
+                assert_eq!(
+                    lazy.score_of(n.id, &v).unwrap(),
+                    ix.score_of(n.id, &v).unwrap()
+                );
+            }
+        }
+        assert!(!lazy.is_loaded());
+        // A search that must be exact asks for the index to be loaded.
+        let big = SemanticQuery {
+            top_k: 1000,
+            ..SemanticQuery::default()
+        };
+        assert_eq!(lazy.search("sort list", &big), Err(IndexError::Unloaded));
+        // Damage in what the search reads is an error naming it.
+        let mut damaged = map.clone();
+        let slot = ix.graph.as_ref().unwrap().entry.unwrap().0;
+        let mut m = ix.graph.as_ref().unwrap().record(slot).unwrap();
+        m.lists[0].push(99_999);
+        damaged
+            .insert(&stored::member_key(slot), &stored::encode_member(&m, None))
+            .unwrap();
+        let mut b = index(graph_config());
+        assert_eq!(b.adopt(Some(&damaged)), Ok(true));
+        match b.search("sort", &SemanticQuery::default()) {
+            Err(IndexError::StoredSemantic(why)) => assert!(why.contains("99999"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
     /// A stored index round-trips; one whose parts disagree (a header
     /// counting another number of entries, an entry missing, another
     /// format) is refused with the reason, never loaded.
@@ -1585,9 +1824,9 @@ mod tests {
         assert!(why.contains("entries") || why.contains("member"), "{why}");
         let mut other = map.clone();
         let mut bytes = stored::encode_header(&header);
-        bytes[0] = 2;
+        bytes[0] = 9;
         other.insert(stored::HEADER_KEY, &bytes).unwrap();
-        assert!(refused(&other).contains("format 2"));
+        assert!(refused(&other).contains("format 9"));
         let mut no_header = map.clone();
         no_header.remove(stored::HEADER_KEY).unwrap();
         assert!(refused(&no_header).contains("no header"));

@@ -13,7 +13,10 @@
 //!   was embedded from, its graph member (or none while pending), its type
 //!   and its exact vector;
 //! - `[2] slot`: a graph member ([`MemberRecord`]): its node, whether it is
-//!   dead, and its neighbour lists.
+//!   dead, and its neighbour lists;
+//! - `[3] id`: an empty marker for each entry not in the graph (the
+//!   pending set), so that a search can scan them without loading the
+//!   index (`lazy`).
 //!
 //! The blobs of the map are checked by their hashes as they load; what the
 //! hashes cannot see (a header that disagrees with the entries, a member
@@ -28,12 +31,14 @@ use crate::repo::cas::DecodeError;
 use crate::repo::forest::codec::{Reader, Writer};
 use crate::repo::node::NodeId;
 
-/// The layout this module writes; another is built again, not read.
-pub(super) const FORMAT: u64 = 1;
+/// The layout this module writes; another is built again, not read
+/// (format 1 had no pending markers).
+pub(super) const FORMAT: u64 = 2;
 
 pub(super) const HEADER_KEY: &[u8] = &[0];
 const ENTRY_TAG: u8 = 1;
 const MEMBER_TAG: u8 = 2;
+pub(super) const PENDING_TAG: u8 = 3;
 
 pub(super) fn entry_key(id: NodeId) -> [u8; 9] {
     let mut k = [ENTRY_TAG; 9];
@@ -47,11 +52,18 @@ pub(super) fn member_key(slot: u32) -> [u8; 5] {
     k
 }
 
+pub(super) fn pending_key(id: NodeId) -> [u8; 9] {
+    let mut k = [PENDING_TAG; 9];
+    k[1..].copy_from_slice(&id.to_be_bytes());
+    k
+}
+
 /// What a key names.
 pub(super) enum Key {
     Header,
     Entry(NodeId),
     Member(u32),
+    Pending(NodeId),
 }
 
 pub(super) fn parse_key(k: &[u8]) -> Result<Key, String> {
@@ -61,6 +73,9 @@ pub(super) fn parse_key(k: &[u8]) -> Result<Key, String> {
             rest.try_into().unwrap_or_default(),
         ))),
         [MEMBER_TAG, rest @ ..] if rest.len() == 4 => Ok(Key::Member(u32::from_be_bytes(
+            rest.try_into().unwrap_or_default(),
+        ))),
+        [PENDING_TAG, rest @ ..] if rest.len() == 8 => Ok(Key::Pending(NodeId::from_be_bytes(
             rest.try_into().unwrap_or_default(),
         ))),
         _ => Err(format!("an unknown key {k:02x?}")),
@@ -400,6 +415,8 @@ mod tests {
         assert!(matches!(parse_key(&entry_key(5)), Ok(Key::Entry(5))));
         assert!(matches!(parse_key(&member_key(5)), Ok(Key::Member(5))));
         assert!(matches!(parse_key(HEADER_KEY), Ok(Key::Header)));
+        assert!(matches!(parse_key(&pending_key(7)), Ok(Key::Pending(7))));
         assert!(parse_key(&[3, 1]).is_err());
+        assert!(parse_key(&[4, 1]).is_err());
     }
 }

@@ -1,0 +1,256 @@
+//! Searching a stored semantic index without loading it.
+//!
+//! Loading reads every entry and member of the map (1.7 s at 100,000
+//! nodes); a search visits a few hundred members. So a search of an index
+//! that is stored and ready (it has a graph and no graph work is due)
+//! walks the stored map instead: each member it visits is read from its
+//! record (`[2] slot`) and its node's entry (`[1] id`), checked, coded and
+//! kept for later searches of the same process; the pending set is read
+//! from its markers (`[3] id`). The walk is the loaded graph's own search
+//! (`Graph::search`: the same greedy descent, the same best-first search
+//! with the same ties), so it finds the same members. What it reads is
+//! checked as loading checks it (a list within its capacity, neighbours
+//! among the members, an entry that points back at its member); anything
+//! wrong is an error, and the caller loads the index, which notes the
+//! damage and builds it again.
+
+use std::cell::RefCell;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use super::code::{Code, CodeRef};
+use super::graph::Near;
+use super::stored::{self, GraphHeader};
+use crate::repo::cas::sorted::SortedMap;
+use crate::repo::index::vector::StoredVector;
+use crate::repo::node::NodeId;
+
+/// A graph member as read from the map.
+pub(super) struct Member {
+    pub(super) id: NodeId,
+    pub(super) dead: bool,
+    lists: Vec<Vec<u32>>,
+    code: Code,
+    pub(super) vec: Arc<StoredVector>,
+    pub(super) kind: Option<Arc<str>>,
+}
+
+/// A node's entry as read from the map.
+pub(super) struct EntryView {
+    pub(super) slot: Option<u32>,
+    pub(super) vec: Arc<StoredVector>,
+    pub(super) kind: Option<Arc<str>>,
+}
+
+/// What searches of one stored map have read, kept until the map changes.
+#[derive(Default)]
+pub(super) struct Cache {
+    pub(super) members: BTreeMap<u32, Rc<Member>>,
+    entries: BTreeMap<NodeId, Option<Rc<EntryView>>>,
+    pending: Option<Rc<Vec<NodeId>>>,
+}
+
+/// A stored map seen as a graph.
+pub(super) struct View<'a> {
+    pub(super) map: &'a SortedMap,
+    pub(super) dim: usize,
+    pub(super) links: usize,
+    pub(super) graph: &'a GraphHeader,
+    pub(super) cache: &'a RefCell<Cache>,
+}
+
+type R<T> = Result<T, String>;
+
+impl View<'_> {
+    /// Node `id`'s entry, `None` if it has none.
+    pub(super) fn entry(&self, id: NodeId) -> R<Option<Rc<EntryView>>> {
+        if let Some(e) = self.cache.borrow().entries.get(&id) {
+            return Ok(e.clone());
+        }
+        let e = match self
+            .map
+            .get(&stored::entry_key(id))
+            .map_err(|e| e.to_string())?
+        {
+            None => None,
+            Some(bytes) => {
+                let e = stored::decode_entry(bytes, self.dim)?;
+                Some(Rc::new(EntryView {
+                    slot: e.slot,
+                    vec: e.vec,
+                    kind: e.kind.map(Arc::from),
+                }))
+            }
+        };
+        self.cache.borrow_mut().entries.insert(id, e.clone());
+        Ok(e)
+    }
+
+    /// The nodes out of the graph, by id.
+    pub(super) fn pending(&self) -> R<Rc<Vec<NodeId>>> {
+        if let Some(p) = &self.cache.borrow().pending {
+            return Ok(p.clone());
+        }
+        let mut ids = Vec::new();
+        for item in self.map.range_from(&[stored::PENDING_TAG]) {
+            let (k, v) = item.map_err(|e| e.to_string())?;
+            match stored::parse_key(k)? {
+                stored::Key::Pending(id) if v.is_empty() => ids.push(id),
+                stored::Key::Pending(id) => {
+                    return Err(format!("the pending marker of node {id} holds a value"))
+                }
+                _ => return Err(format!("a key {k:02x?} after the pending markers")),
+            }
+        }
+        let ids = Rc::new(ids);
+        self.cache.borrow_mut().pending = Some(ids.clone());
+        Ok(ids)
+    }
+
+    /// Member `slot`, read and checked on first use.
+    pub(super) fn member(&self, slot: u32) -> R<Rc<Member>> {
+        if let Some(m) = self.cache.borrow().members.get(&slot) {
+            return Ok(m.clone());
+        }
+        if slot >= self.graph.members {
+            return Err(format!(
+                "member {slot} is beyond the graph's {} members",
+                self.graph.members
+            ));
+        }
+        let Some(bytes) = self
+            .map
+            .get(&stored::member_key(slot))
+            .map_err(|e| e.to_string())?
+        else {
+            return Err(format!("graph member {slot} is not stored"));
+        };
+        let (record, own) = stored::decode_member(bytes, self.dim)?;
+        if record.lists.is_empty() || record.lists.len() > 17 {
+            return Err(format!("member {slot} is on {} layers", record.lists.len()));
+        }
+        for (layer, list) in record.lists.iter().enumerate() {
+            let cap = if layer == 0 {
+                2 * self.links
+            } else {
+                self.links
+            };
+            if list.len() > cap {
+                return Err(format!(
+                    "member {slot} has {} neighbours on layer {layer}, at most {cap}",
+                    list.len()
+                ));
+            }
+            if let Some(bad) = list.iter().find(|&&s| s >= self.graph.members) {
+                return Err(format!(
+                    "member {slot} links to member {bad} of {} on layer {layer}",
+                    self.graph.members
+                ));
+            }
+        }
+        let (vec, kind) = match (record.dead, own) {
+            (true, Some(v)) => (v, None),
+            (false, None) => match self.entry(record.id)? {
+                Some(e) if e.slot == Some(slot) => (e.vec.clone(), e.kind.clone()),
+                _ => {
+                    return Err(format!(
+                        "graph member {slot} (node {}) and its entry disagree",
+                        record.id
+                    ))
+                }
+            },
+            _ => {
+                return Err(format!(
+                    "graph member {slot} (node {}) is dead without its vector, or alive with one",
+                    record.id
+                ))
+            }
+        };
+        let code = Code::new(&vec.to_dense());
+        let m = Rc::new(Member {
+            id: record.id,
+            dead: record.dead,
+            lists: record.lists,
+            code,
+            vec,
+            kind,
+        });
+        self.cache.borrow_mut().members.insert(slot, m.clone());
+        Ok(m)
+    }
+
+    fn distance(&self, q: CodeRef<'_>, slot: u32) -> R<f32> {
+        Ok(q.distance(self.member(slot)?.code.view()))
+    }
+
+    /// `Graph::search` over the stored members: the live members nearest
+    /// to `q`, at most `ef`, nearest first by code distance.
+    pub(super) fn search(&self, q: &Code, ef: usize) -> R<Vec<u32>> {
+        let Some((entry, top)) = self.graph.entry else {
+            return Ok(Vec::new());
+        };
+        let q = q.view();
+        let mut nearest = Near(self.distance(q, entry)?, entry);
+        let top = usize::from(top);
+        if self.member(entry)?.lists.len() != top + 1 {
+            return Err(format!("the entry point {entry} is not on layer {top}"));
+        }
+        for layer in (1..=top).rev() {
+            // Greedy descent: always step nearer.
+            loop {
+                let mut moved = false;
+                let m = self.member(nearest.1)?;
+                for &n in m.lists.get(layer).map_or(&[][..], |l| &l[..]) {
+                    let d = self.distance(q, n)?;
+                    if d < nearest.0 {
+                        nearest = Near(d, n);
+                        moved = true;
+                    }
+                }
+                if !moved {
+                    break;
+                }
+            }
+        }
+        // Best-first search of the base layer (`Graph::search_layer`).
+        let ef = ef.max(1);
+        let mut visited: Vec<u64> = vec![0; (self.graph.members as usize).div_ceil(64)];
+        let mut seen = |s: u32| {
+            let (w, bit) = ((s / 64) as usize, 1u64 << (s % 64));
+            let fresh = visited[w] & bit == 0;
+            visited[w] |= bit;
+            fresh
+        };
+        let mut todo: BinaryHeap<Reverse<Near>> = BinaryHeap::new();
+        let mut found: BinaryHeap<Near> = BinaryHeap::new();
+        seen(nearest.1);
+        todo.push(Reverse(nearest));
+        if !self.member(nearest.1)?.dead {
+            found.push(nearest);
+        }
+        while let Some(Reverse(c)) = todo.pop() {
+            if found.len() >= ef && found.peek().is_some_and(|w| c.0 > w.0) {
+                break;
+            }
+            let m = self.member(c.1)?;
+            for &n in m.lists.first().map_or(&[][..], |l| &l[..]) {
+                if !seen(n) {
+                    continue;
+                }
+                let d = self.distance(q, n)?;
+                if found.len() < ef || found.peek().is_some_and(|w| d < w.0) {
+                    todo.push(Reverse(Near(d, n)));
+                    if !self.member(n)?.dead {
+                        found.push(Near(d, n));
+                        if found.len() > ef {
+                            found.pop();
+                        }
+                    }
+                }
+            }
+        }
+        Ok(found.into_sorted_vec().into_iter().map(|n| n.1).collect())
+    }
+}
