@@ -171,6 +171,9 @@ pub struct LexicalQuery {
     /// (term, idf × the term's weight in the query), for terms some node
     /// has, by term.
     terms: Vec<(Box<str>, f32)>,
+    /// Per term: whether more than half the nodes hold it (`top` reads
+    /// such a list only for candidates it still lacks).
+    common: Vec<bool>,
     /// The sum of every counted term's weight: the score of a node that
     /// has them all.
     total: f32,
@@ -480,7 +483,7 @@ impl LexicalIndex {
         };
         let unknown_idf = Self::idf(counts.docs, 0);
         let mut scratch = Scratch::default();
-        let mut wanted: BTreeMap<Box<str>, f32> = BTreeMap::new();
+        let mut wanted: BTreeMap<Box<str>, (f32, bool)> = BTreeMap::new();
         let mut failed = None;
         let mut add = |q: &mut LexicalQuery, text: &str, weight: f32, scratch: &mut Scratch| {
             pieces(text, scratch, &mut |p| {
@@ -500,7 +503,8 @@ impl LexicalIndex {
                     if df > 0 {
                         let w = Self::idf(counts.docs, df) * weight;
                         // A term repeated counts once, with its largest weight.
-                        let old = wanted.entry(term.into()).or_insert(0.0);
+                        let common = df.saturating_mul(2) > counts.docs;
+                        let (old, _) = wanted.entry(term.into()).or_insert((0.0, common));
                         if w > *old {
                             q.total += w - *old;
                             *old = w;
@@ -518,7 +522,8 @@ impl LexicalIndex {
         if let Some(e) = failed {
             return Err(e);
         }
-        q.terms = wanted.into_iter().collect();
+        q.common = wanted.values().map(|w| w.1).collect();
+        q.terms = wanted.into_iter().map(|(t, (w, _))| (t, w)).collect();
         Ok(q)
     }
 
@@ -611,6 +616,31 @@ impl LexicalIndex {
                 }
             }
             let (term, idf) = &q.terms[i];
+            if q.common[i] {
+                // A term most nodes hold (a word of every description)
+                // adds little to any score, and its list is most of the
+                // index: it only makes up the candidates the rarer terms
+                // left short, in node order, and every candidate is then
+                // scored exactly.
+                let mut ids: Vec<NodeId> = Vec::new();
+                let known: std::collections::BTreeSet<NodeId> =
+                    acc.iter().map(|a| a.0).collect();
+                if acc.len() < k {
+                    for p in self.postings(term) {
+                        let (id, _, _) = p?;
+                        if !known.contains(&id) {
+                            ids.push(id);
+                            if acc.len() + ids.len() >= k {
+                                break;
+                            }
+                        }
+                    }
+                }
+                acc.extend(ids.into_iter().map(|id| (id, 0.0)));
+                acc.sort_unstable_by_key(|a| a.0);
+                rest = order[n..].iter().map(|&j| q.terms[j].1).sum::<f32>().max(f32::MIN_POSITIVE);
+                break;
+            }
             let mut merged = Vec::with_capacity(acc.len());
             let mut old = acc.into_iter().peekable();
             for p in self.postings(term) {
@@ -662,7 +692,7 @@ impl LexicalIndex {
             // Every node that could still be in the top, scored exactly.
             let bar = bar.map_or(f32::MIN, |b| b - rest * (1.0 + 1e-4) - 1e-4 * q.total);
             for (id, partial) in acc {
-                if partial < bar || partial <= 0.0 {
+                if partial < bar {
                     continue;
                 }
                 let ok = match kept.get(&id) {
