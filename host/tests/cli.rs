@@ -841,12 +841,12 @@ fn knowledge_outlives_the_command(engine: &str) {
         "((\"s-expression-id\" . 256) (\"new-version-id\" . 2))\n"
     );
     assert!(store.is_file(), "{} is not a store file", store.display());
-    // A new store file has 8 KiB pages (its size stays near the blobs').
+    // A new store file has 16 KiB pages (its size stays near the blobs').
     let conn = rusqlite::Connection::open(&store).unwrap();
     let page: i64 = conn
         .pragma_query_value(None, "page_size", |r| r.get(0))
         .unwrap();
-    assert_eq!(page, 8192);
+    assert_eq!(page, 16384);
     drop(conn);
     let out = in_store(engine, &store, &["eval", "(triple 14)"], None);
     ok(&out);

@@ -44,7 +44,7 @@ const LAYOUT: i32 = 1;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 const HEAD: &str = "head";
 /// The page size of a new store file, in bytes.
-const PAGE_SIZE: i64 = 8192;
+const PAGE_SIZE: i64 = 16384;
 
 const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS blobs (hash BLOB PRIMARY KEY NOT NULL, data BLOB NOT NULL) WITHOUT ROWID;
@@ -323,7 +323,10 @@ fn initialize(conn: &mut Connection) -> rusqlite::Result<()> {
     // size). Blobs are keys of a WITHOUT ROWID table, whose rows spill to
     // overflow pages above about a quarter of a page: with 4 KiB pages the
     // many blobs of 1-4 KiB (index nodes) left a 100,000-node store at 2.0x
-    // its blob bytes; 8 KiB pages make it 1.34x (docs/PERFORMANCE.md).
+    // its blob bytes; 8 KiB pages made it 1.34x, until the persisted
+    // semantic and lexical indexes filled most of their 4 KiB blobs (then
+    // 2.4x); 16 KiB pages keep every blob on its page: 1.29x
+    // (docs/PERFORMANCE.md).
     conn.pragma_update(None, "page_size", PAGE_SIZE)?;
     retry_busy(|| conn.pragma_update_and_check(None, "journal_mode", "wal", |_| Ok(())))?;
     retry_busy(|| {
