@@ -623,8 +623,7 @@ impl LexicalIndex {
                 // left short, in node order, and every candidate is then
                 // scored exactly.
                 let mut ids: Vec<NodeId> = Vec::new();
-                let known: std::collections::BTreeSet<NodeId> =
-                    acc.iter().map(|a| a.0).collect();
+                let known: std::collections::BTreeSet<NodeId> = acc.iter().map(|a| a.0).collect();
                 if acc.len() < k {
                     for p in self.postings(term) {
                         let (id, _, _) = p?;
@@ -638,7 +637,11 @@ impl LexicalIndex {
                 }
                 acc.extend(ids.into_iter().map(|id| (id, 0.0)));
                 acc.sort_unstable_by_key(|a| a.0);
-                rest = order[n..].iter().map(|&j| q.terms[j].1).sum::<f32>().max(f32::MIN_POSITIVE);
+                rest = order[n..]
+                    .iter()
+                    .map(|&j| q.terms[j].1)
+                    .sum::<f32>()
+                    .max(f32::MIN_POSITIVE);
                 break;
             }
             let mut merged = Vec::with_capacity(acc.len());
