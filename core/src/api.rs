@@ -312,6 +312,45 @@ impl Engine {
     }
 }
 
+/// Where each top-level form of `source` ends: byte ranges that tile the
+/// text, one per form, each from the end of the previous form (blanks and
+/// comments before a form go with it) to the end of its own, the last to
+/// the end of the text. `None` when the text holds fewer than two forms,
+/// does not read (the evaluation will say why), or changes how it is read
+/// as it goes (`#!fold-case`). How a REPL evaluates and prints each form
+/// of a line by itself; reading needs no engine.
+pub fn split_forms(source: &str) -> Option<Vec<std::ops::Range<usize>>> {
+    if source.contains("#!fold-case") || source.contains("#!no-fold-case") {
+        return None;
+    }
+    let mut symbols = crate::symbol::SymbolTable::default();
+    let mut reader = crate::reader::Reader::new(source, &mut symbols);
+    let mut ends = Vec::new();
+    while reader.read().ok()?.is_some() {
+        ends.push(reader.consumed());
+    }
+    if ends.len() < 2 {
+        return None;
+    }
+    // Characters consumed to byte offsets.
+    let offsets: Vec<usize> = source
+        .char_indices()
+        .map(|(b, _)| b)
+        .chain([source.len()])
+        .collect();
+    let mut at = 0;
+    let mut ranges = Vec::with_capacity(ends.len());
+    for end in ends {
+        let byte = *offsets.get(end)?;
+        ranges.push(at..byte);
+        at = byte;
+    }
+    if let Some(r) = ranges.last_mut() {
+        r.end = source.len();
+    }
+    Some(ranges)
+}
+
 fn store_error(e: ForestError) -> ImportError {
     match e {
         ForestError::Store(e) => e,
@@ -332,5 +371,27 @@ fn position(p: Pos) -> Position {
     Position {
         line: p.line,
         column: p.col,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_forms;
+
+    fn pieces(text: &str) -> Option<Vec<&str>> {
+        split_forms(text).map(|r| r.into_iter().map(|r| &text[r]).collect())
+    }
+
+    #[test]
+    fn forms_of_a_line() {
+        assert_eq!(pieces("1 2 (+ 1 2)\n"), Some(vec!["1", " 2", " (+ 1 2)\n"]));
+        assert_eq!(
+            pieces("'a #;(x) \"λ\" ; c\n#(1) b"),
+            Some(vec!["'a", " #;(x) \"λ\"", " ; c\n#(1)", " b"])
+        );
+        assert_eq!(pieces("(define (f x)\n  x)\n"), None);
+        assert_eq!(pieces("1 (2"), None);
+        assert_eq!(pieces("#!fold-case A B"), None);
+        assert_eq!(pieces(""), None);
     }
 }

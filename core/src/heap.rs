@@ -42,6 +42,10 @@ pub struct Heap {
     /// template shared by many closures is traced once per collection.
     mark_stamp: u32,
     pub collections: u64,
+    /// The name and arity (least, most) of each primitive, by index: how a
+    /// `Value::Prim` prints (`#<procedure car>`) and what
+    /// `%procedure-info` says of it. Set once by the VM.
+    pub prims: std::rc::Rc<[PrimInfo]>,
     /// Evaluation stamp of each slot: when it was allocated, or first
     /// mutated and saved, during the current evaluation.
     births: Vec<u32>,
@@ -80,7 +84,20 @@ impl Default for Heap {
     }
 }
 
+/// A primitive's name and arity, as [`Heap::prims`] holds them.
+#[derive(Clone, Copy, Debug)]
+pub struct PrimInfo {
+    pub name: &'static str,
+    pub min: u16,
+    pub max: Option<u16>,
+}
+
 impl Heap {
+    /// The name of primitive `i`, when known.
+    pub fn prim_name(&self, i: u32) -> Option<&'static str> {
+        self.prims.get(i as usize).map(|p| p.name)
+    }
+
     pub fn new() -> Heap {
         Heap {
             objects: Vec::new(),
@@ -94,6 +111,7 @@ impl Heap {
             gc_threshold: 4 << 20,
             mark_stamp: 0,
             collections: 0,
+            prims: std::rc::Rc::from(Vec::new()),
             births: Vec::new(),
             epoch: 0,
             journal: Vec::new(),

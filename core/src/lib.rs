@@ -41,7 +41,7 @@ mod tools;
 // beside: the knowledge repository
 pub mod repo;
 
-pub use api::{Engine, EvalError, Evaluation, Position};
+pub use api::{split_forms, Engine, EvalError, Evaluation, Position};
 pub use heap::MemoryMeter;
 pub use host::{BasicHost, Host, InterruptCheck};
 pub use repo::cas::{BlobSource, StoreError};

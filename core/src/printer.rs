@@ -255,7 +255,14 @@ fn atom(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut String)
         Value::Unspecified => {}
         Value::Undefined => out.push_str("#<undefined>"),
         Value::Eof => out.push_str("#<eof>"),
-        Value::Prim(_) => out.push_str("#<procedure>"),
+        Value::Prim(i) => match heap.prim_name(i) {
+            Some(name) => {
+                out.push_str("#<procedure ");
+                out.push_str(name);
+                out.push('>');
+            }
+            None => out.push_str("#<procedure>"),
+        },
         Value::Obj(r) => match heap.get(r) {
             Object::Str(s) => {
                 if write {

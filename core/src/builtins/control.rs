@@ -9,6 +9,9 @@ pub fn register(t: &mut PrimTable) {
     t.add("procedure?", 1, Some(1), |c, a| {
         Ok(boolean(is_procedure(c, a[0])))
     });
+    t.add("%procedure-info", 1, Some(1), |c, a| {
+        Ok(procedure_info(c, a[0]))
+    });
     t.control("apply", 2, None, Control::Apply);
     t.control(
         "call-with-current-continuation",
@@ -34,6 +37,7 @@ pub fn register(t: &mut PrimTable) {
     t.control("%arb:eval-at-tier", 2, Some(2), Control::EvalAtTier);
     t.control("%arb:load-ended", 1, None, Control::LoadEnded);
     t.control("%suspend", 1, Some(1), Control::Suspend);
+    t.control("%bound-names", 0, Some(1), Control::BoundNames);
     t.add("values", 0, None, |c, a| {
         Ok(if a.len() == 1 {
             a[0]
@@ -258,6 +262,57 @@ fn record_error(c: &Ctx, who: Value, ty: Value, got: Value) -> Fault {
         _ => "record".into(),
     };
     type_error(c, &name, &format!("a record of type {tname}"), got)
+}
+
+/// `(%procedure-info OBJ)`: `#f` when OBJ is not a procedure, else
+/// `(NAME LEAST MOST)`: its name (a string, or `#f` when it has none), the
+/// fewest arguments it takes and the most (`#f`: any number more). What
+/// the REPL's `,describe` shows.
+fn procedure_info(c: &mut Ctx, v: Value) -> Value {
+    // (name, least, most)
+    fn closure(c: &Ctx, t: &crate::code::Template) -> (Option<String>, u16, Option<u16>) {
+        let name = t.name.map(|n| c.syms.name(n).to_string());
+        (name, t.nparams, (!t.rest).then_some(t.nparams))
+    }
+    let info = match v {
+        Value::Prim(i) => c
+            .heap
+            .prims
+            .get(i as usize)
+            .map(|p| (Some(p.name.to_string()), p.min, p.max)),
+        _ => match c.heap.obj(v) {
+            Some(Object::Closure(k)) => Some(closure(c, &k.template)),
+            Some(Object::CaseLambda(clauses)) => {
+                let mut least = u16::MAX;
+                let mut most = Some(0u16);
+                let mut name = None;
+                for clause in clauses {
+                    if let Some(Object::Closure(k)) = c.heap.obj(*clause) {
+                        let (n, l, m) = closure(c, &k.template);
+                        name = name.or(n);
+                        least = least.min(l);
+                        most = match (most, m) {
+                            (Some(a), Some(b)) => Some(a.max(b)),
+                            _ => None,
+                        };
+                    }
+                }
+                Some((name, if least == u16::MAX { 0 } else { least }, most))
+            }
+            Some(Object::Continuation(_)) => Some((None, 0, None)),
+            Some(Object::Parameter { .. }) => Some((None, 0, Some(1))),
+            _ => None,
+        },
+    };
+    let Some((name, least, most)) = info else {
+        return Value::Bool(false);
+    };
+    let name = match name {
+        Some(n) => c.heap.string(&n),
+        None => Value::Bool(false),
+    };
+    let most = most.map_or(Value::Bool(false), |m| Value::Int(m as i64));
+    c.heap.list(&[name, Value::Int(least as i64), most])
 }
 
 pub fn is_procedure(c: &Ctx, v: Value) -> bool {

@@ -215,6 +215,13 @@ pub enum Control {
     /// list of `(tool-name arg ...)`); the call's value is the list of the
     /// host's answers, each `(#t . value)` or `(#f . condition)`.
     Suspend,
+    /// `(%bound-names [PREFIX])`: the names bound at top level in this
+    /// session (variables with a value, syntax, names an import brought
+    /// in) and the symbol names of stored knowledge, sorted, as strings;
+    /// those starting with PREFIX when given.
+    /// The engine's hidden names (`%...`, `NAME@...`) are left out. What
+    /// the REPL completes with.
+    BoundNames,
 }
 
 #[derive(Clone, Copy)]

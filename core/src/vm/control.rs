@@ -94,6 +94,29 @@ impl Vm {
                 self.answer(callee_idx, Value::Unspecified, tail)
             }
             Control::Suspend => self.suspend(callee_idx, arg(self, 0), tail),
+            Control::BoundNames => {
+                let prefix = match n {
+                    0 => String::new(),
+                    _ => match self.heap.obj(arg(self, 0)) {
+                        Some(Object::Str(s)) => s.iter().collect(),
+                        _ => {
+                            let shown = printer::write_string(&self.heap, &self.syms, arg(self, 0));
+                            let message = format!("%bound-names: expected a string, got {shown}");
+                            return self.fail(callee_idx, Fault::Error(message, vec![]));
+                        }
+                    },
+                };
+                let names = self.bound_names(&prefix);
+                if let Err(e) = self
+                    .heap
+                    .check_room(names.iter().map(|n| n.len() * 4 + 64).sum())
+                {
+                    return self.fail(callee_idx, e.into());
+                }
+                let items: Vec<Value> = names.iter().map(|n| self.heap.string(n)).collect();
+                let list = self.heap.list(&items);
+                self.answer(callee_idx, list, tail)
+            }
             Control::ContinuationWinders => {
                 let v = match self.heap.obj(arg(self, 0)) {
                     Some(Object::Continuation(c)) => c.winders,
@@ -102,6 +125,42 @@ impl Vm {
                 self.answer(callee_idx, v, tail)
             }
         }
+    }
+
+    /// The names `%bound-names` lists: sorted, without duplicates; the
+    /// names of stored knowledge (at most 500 of them) included.
+    fn bound_names(&self, prefix: &str) -> Vec<String> {
+        let g = &self.globals;
+        let visible =
+            |name: &str| name.starts_with(prefix) && !name.starts_with('%') && !name.contains('@');
+        let mut names = std::collections::BTreeSet::new();
+        for (i, s) in g.names.iter().enumerate() {
+            let bound = !matches!(g.values.get(i), None | Some(Value::Undefined));
+            let name = self.syms.name(*s);
+            if bound && visible(name) && !g.hidden.contains_key(s) {
+                names.insert(name.to_string());
+            }
+        }
+        for s in g.syntax.keys().chain(g.aliases.keys()) {
+            let name = self.syms.name(*s);
+            if visible(name) && !g.hidden.contains_key(s) {
+                names.insert(name.to_string());
+            }
+        }
+        // Stored knowledge is used by name: its names complete too.
+        if let Some(k) = &self.knowledge {
+            let hits = k.indexes.symbols.search(
+                prefix,
+                crate::repo::index::symbol::SymbolMode::Prefix,
+                500,
+            );
+            for hit in hits.into_iter().flatten() {
+                if visible(&hit.name) {
+                    names.insert(hit.name);
+                }
+            }
+        }
+        names.into_iter().collect()
     }
 
     /// The primitive's value `v`: the call is over.

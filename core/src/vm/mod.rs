@@ -167,8 +167,18 @@ impl Vm {
         }
         let halt = Template::internal(vec![Op::Halt]);
         let restore_tier = Template::internal(vec![Op::RestoreTier, Op::Return]);
+        let mut heap = Heap::new();
+        heap.prims = prims
+            .prims
+            .iter()
+            .map(|p| crate::heap::PrimInfo {
+                name: p.name,
+                min: p.min,
+                max: p.max,
+            })
+            .collect();
         let mut vm = Vm {
-            heap: Heap::new(),
+            heap,
             syms,
             globals,
             prims,
