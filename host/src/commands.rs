@@ -461,3 +461,89 @@ pub fn import(path: &Path, file: &Path, json: bool) -> Result<Exit, Failure> {
     );
     Ok(Exit::Ok)
 }
+
+/// A stored node as the REPL's `,describe` shows it.
+pub struct StoredNode {
+    pub id: u64,
+    pub names: String,
+    pub kind: Option<String>,
+    pub description: Option<String>,
+    /// The version that last changed it, and the current one.
+    pub changed_in: Option<u64>,
+    pub current: u64,
+}
+
+impl StoredNode {
+    pub fn text(&self) -> String {
+        format!(
+            "stored node {} ({})\n  type:         {}\n  description:  {}\n  version:      {} (current v{}; `,show {}` for its code and history)",
+            self.id,
+            self.names,
+            self.kind.as_deref().unwrap_or("-"),
+            self.description.as_deref().unwrap_or("-"),
+            self.changed_in
+                .map(|v| format!("last changed in v{v}"))
+                .unwrap_or_else(|| "-".into()),
+            self.current,
+            self.id
+        )
+    }
+}
+
+/// Opens the store for reading: `None` when nothing is stored yet.
+fn open_for_reading(path: &Path) -> Result<Option<Opened>, Failure> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let o = open(path, Access::ReadOnly)?;
+    if o.store.head().map_err(failed)?.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(o))
+}
+
+/// The nodes of the current version one of whose names is `name`.
+pub fn stored_by_name(path: &Path, name: &str) -> Result<Vec<StoredNode>, Failure> {
+    use arbores_core::repo::index::symbol::SymbolMode;
+    let Some(mut o) = open_for_reading(path)? else {
+        return Ok(Vec::new());
+    };
+    let k = o.engine.knowledge();
+    let hits = k
+        .indexes
+        .symbols
+        .search(name, SymbolMode::Exact, 20)
+        .map_err(|e| failed(e.message()))?;
+    let mut found = Vec::new();
+    for hit in hits {
+        let Some(view) = browse::node_view(k, hit.id, None).map_err(failed)? else {
+            continue;
+        };
+        found.push(StoredNode {
+            id: view.node.id,
+            names: names(&view.node),
+            kind: view.node.kind.clone(),
+            description: view.node.description.clone(),
+            changed_in: view.history.last().map(|h| h.version),
+            current: view.version,
+        });
+    }
+    Ok(found)
+}
+
+/// The names of stored nodes (current version) that contain `text`, at
+/// most 200.
+pub fn stored_names_containing(path: &Path, text: &str) -> Result<Vec<String>, Failure> {
+    use arbores_core::repo::index::symbol::SymbolMode;
+    let Some(mut o) = open_for_reading(path)? else {
+        return Ok(Vec::new());
+    };
+    let hits = o
+        .engine
+        .knowledge()
+        .indexes
+        .symbols
+        .search(&format!("*{text}*"), SymbolMode::Wildcard, 200)
+        .map_err(|e| failed(e.message()))?;
+    Ok(hits.into_iter().map(|h| h.name).collect())
+}

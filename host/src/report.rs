@@ -21,8 +21,70 @@ pub enum Style {
     Json,
 }
 
+/// How the REPL dresses what it prints: colours (each only when that
+/// stream is a terminal and NO_COLOR is not set), and the source text an
+/// error's line:column points into, shown under the message with a caret.
+#[derive(Clone, Copy, Default)]
+pub struct Decor<'a> {
+    /// Values in colour on stdout.
+    pub colour_out: bool,
+    /// Errors and notes in colour on stderr.
+    pub colour_err: bool,
+    pub source: Option<&'a str>,
+    /// For the forms of one line, evaluated one by one: whether the
+    /// output of those before left the line open (and, after printing,
+    /// whether this one did); `last`: this is the line's last form.
+    pub line: Option<&'a std::cell::Cell<bool>>,
+    pub last: bool,
+}
+
+/// ANSI colours; nothing when off.
+pub fn paint(on: bool, code: &str, text: &str) -> String {
+    if on {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+pub const RED: &str = "1;31";
+pub const GREEN: &str = "32";
+pub const DIM: &str = "2";
+pub const YELLOW: &str = "33";
+
+/// The line `position` points into, and a caret under its column:
+/// `  3 | (car y)` then `    |  ^`. None when the line is not in `source`.
+pub fn caret(source: &str, line: u32, column: u32, colour: bool) -> Option<String> {
+    let text = source.lines().nth(line.checked_sub(1)? as usize)?;
+    let width = line.to_string().len();
+    // The characters before the column, as blanks (tabs kept, so the
+    // caret lines up under them).
+    let before: String = text
+        .chars()
+        .take(column.saturating_sub(1) as usize)
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    let bar = paint(colour, DIM, "|");
+    Some(format!(
+        "{line:>width$} {bar} {text}\n{:>width$} {bar} {before}{}\n",
+        "",
+        paint(colour, RED, "^")
+    ))
+}
+
 /// Prints the outcome; returns the exit status it calls for.
 pub fn print(outcome: &Outcome, settings: &Settings, origin: Option<&str>, style: Style) -> Exit {
+    print_decorated(outcome, settings, origin, style, Decor::default())
+}
+
+/// [`print`], dressed as `decor` says.
+pub fn print_decorated(
+    outcome: &Outcome,
+    settings: &Settings,
+    origin: Option<&str>,
+    style: Style,
+    decor: Decor,
+) -> Exit {
     let exit = exit_of(outcome);
     if style == Style::Json {
         let mut out = std::io::stdout().lock();
@@ -30,9 +92,9 @@ pub fn print(outcome: &Outcome, settings: &Settings, origin: Option<&str>, style
         let _ = out.flush();
         return exit;
     }
-    print_evaluation(outcome, settings, origin, style);
+    print_evaluation(outcome, settings, origin, style, decor);
     if let Some(e) = &outcome.store_error {
-        eprintln!("error: {e}");
+        eprintln!("{} {e}", paint(decor.colour_err, RED, "error:"));
     }
     exit
 }
@@ -118,23 +180,39 @@ fn message_of(outcome: &Outcome, settings: &Settings) -> String {
     }
 }
 
-fn print_evaluation(outcome: &Outcome, settings: &Settings, origin: Option<&str>, style: Style) {
+fn print_evaluation(
+    outcome: &Outcome,
+    settings: &Settings,
+    origin: Option<&str>,
+    style: Style,
+    decor: Decor,
+) {
     let ev = &outcome.evaluation;
     let mut out = std::io::stdout().lock();
     // Write errors (a closed pipe) are not worth failing over here.
     let _ = out.write_all(ev.output.as_bytes());
     if style == Style::Interactive {
-        // The output, streamed and returned, ends the line it began.
-        let line_open = if ev.output.is_empty() {
-            outcome.streamed.bytes > 0 && !outcome.streamed.ends_with_newline
+        // The output, streamed and returned, ends the line it began,
+        // unless a form of the same line comes next and this one has no
+        // value to show.
+        let wrote = !ev.output.is_empty() || outcome.streamed.bytes > 0;
+        let mut line_open = if !wrote {
+            decor.line.is_some_and(|l| l.get())
+        } else if ev.output.is_empty() {
+            !outcome.streamed.ends_with_newline
         } else {
             !ev.output.ends_with('\n')
         };
-        if line_open {
+        let more = decor.line.is_some() && !decor.last;
+        if line_open && (ev.value.is_some() || ev.error.is_some() || !more) {
             let _ = out.write_all(b"\n");
+            line_open = false;
         }
         if let Some(value) = &ev.value {
-            let _ = writeln!(out, "{value}");
+            let _ = writeln!(out, "{}", paint(decor.colour_out, GREEN, value));
+        }
+        if let Some(line) = decor.line {
+            line.set(line_open);
         }
     }
     let _ = out.flush();
@@ -149,7 +227,26 @@ fn print_evaluation(outcome: &Outcome, settings: &Settings, origin: Option<&str>
         message: message_of(outcome, settings),
         ..error.clone()
     };
-    let _ = err.write_all(shown.report(origin).as_bytes());
+    let report = shown.report(origin);
+    let (first, frames) = report.split_once('\n').unwrap_or((&report, ""));
+    let _ = match first.strip_prefix("error:") {
+        Some(rest) if decor.colour_err => writeln!(err, "{}{rest}", paint(true, RED, "error:")),
+        _ => writeln!(err, "{first}"),
+    };
+    if let (Some(source), Some(p)) = (decor.source, error.position) {
+        if let Some(lines) = caret(source, p.line, p.column, decor.colour_err) {
+            let _ = err.write_all(lines.as_bytes());
+        }
+    }
+    let _ = if decor.colour_err && !frames.is_empty() {
+        write!(
+            err,
+            "{}",
+            paint(true, DIM, frames.trim_end_matches('\n')) + "\n"
+        )
+    } else {
+        write!(err, "{frames}")
+    };
     let note = match error.kind {
         ErrorKind::StepLimit => Some(format!(
             "each evaluation may take {} steps; change the budget with --fuel",
@@ -165,7 +262,7 @@ fn print_evaluation(outcome: &Outcome, settings: &Settings, origin: Option<&str>
         _ => None,
     };
     if let Some(note) = note {
-        let _ = writeln!(err, "note: {note}");
+        let _ = writeln!(err, "{} {note}", paint(decor.colour_err, YELLOW, "note:"));
     }
     if outcome.session_lost {
         let _ = writeln!(

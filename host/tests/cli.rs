@@ -138,6 +138,11 @@ both_engines!(
     files_only_as_granted,
     program_sees_its_process_context,
     repl_ends_at_exit,
+    repl_prints_each_form,
+    repl_names_procedures,
+    repl_shows_the_error_line_with_a_caret,
+    repl_describes_and_finds_names,
+    repl_times_loads_and_browses,
 );
 
 fn prints_the_value(engine: &str) {
@@ -386,6 +391,152 @@ fn repl_ends_at_exit(engine: &str) {
     );
     assert_eq!(out.status.code(), Some(4), "{}", describe(&out));
     assert_eq!(stdout(&out), "before\n", "{}", describe(&out));
+}
+
+/// Each form of a line is evaluated and printed by itself, in order; an
+/// error stops the rest of its line, not the lines after.
+fn repl_prints_each_form(engine: &str) {
+    let out = arbores(
+        engine,
+        &["repl"],
+        Some("1 2 (+ 1 2)\n(define x 5) x \"s\" ; done\n(car '()) 7\n(display \"a\") 8\n"),
+    );
+    assert!(out.status.success(), "{}", describe(&out));
+    assert_eq!(
+        stdout(&out),
+        "1\n2\n3\n5\n\"s\"\na\n8\n",
+        "{}",
+        describe(&out)
+    );
+    // The error's position is that in the line.
+    assert!(
+        stderr(&out).starts_with("error: 1:1: car"),
+        "{}",
+        describe(&out)
+    );
+    // Never colour into a pipe.
+    assert!(!stdout(&out).contains('\x1b') && !stderr(&out).contains('\x1b'));
+    // A second form's error points into the line where it is.
+    let out = arbores(engine, &["repl"], Some("1 (car '())\n"));
+    assert_eq!(stdout(&out), "1\n", "{}", describe(&out));
+    assert!(
+        stderr(&out).starts_with("error: 1:3: car"),
+        "{}",
+        describe(&out)
+    );
+}
+
+/// Procedures print with their names: primitives, procedures of the
+/// prelude, and the program's own.
+fn repl_names_procedures(engine: &str) {
+    let out = arbores(
+        engine,
+        &["repl"],
+        Some(
+            "car\nvector-map\n(define (f x) x)\nf\n(define g (lambda (y) y))\ng\n(lambda (z) z)\n",
+        ),
+    );
+    assert_eq!(
+        stdout(&out),
+        "#<procedure car>\n#<procedure vector-map>\n#<procedure f>\n#<procedure g>\n#<procedure>\n",
+        "{}",
+        describe(&out)
+    );
+}
+
+/// Under an error: the line of the source it points into, and a caret
+/// under its column.
+fn repl_shows_the_error_line_with_a_caret(engine: &str) {
+    let out = arbores(engine, &["repl"], Some("(list 1\n      (car '()))\n"));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(
+            "error: 2:7: car: expected a pair, got ()\n2 |       (car '()))\n  |       ^\n"
+        ),
+        "{}",
+        describe(&out)
+    );
+}
+
+/// `,describe` and `,apropos` on the session's names and stored knowledge.
+fn repl_describes_and_finds_names(engine: &str) {
+    let input = "\
+(define (two a b) a)
+(define answer 42)
+(arb:create \"(define (stored-cube x) (* x x x))\" '() \"cubes a number\" \"function\" '(\"stored-cube\"))
+,describe car
+,describe two
+,describe answer
+,describe if
+,describe stored-cube
+,describe no-such-name
+,apropos string-upc
+,apropos ored-cu
+";
+    let out = arbores(engine, &["repl"], Some(input));
+    assert!(out.status.success(), "{}", describe(&out));
+    let text = stdout(&out);
+    for expected in [
+        "car: procedure, takes 1 argument\n",
+        "two: procedure, takes 2 arguments\n",
+        "answer: variable, bound to 42\n",
+        "if: syntax",
+        "stored-cube: procedure, takes 1 argument\n",
+        "stored node 256 (stored-cube)\n  type:         function\n  description:  cubes a number\n  version:      last changed in v2",
+        "no-such-name is not bound, and no stored node has that name\n",
+        "string-upcase\n",
+        "\nstored-cube\n",
+    ] {
+        assert!(text.contains(expected), "{expected:?} in\n{}", describe(&out));
+    }
+}
+
+/// `,time`, `,load` (only as granted), `,log`, `,show`, `,help`.
+fn repl_times_loads_and_browses(engine: &str) {
+    let dir = scratch(&format!("repl-load-{engine}"));
+    std::fs::write(dir.join("lib.scm"), "(define (loaded) 'yes)\n(loaded)\n").unwrap();
+    let file = dir.join("lib.scm").display().to_string();
+    let input = format!(
+        ",load {file}\n(define (f) 1)\n,time (f) (+ 1 2)\n\
+(arb:create \"(define k 1)\" '() \"one\" \"value\" '(\"k\"))\n,log\n,show 256\n,help\n"
+    );
+    // Without a grant, nothing is read.
+    let out = arbores(engine, &["repl"], Some(&input));
+    assert!(out.status.success(), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains(&format!("cannot load {file}: not permitted")),
+        "{}",
+        describe(&out)
+    );
+    assert!(!stdout(&out).contains("yes"), "{}", describe(&out));
+    let dir_text = dir.display().to_string();
+    let out = arbores(engine, &["--allow-read", &dir_text, "repl"], Some(&input));
+    assert!(out.status.success(), "{}", describe(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("yes\n1\n3\n;; "), "{}", describe(&out));
+    assert!(text.contains(" ms wall time\n"), "{}", describe(&out));
+    assert!(text.contains("* v2  "), "{}", describe(&out));
+    assert!(text.contains("node 256 in v2\n"), "{}", describe(&out));
+    for command in [
+        ",describe",
+        ",apropos",
+        ",time",
+        ",load",
+        ",log",
+        ",show",
+        ",save",
+        ",restore",
+        ",snapshots",
+        ",settings",
+        ",quit",
+    ] {
+        assert!(
+            text.contains(&format!("  {command} ")),
+            "{command} in\n{}",
+            describe(&out)
+        );
+    }
+    assert_eq!(stderr(&out), "", "{}", describe(&out));
 }
 
 const SPIN: &str = "(let loop () (loop))";
