@@ -204,6 +204,13 @@ impl Engine {
         self.vm.knowledge().forest.export_full()
     }
 
+    /// The blobs a store lacks that holds the history up to the reflog
+    /// entry that made version `since`, and the refs record: an
+    /// incremental export (`arbores export --since`).
+    pub fn export_since(&mut self, since: u64) -> Result<Snapshot, ImportError> {
+        self.vm.knowledge().forest.export_since(since)
+    }
+
     /// What is new since the last export or import: the blobs of the
     /// versions committed since, and the refs record. A host stores the
     /// blobs, then the refs.

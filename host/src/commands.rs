@@ -291,6 +291,13 @@ pub fn diff(path: &Path, from: &str, to: &str, json: bool) -> Result<Exit, Failu
 /// name, the refs record, and every blob the history reaches read and
 /// checked. Prints each problem; the store's status when there is one.
 pub fn fsck(path: &Path, json: bool) -> Result<Exit, Failure> {
+    let (exit, value, text) = check(path)?;
+    print(json, value, text);
+    Ok(exit)
+}
+
+/// What `fsck` finds: its exit status, JSON and text.
+fn check(path: &Path) -> Result<(Exit, Value, String), Failure> {
     let store = Store::open(path, Access::ReadOnly).map_err(|e| Failure::store(e.message))?;
     let mut problems: Vec<String> = store.integrity_problems().map_err(failed)?;
     let mut blobs = 0u64;
@@ -342,13 +349,162 @@ pub fn fsck(path: &Path, json: bool) -> Result<Exit, Failure> {
         blobs,
         if ok { "no problems found".to_string() } else { format!("{} problems", problems.len()) }
     ));
-    print(
-        json,
+    Ok((
+        if ok { Exit::Ok } else { Exit::Store },
         json!({"ok": ok, "problems": problems, "blobs": blobs, "bytes": bytes,
                "versions": versions, "reachable": reachable}),
         text,
+    ))
+}
+
+/// `arbores fsck --repair`: makes a damaged store usable again, keeping
+/// everything it moves aside. A blob whose bytes do not match its name goes
+/// to the table `damaged_blobs`; when the refs record is lost or names a
+/// history that no longer reads whole, it is rebuilt from the reflog
+/// entries among the blobs, naming the newest state whose whole history
+/// reads (newer entries are said, by number and version, to be dropped);
+/// when SQLite finds the file itself damaged, what can be read is written
+/// to a new store file and the damaged one is kept beside it. Then the
+/// store is checked again, as `fsck` does.
+pub fn repair(path: &Path, json: bool) -> Result<Exit, Failure> {
+    use crate::store::repair;
+    use arbores_core::repo::forest::recover;
+    let store = Store::open(path, Access::ReadOnly).map_err(|e| Failure::store(e.message))?;
+    let salvage = store.salvage().map_err(failed)?;
+    let integrity = store
+        .integrity_problems()
+        .unwrap_or_else(|e| vec![e.message]);
+    let by_name = salvage.good_names();
+    let imports = |refs: &[u8]| -> Result<(), String> {
+        Engine::new()
+            .import(refs, |h| by_name.get(h).copied())
+            .map_err(|e| e.to_string())
+    };
+    let stored = salvage.refs.as_deref().map(imports);
+    let file_whole = integrity.is_empty() && salvage.unreadable.is_empty();
+    let mut actions: Vec<String> = Vec::new();
+    // The refs record to write, when the stored one will not do.
+    let mut new_refs: Option<Vec<u8>> = None;
+    match (&salvage.refs, &stored) {
+        (Some(_), Some(Ok(()))) => {}
+        (None, _) if salvage.good.is_empty() => {}
+        (refs, _) => {
+            let why = match &stored {
+                Some(Err(e)) => {
+                    format!("the history the refs record names does not read whole ({e})")
+                }
+                _ if refs.is_some() => "the refs record cannot be read".to_string(),
+                _ => "the refs record is missing".to_string(),
+            };
+            let recovery = recover::candidates(salvage.good.iter().map(|(h, b)| (h, b.as_slice())));
+            let newest = recovery
+                .candidates
+                .first()
+                .map(|c| c.entry)
+                .max(refs.as_deref().and_then(recover::newest_entry));
+            let Some(chosen) = recovery
+                .candidates
+                .iter()
+                .find(|c| imports(&c.refs).is_ok())
+            else {
+                return Err(Failure::store(format!(
+                    "{}: {why}, and none of the {} reflog entries among the blobs names a \
+                     history that reads whole; nothing was changed",
+                    path.display(),
+                    recovery.candidates.len()
+                )));
+            };
+            let mut said = format!(
+                "{why}: rebuilt it from the reflog: the history now ends at entry {} \
+                 (v{} current, {})",
+                chosen.entry,
+                chosen.version,
+                if chosen.description.is_empty() {
+                    "no description"
+                } else {
+                    &chosen.description
+                }
+            );
+            if let Some(newest) = newest.filter(|n| *n > chosen.entry) {
+                said.push_str(&format!(
+                    "; entries {}..{newest} could not be read whole and are dropped from \
+                     the history (their intact blobs stay until `arbores gc`)",
+                    chosen.entry + 1
+                ));
+            }
+            let alternatives = recovery
+                .candidates
+                .iter()
+                .filter(|c| c.entry == chosen.entry && c.refs != chosen.refs)
+                .count();
+            if alternatives > 0 {
+                said.push_str(&format!(
+                    "; {alternatives} other entries of the same number (commits that lost a \
+                     race, or a branch) were left aside: the newest was taken"
+                ));
+            }
+            actions.push(said);
+            new_refs = Some(chosen.refs.clone());
+        }
+    }
+    if !salvage.damaged.is_empty() {
+        actions.push(format!(
+            "moved {} blobs whose bytes do not match their names to the table damaged_blobs",
+            salvage.damaged.len()
+        ));
+    }
+    if actions.is_empty() && file_whole {
+        print(
+            json,
+            json!({"ok": true, "repaired": false, "actions": []}),
+            format!("{}: nothing to repair\n", path.display()),
+        );
+        return Ok(Exit::Ok);
+    }
+    let found = format!("fsck --repair at {} s since the Unix epoch", unix_seconds());
+    if file_whole {
+        drop(store);
+        let store = Store::open(path, Access::ReadWrite).map_err(|e| Failure::store(e.message))?;
+        store
+            .repair_in_place(
+                salvage.refs.as_deref(),
+                new_refs.as_deref(),
+                &salvage.damaged,
+                &found,
+            )
+            .map_err(failed)?;
+    } else {
+        drop(store);
+        let refs = new_refs.as_deref().or(salvage.refs.as_deref());
+        let kept = repair::rebuild(path, &salvage, refs, &found, &unix_seconds().to_string())
+            .map_err(failed)?;
+        let mut problems = integrity.clone();
+        problems.extend(salvage.unreadable.iter().cloned());
+        actions.push(format!(
+            "SQLite found the file damaged ({}); wrote the {} blobs that could be read into a \
+             new store file and kept the damaged one as {}",
+            problems.join("; "),
+            salvage.good.len(),
+            kept.display()
+        ));
+    }
+    let (exit, checked, after) = check(path)?;
+    let mut text: String = actions.iter().map(|a| format!("repaired: {a}\n")).collect();
+    text.push_str("checked again: ");
+    text.push_str(&after);
+    print(
+        json,
+        json!({"ok": exit == Exit::Ok, "repaired": true, "actions": actions, "check": checked}),
+        text,
     );
-    Ok(if ok { Exit::Ok } else { Exit::Store })
+    Ok(exit)
+}
+
+fn unix_seconds() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 /// `arbores gc`: removes the blobs no version of the history reaches.
@@ -390,8 +546,9 @@ pub fn gc(path: &Path, dry_run: bool, json: bool) -> Result<Exit, Failure> {
     Ok(Exit::Ok)
 }
 
-/// `arbores export FILE`: the whole knowledge base as one bundle.
-pub fn export(path: &Path, file: &Path, json: bool) -> Result<Exit, Failure> {
+/// `arbores export FILE [--since V]`: the whole knowledge base as one
+/// bundle, or only what a store holding the history up to version V lacks.
+pub fn export(path: &Path, file: &Path, since: Option<&str>, json: bool) -> Result<Exit, Failure> {
     let mut o = open(path, Access::ReadOnly)?;
     if o.store.head().map_err(failed)?.is_none() {
         return Err(Failure::store(format!(
@@ -399,20 +556,34 @@ pub fn export(path: &Path, file: &Path, json: bool) -> Result<Exit, Failure> {
             path.display()
         )));
     }
-    let all = o
-        .engine
-        .export_full()
-        .map_err(|e| Failure::store(o.store.explain(&e.into())))?;
+    let since = since.map(version_arg).transpose()?;
+    if let Some(v) = since {
+        if !o.engine.knowledge().forest.contains_version(v) {
+            return Err(Failure::from(format!(
+                "{}: there is no version v{v} (`arbores log` lists them)",
+                path.display()
+            )));
+        }
+    }
+    let all = match since {
+        None => o.engine.export_full(),
+        Some(v) => o.engine.export_since(v),
+    }
+    .map_err(|e| Failure::store(o.store.explain(&e.into())))?;
     let bytes = bundle::encode(&all);
     let temp = file.with_extension("partial");
     std::fs::write(&temp, &bytes)
         .and_then(|()| std::fs::rename(&temp, file))
         .map_err(|e| Failure::from(format!("{}: {e}", file.display())))?;
+    let what = match since {
+        None => "the whole history".to_string(),
+        Some(v) => format!("what a store at v{v} lacks"),
+    };
     print(
         json,
-        json!({"file": file.display().to_string(), "blobs": all.blobs.len(), "bytes": bytes.len()}),
+        json!({"file": file.display().to_string(), "blobs": all.blobs.len(), "bytes": bytes.len(), "since": since}),
         format!(
-            "wrote {} ({} blobs, {} bytes)\n",
+            "wrote {} ({what}: {} blobs, {} bytes)\n",
             file.display(),
             all.blobs.len(),
             bytes.len()
@@ -421,29 +592,77 @@ pub fn export(path: &Path, file: &Path, json: bool) -> Result<Exit, Failure> {
     Ok(Exit::Ok)
 }
 
-/// `arbores import FILE`: a bundle into an empty store, checked entirely
-/// before anything is written.
+/// `arbores import FILE`: a bundle into an empty store, or into a store
+/// whose history the bundle continues (an incremental bundle made with
+/// `export --since`, or a full one of a longer history). Everything the
+/// bundle names is read and checked, from the bundle or the store, before
+/// anything is written; the refs record is swapped only if no other writer
+/// committed meanwhile.
 pub fn import(path: &Path, file: &Path, json: bool) -> Result<Exit, Failure> {
-    let bytes =
-        std::fs::read(file).map_err(|e| Failure::from(format!("{}: {e}", file.display())))?;
-    let snapshot =
-        bundle::decode(&bytes).map_err(|e| Failure::from(format!("{}: {e}", file.display())))?;
+    let at = |e: &dyn std::fmt::Display| Failure::from(format!("{}: {e}", file.display()));
+    let bytes = std::fs::read(file).map_err(|e| at(&e))?;
+    let snapshot = bundle::decode(&bytes).map_err(|e| at(&e))?;
     let by_name: std::collections::HashMap<Hash, &[u8]> = snapshot
         .blobs
         .iter()
         .map(|(h, b)| (*h, b.as_slice()))
         .collect();
-    let mut check = Engine::new();
-    check
-        .import(&snapshot.refs, |h| by_name.get(h).copied())
-        .map_err(|e| Failure::from(format!("{}: {e}", file.display())))?;
     let store = Store::open(path, Access::ReadWrite).map_err(|e| Failure::store(e.message))?;
-    match store.commit(None, &snapshot).map_err(failed)? {
+    let head = store.head().map_err(failed)?;
+    let mut check = Engine::new();
+    let mut store_failure: Option<String> = None;
+    let checked = check.import(&snapshot.refs, |h| match by_name.get(h) {
+        Some(b) => Some(b.to_vec()),
+        None if head.is_some() => match store.blob(h) {
+            Ok(found) => found,
+            Err(e) => {
+                store_failure.get_or_insert(e.message);
+                None
+            }
+        },
+        None => None,
+    });
+    if let Some(e) = store_failure {
+        return Err(Failure::store(e));
+    }
+    if let Err(e) = checked {
+        let hint = if head.is_none() {
+            " (an incremental bundle, made with `export --since`, goes into a store that \
+             holds the history it continues)"
+        } else {
+            ""
+        };
+        return Err(at(&format!("{e}{hint}")));
+    }
+    if let Some(head) = &head {
+        if *head == snapshot.refs {
+            print(
+                json,
+                json!({"file": file.display().to_string(), "blobs": 0, "version": check.current_version()}),
+                format!(
+                    "{} already holds everything {} holds\n",
+                    path.display(),
+                    file.display()
+                ),
+            );
+            return Ok(Exit::Ok);
+        }
+        let continues = check.knowledge().forest.extends(head).map_err(|e| at(&e))?;
+        if !continues {
+            return Err(Failure::store(format!(
+                "{}: the store's history is not a part of the bundle's (it has versions the \
+                 bundle does not know, or the bundle is of another knowledge base); nothing \
+                 was changed. Import into a new store (--store NEW_FILE)",
+                path.display()
+            )));
+        }
+    }
+    match store.commit(head.as_deref(), &snapshot).map_err(failed)? {
         crate::store::Commit::Done(_) => {}
         crate::store::Commit::Moved(_) => {
             return Err(Failure::store(format!(
-                "{}: the store already holds a knowledge base; import into a new store \
-                 (--store NEW_FILE)",
+                "{}: another writer committed while the bundle was checked; nothing was \
+                 changed (import again)",
                 path.display()
             )))
         }

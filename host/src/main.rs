@@ -207,7 +207,16 @@ enum Command {
     /// Checks the store: SQLite's own check of the file, every blob against
     /// its name, the refs record, and every blob the history reaches. Says
     /// exactly what is wrong; exit status 6 when anything is.
-    Fsck,
+    Fsck {
+        /// Make a damaged store usable again, keeping what it moves aside:
+        /// blobs that do not match their names go to the table
+        /// damaged_blobs, a lost refs record is rebuilt from the history
+        /// (the newest state that reads whole), and a file SQLite finds
+        /// damaged is rewritten from what can be read, the old one kept
+        /// beside it. Run it while no other arbores process uses the store.
+        #[arg(long)]
+        repair: bool,
+    },
     /// Removes the blobs no version of the history reaches (left by
     /// commits that lost a race to another writer, or by older layouts).
     Gc {
@@ -216,13 +225,19 @@ enum Command {
         dry_run: bool,
     },
     /// Writes the whole knowledge base (every version) to one checked
-    /// bundle file, the format the playground exports too.
+    /// bundle file, the format the playground exports too; with --since,
+    /// only what a store holding the history up to that version lacks.
     Export {
         #[arg(value_name = "FILE")]
         file: PathBuf,
+        /// Only the versions after this one (vN or N): an incremental
+        /// bundle, imported into a store that holds the history up to it.
+        #[arg(long, value_name = "VERSION")]
+        since: Option<String>,
     },
-    /// Reads a bundle file into an empty store (--store), checking all of
-    /// it before anything is written.
+    /// Reads a bundle file into an empty store (--store), or into a store
+    /// whose history it continues, checking all of it before anything is
+    /// written.
     Import {
         #[arg(value_name = "FILE")]
         file: PathBuf,
@@ -397,9 +412,12 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         Command::Log { limit } => commands::log(&store_dir, limit, cli.json),
         Command::Show { what } => commands::show(&store_dir, &what, cli.json),
         Command::Diff { from, to } => commands::diff(&store_dir, &from, &to, cli.json),
-        Command::Fsck => commands::fsck(&store_dir, cli.json),
+        Command::Fsck { repair: false } => commands::fsck(&store_dir, cli.json),
+        Command::Fsck { repair: true } => commands::repair(&store_dir, cli.json),
         Command::Gc { dry_run } => commands::gc(&store_dir, dry_run, cli.json),
-        Command::Export { file } => commands::export(&store_dir, &file, cli.json),
+        Command::Export { file, since } => {
+            commands::export(&store_dir, &file, since.as_deref(), cli.json)
+        }
         Command::Import { file } => commands::import(&store_dir, &file, cli.json),
         Command::Playground { port, dir } => {
             playground::serve(port, dir)?;

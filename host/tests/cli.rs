@@ -1851,9 +1851,14 @@ fn store_commands() {
     );
     ok(&out);
     assert_eq!(stdout(&out), "(3 15)\n");
-    // Not into a store that already holds one.
+    // Again into the same store: nothing to add.
     let out = in_store("native", &copy, &["import", bundle.to_str().unwrap()], None);
-    assert_eq!(out.status.code(), Some(6), "{}", describe(&out));
+    ok(&out);
+    assert!(
+        stdout(&out).contains("already holds everything"),
+        "{}",
+        describe(&out)
+    );
     // A damaged bundle is refused, naming what is wrong.
     let mut bytes = std::fs::read(&bundle).unwrap();
     let middle = bytes.len() / 2;
@@ -1904,4 +1909,252 @@ fn tamper_insert_orphan(store: &Path) {
         (name.as_slice(), data.as_slice()),
     )
     .unwrap();
+}
+
+/// The refs record of a store, as stored.
+fn stored_refs(store: &Path) -> Vec<u8> {
+    let conn = rusqlite::Connection::open(store).unwrap();
+    conn.query_row("SELECT data FROM refs WHERE name = 'head'", [], |r| {
+        r.get(0)
+    })
+    .unwrap()
+}
+
+/// `fsck --repair`: a healthy store is left as it is; a lost refs record
+/// is rebuilt from the history (same versions, same answers, new node ids
+/// that do not collide); a damaged newest reflog entry is moved aside and
+/// the history ends at the newest state that reads whole, saying so; a
+/// page SQLite finds damaged gets a new file with what could be read and
+/// the old one kept beside it. Each repaired store then passes `fsck`.
+#[test]
+fn fsck_repair() {
+    let store = fresh_store("repair");
+    for e in std::fs::read_dir(store.parent().unwrap())
+        .unwrap()
+        .flatten()
+    {
+        if e.file_name().to_string_lossy().starts_with("repair.") {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+    let eval = |store: &Path, src: &str| {
+        let out = in_store("native", store, &["eval", src], None);
+        ok(&out);
+        stdout(&out)
+    };
+    eval(&store, CREATE_TRIPLE);
+    eval(
+        &store,
+        "(arb:update 256 '((\"code\" . \"(define (triple x) (+ x x x))\")))",
+    );
+    eval(&store, "(arb:create \"(define (nine) (triple 3))\" '((256 . \"triple\")) \"nine\" \"function\" '(\"nine\"))");
+    let probe = "(list (arb:current-version) (triple 5) (nine))";
+    assert_eq!(eval(&store, probe), "(4 15 9)\n");
+
+    // Healthy: nothing to repair, nothing touched.
+    let before = store_bytes(&store);
+    let out = in_store("native", &store, &["fsck", "--repair"], None);
+    ok(&out);
+    assert!(
+        stdout(&out).contains("nothing to repair"),
+        "{}",
+        describe(&out)
+    );
+    assert_eq!(store_bytes(&store), before, "a healthy store was changed");
+
+    // The refs record lost: an error that points at the repair, then the
+    // repair rebuilds it.
+    tamper(&store, "DELETE FROM refs");
+    let out = in_store("native", &store, &["eval", probe], None);
+    assert_eq!(out.status.code(), Some(6), "{}", describe(&out));
+    assert!(stderr(&out).contains("fsck --repair"), "{}", describe(&out));
+    let out = in_store("native", &store, &["--json", "fsck", "--repair"], None);
+    assert!(out.status.success(), "{}", describe(&out));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["repaired"], true, "{report}");
+    assert_eq!(report["check"]["ok"], true, "{report}");
+    let said = report["actions"][0].as_str().unwrap();
+    assert!(
+        said.contains("refs record is missing") && said.contains("entry"),
+        "{said}"
+    );
+    assert_eq!(eval(&store, probe), "(4 15 9)\n");
+    // The id counter came back past every stored node.
+    let made = eval(
+        &store,
+        "(arb:create \"(define ten 10)\" '() \"ten\" \"constant\" '(\"ten\"))",
+    );
+    assert!(
+        made.contains("(\"s-expression-id\" . 258)") && made.contains("(\"new-version-id\" . 5)"),
+        "{made}"
+    );
+
+    // The newest reflog entry damaged: moved aside, the history ends one
+    // entry earlier, and the output says which entry was dropped.
+    let refs = stored_refs(&store);
+    let newest = refs[refs.len() - 64..refs.len() - 32].to_vec();
+    tamper(
+        &store,
+        &format!(
+            "UPDATE blobs SET data = CAST(data || x'00' AS BLOB) WHERE hash = x'{}'",
+            hex(&newest)
+        ),
+    );
+    let out = in_store("native", &store, &["fsck"], None);
+    assert_eq!(out.status.code(), Some(6), "{}", describe(&out));
+    let out = in_store("native", &store, &["fsck", "--repair"], None);
+    assert!(out.status.success(), "{}", describe(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("moved 1 blobs") && text.contains("dropped from the history"),
+        "{text}"
+    );
+    assert!(text.contains("no problems found"), "{text}");
+    assert_eq!(eval(&store, probe), "(4 15 9)\n");
+    assert_eq!(eval(&store, "(arb:search-by-symbol \"ten\")"), "()\n");
+    let conn = rusqlite::Connection::open(&store).unwrap();
+    let kept: i64 = conn
+        .query_row("SELECT count(*) FROM damaged_blobs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(kept, 1);
+    drop(conn);
+
+    // A page SQLite finds damaged: a new file, the old one kept beside it.
+    let out = in_store("native", &store, &["eval", "(arb:current-version)"], None);
+    ok(&out);
+    let conn = rusqlite::Connection::open(&store).unwrap();
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .unwrap();
+    let page: i64 = conn
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .unwrap();
+    let pages: i64 = conn
+        .query_row("PRAGMA page_count", [], |r| r.get(0))
+        .unwrap();
+    drop(conn);
+    let mut bytes = std::fs::read(&store).unwrap();
+    // The b-tree page header of the last page: a page type no b-tree has.
+    let last = ((pages - 1) * page) as usize;
+    bytes[last] = 0x77;
+    std::fs::write(&store, &bytes).unwrap();
+    let out = in_store("native", &store, &["fsck"], None);
+    assert_eq!(out.status.code(), Some(6), "{}", describe(&out));
+    let out = in_store("native", &store, &["fsck", "--repair"], None);
+    let text = stdout(&out);
+    assert!(
+        text.contains("SQLite found the file damaged") && text.contains(".damaged-"),
+        "{}",
+        describe(&out)
+    );
+    let kept: Vec<_> = std::fs::read_dir(store.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("repair.damaged-"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    // Whatever could be read is there and consistent; fsck agrees.
+    let out = in_store("native", &store, &["fsck"], None);
+    assert_eq!(
+        out.status.success(),
+        text.contains("no problems found"),
+        "{}",
+        describe(&out)
+    );
+}
+
+/// `export --since V` writes only what a store at V lacks; `import` adds
+/// it to a store whose history it continues, refuses a store that went
+/// its own way (changing nothing), and says what an empty store lacks.
+#[test]
+fn incremental_export_and_import() {
+    let source = fresh_store("since-source");
+    let eval = |store: &Path, src: &str| {
+        let out = in_store("native", store, &["eval", src], None);
+        ok(&out);
+        stdout(&out)
+    };
+    let run = |store: &Path, args: &[&str]| {
+        let out = in_store("native", store, args, None);
+        assert!(out.status.success(), "{args:?}\n{}", describe(&out));
+        stdout(&out)
+    };
+    eval(&source, CREATE_TRIPLE);
+    let full = PathBuf::from(format!("{}.full.bundle", source.display()));
+    run(&source, &["export", full.to_str().unwrap()]);
+    let mirror = fresh_store("since-mirror");
+    run(&mirror, &["import", full.to_str().unwrap()]);
+    let diverged = fresh_store("since-diverged");
+    run(&diverged, &["import", full.to_str().unwrap()]);
+    eval(
+        &diverged,
+        "(arb:create \"(define one 1)\" '() \"one\" \"constant\" '(\"one\"))",
+    );
+
+    eval(
+        &source,
+        "(arb:update 256 '((\"code\" . \"(define (triple x) (+ x x x))\")))",
+    );
+    eval(&source, "(arb:create \"(define (nine) (triple 3))\" '((256 . \"triple\")) \"nine\" \"function\" '(\"nine\"))");
+    let since = PathBuf::from(format!("{}.since.bundle", source.display()));
+    let text = run(
+        &source,
+        &["export", since.to_str().unwrap(), "--since", "v2"],
+    );
+    assert!(text.contains("what a store at v2 lacks"), "{text}");
+    let all = PathBuf::from(format!("{}.all.bundle", source.display()));
+    run(&source, &["export", all.to_str().unwrap()]);
+    let (since_len, all_len) = (
+        std::fs::metadata(&since).unwrap().len(),
+        std::fs::metadata(&all).unwrap().len(),
+    );
+    assert!(
+        since_len < all_len,
+        "incremental {since_len} bytes, full {all_len}"
+    );
+
+    run(&mirror, &["import", since.to_str().unwrap()]);
+    let probe = "(list (arb:current-version) (triple 5) (nine))";
+    assert_eq!(eval(&mirror, probe), "(4 15 9)\n");
+    let check: serde_json::Value =
+        serde_json::from_str(&run(&mirror, &["fsck", "--json"])).unwrap();
+    assert_eq!(check["ok"], true, "{check}");
+
+    let before = store_bytes(&diverged);
+    let out = in_store(
+        "native",
+        &diverged,
+        &["import", since.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(6), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("not a part of the bundle's"),
+        "{}",
+        describe(&out)
+    );
+    assert_eq!(
+        store_bytes(&diverged),
+        before,
+        "a refused import changed the store"
+    );
+
+    let empty = fresh_store("since-empty");
+    let out = in_store("native", &empty, &["import", since.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("export --since"),
+        "{}",
+        describe(&out)
+    );
+    assert_eq!(eval(&empty, "(arb:current-version)"), "1\n");
+
+    let out = in_store(
+        "native",
+        &source,
+        &["export", since.to_str().unwrap(), "--since", "v9"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(stderr(&out).contains("no version v9"), "{}", describe(&out));
 }

@@ -26,6 +26,7 @@
 
 mod convert;
 mod legacy;
+pub mod repair;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};

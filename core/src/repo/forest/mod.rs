@@ -24,6 +24,7 @@ pub(crate) mod codec;
 mod hamt;
 mod legacy;
 mod persist;
+pub mod recover;
 mod summary;
 #[cfg(test)]
 mod tests;

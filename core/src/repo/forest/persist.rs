@@ -267,6 +267,48 @@ impl VersionForest {
         })
     }
 
+    /// The blobs a store lacks that holds this history up to the reflog
+    /// entry that made version `since`, and the current refs record: an
+    /// incremental export. The store's reflog must be that prefix of this
+    /// one (see `extends`); the blobs are those the state as of the entry
+    /// does not reach, each once.
+    pub fn export_since(&mut self, since: VersionId) -> Result<Snapshot, StoreError> {
+        let base = self.entry_of(since).map_err(store_error)?;
+        let base_refs = codec::encode_refs(&codec::Refs {
+            version: codec::REFS_VERSION,
+            current: base.blob.version,
+            next_version: base.blob.made + 1,
+            // Not known for that moment and not needed to walk its blobs.
+            next_node_id: self.next_node_id,
+            reflog_len: base.blob.seq + 1,
+            reflog_head: base.hash,
+        });
+        let mut before = VersionForest::open(&base_refs, self.blobs.clone())?;
+        let known: std::collections::HashSet<Hash> = before
+            .export_full()?
+            .blobs
+            .into_iter()
+            .map(|(h, _)| h)
+            .collect();
+        let mut all = self.export_full()?;
+        all.blobs.retain(|(h, _)| !known.contains(h));
+        Ok(all)
+    }
+
+    /// Whether this history continues the one `refs` names: its reflog
+    /// holds the entry `refs` names as newest, at the same place. What an
+    /// incremental import into a store of that record requires.
+    pub fn extends(&self, refs: &[u8]) -> Result<bool, StoreError> {
+        let r = codec::decode_refs(refs).map_err(StoreError::Refs)?;
+        let Some(seq) = r.reflog_len.checked_sub(1) else {
+            return Ok(false);
+        };
+        if seq >= self.entries.len() as u64 {
+            return Ok(false);
+        }
+        Ok(self.entry(seq).map_err(store_error)?.hash == r.reflog_head)
+    }
+
     /// Opens the state named by `refs`, reading its blobs from `blobs` when
     /// they are needed. Only the refs record and the newest reflog entry are
     /// read now (a store of refs version 1 or 2 is read whole and converted:
