@@ -5,7 +5,7 @@
 //! promise; exits 1 if any was broken.
 //!
 //! cargo run --release -p arbores-host --example crash -- [--bin PATH]
-//!     [--engine E] [--trials N] [--damage-trials N] [--creates N]
+//!     [--engine E] [--trials N] [--damage-trials N] [--writer repl|run|transaction] [--creates N]
 //!     [--transaction-nodes N] [--seed N] [--cache DIR]
 //!
 //! `--cache` reuses a directory of compiled guests (the tests' is
@@ -30,6 +30,7 @@ fn main() {
     let mut transaction_nodes = 20_000usize;
     let mut seed = 0x00c0_ffeeu64;
     let mut cache = None;
+    let mut writers: Vec<Writer> = Writer::ALL.to_vec();
     let mut args = std::env::args().skip(1);
     let number = |v: Option<String>, what: &str| -> u64 {
         v.and_then(|v| v.parse().ok()).unwrap_or_else(|| {
@@ -48,11 +49,19 @@ fn main() {
                 transaction_nodes = number(args.next(), "--transaction-nodes") as usize
             }
             "--seed" => seed = number(args.next(), "--seed"),
+            "--writer" => {
+                let name = args.next().unwrap_or_default();
+                writers = Writer::ALL.into_iter().filter(|w| w.name() == name).collect();
+                if writers.is_empty() {
+                    eprintln!("--writer repl|run|transaction");
+                    std::process::exit(2);
+                }
+            }
             "--cache" => cache = Some(PathBuf::from(args.next().expect("--cache DIR"))),
             _ => {
                 eprintln!(
                     "usage: crash [--bin PATH] [--engine wasm|native] [--trials N] \
-                     [--damage-trials N] [--creates N] [--transaction-nodes N] [--seed N] \
+                     [--damage-trials N] [--writer repl|run|transaction] [--creates N] [--transaction-nodes N] [--seed N] \
                      [--cache DIR]"
                 );
                 std::process::exit(2);
@@ -74,7 +83,7 @@ fn main() {
     println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut broken = Vec::new();
     for engine in &engines {
-        for writer in Writer::ALL {
+        for &writer in &writers {
             let whole = match h.calibrate(engine, writer) {
                 Ok(d) => d,
                 Err(e) => {

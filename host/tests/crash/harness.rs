@@ -187,6 +187,10 @@ impl Harness {
             .arg(engine)
             .arg("--store")
             .arg(store)
+            // A writer is killed, not timed out: on a loaded machine the
+            // 20,000-node transaction can take longer than the default.
+            .arg("--timeout")
+            .arg("0")
             .args(args)
             .env("ARBORES_CACHE_DIR", &self.cache)
             .env_remove("ARBORES_CLOCK");
