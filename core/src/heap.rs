@@ -449,6 +449,12 @@ pub(crate) fn children(obj: &Object, tstack: &mut Vec<Rc<Template>>) -> Vec<Valu
             kids.push(e.message);
             kids.push(e.irritants);
         }
+        Object::HashTable(t) => {
+            kids.push(t.equiv);
+            kids.push(t.hash);
+            kids.extend_from_slice(t.keys());
+            kids.extend_from_slice(t.values());
+        }
         Object::Free(_)
         | Object::Str(_)
         | Object::Bytevector(_)

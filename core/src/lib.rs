@@ -19,6 +19,7 @@ mod host;
 mod number;
 mod pos;
 mod symbol;
+mod table;
 mod value;
 // 2. text: syntax, reading, printing, data between syntax and values
 mod datum;

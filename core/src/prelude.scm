@@ -748,3 +748,18 @@
 
 (define (%plan-message e)
   (if (error-object? e) (error-object-message e) e))
+
+;; `comparator-if<=>` of (scheme comparator), here rather than in the
+;; library so that the syntax is the engine's own: a session that imported
+;; the library still dumps (a dump names the prelude's syntax and holds no
+;; other). Hidden like the library's names; the library exports it.
+(define-syntax |comparator-if<=>@(scheme comparator)|
+  (syntax-rules ()
+    ((_ a b less equal greater)
+     (|comparator-if<=>@(scheme comparator)|
+      (|make-default-comparator@(scheme comparator)|) a b less equal greater))
+    ((_ c a b less equal greater)
+     (let ((cmp c) (x a) (y b))
+       (cond (((|comparator-equality-predicate@(scheme comparator)| cmp) x y) equal)
+             (((|comparator-ordering-predicate@(scheme comparator)| cmp) x y) less)
+             (else greater))))))

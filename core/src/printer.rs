@@ -349,6 +349,7 @@ fn atom(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut String)
                 "#<output-port>"
             }),
             Object::Environment => out.push_str("#<environment>"),
+            Object::HashTable(t) => out.push_str(&format!("#<hash-table {}>", t.len())),
             Object::Pair(..) | Object::Vector(_) => out.push_str("#<data>"),
             Object::Free(_) => out.push_str("#<freed>"),
         },

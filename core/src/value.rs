@@ -168,6 +168,8 @@ pub enum Object {
     Port(Box<Port>),
     /// An environment specifier as returned by `environment`.
     Environment,
+    /// A hash table (`(scheme hash-table)`).
+    HashTable(Box<crate::table::HashTable>),
 }
 
 impl Object {
@@ -185,6 +187,7 @@ impl Object {
             Object::Record(_, f) => f.len() * 16,
             Object::RecordType(t) => t.fields.capacity() * 4,
             Object::Port(p) => p.chars.capacity() * 4 + p.bytes.capacity(),
+            Object::HashTable(t) => t.size(),
             _ => 0,
         }
     }

@@ -227,3 +227,31 @@ fn a_loaded_evaluation_has_the_rights_of_the_loading_session() {
     let created = finish(&mut c, loaded.id, &["1"]).0.unwrap();
     assert!(!created.contains("permission-denied"), "{created}");
 }
+
+/// A hash table held by the session and by the continuation comes back
+/// from a dump, indexed again, and the resumed program goes on using it.
+#[test]
+fn hash_tables_survive_a_dump() {
+    let program = r#"
+      (import (srfi 69))
+      (define key (list 'k))
+      (define t (make-hash-table eq?))
+      (hash-table-set! t key 'identity)
+      (define s (make-hash-table equal?))
+      (hash-table-set! s "text" 1)
+      (let ((r (search "q")))
+        (hash-table-set! s r 2)
+        (list (hash-table-ref/default t key #f) (hash-table-ref/default s "text" #f)
+              (hash-table-ref/default s r #f) (hash-table-size s)))"#;
+    let mut a = engine();
+    let s = suspended(a.start(program));
+    let bytes = a.dump(s.id).unwrap();
+    let mut b = engine();
+    // Objects first, so the loaded ones get other numbers.
+    let _ = b.eval("(define junk (make-vector 300 (list 1)))");
+    let loaded = b.load_suspension(&bytes).unwrap();
+    let (value, _) = finish(&mut b, loaded.id, &["\"answer\""]);
+    let (expected, _) = finish(&mut a, s.id, &["\"answer\""]);
+    assert_eq!(value, expected);
+    assert_eq!(value.as_deref(), Some("(identity 1 2 2)"));
+}

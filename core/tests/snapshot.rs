@@ -242,3 +242,63 @@ fn bad_bytes_are_refused_and_nothing_changes() {
     assert_eq!(eval(&mut b, "kept"), "yes");
     assert!(eval_err(&mut b, "inc").contains("unbound"));
 }
+
+/// Hash tables of every kind come back from a saved session and find
+/// their keys: objects are renumbered on restore, so the tables are
+/// hashed again (an `eq?` table's hashes are object numbers).
+#[test]
+fn hash_tables_survive_a_saved_session() {
+    let mut a = Engine::new();
+    eval(
+        &mut a,
+        r#"(import (scheme hash-table))
+           (define key (list 'a "b"))
+           (define by-identity (make-hash-table eq?))
+           (hash-table-set! by-identity key 'found)
+           (define by-content (make-hash-table equal?))
+           (hash-table-set! by-content (list 1 "two" #(3)) 'nested)
+           (hash-table-set! by-content (expt 2 100) 'big)
+           (define ci (make-hash-table string-ci=?))
+           (hash-table-set! ci "Key" 'ci)
+           (define mod10 (make-hash-table (lambda (a b) (= (modulo a 10) (modulo b 10)))
+                                          (lambda (x) (modulo x 10))))
+           (hash-table-set! mod10 13 'thirteen)
+           (define frozen (hash-table-copy by-content))
+           (define many (make-hash-table eqv?))
+           (do ((i 0 (+ i 1))) ((= i 1000)) (hash-table-set! many i (* i i)))"#,
+    );
+    let bytes = a.save_session().unwrap();
+    let mut b = Engine::new();
+    // Many objects first, so the restored ones get other numbers.
+    eval(&mut b, "(define junk (make-vector 500 (list 1 2)))");
+    b.restore_session(&bytes).unwrap();
+    eval(&mut b, "(import (scheme hash-table))");
+    assert_eq!(
+        eval(
+            &mut b,
+            r#"(list (hash-table-ref/default by-identity key #f)
+                     (hash-table-ref/default by-identity (list 'a "b") #f)
+                     (hash-table-ref/default by-content (list 1 "two" (vector 3)) #f)
+                     (hash-table-ref/default by-content (expt 2 100) #f)
+                     (hash-table-ref/default ci "KEY" #f)
+                     (hash-table-ref/default mod10 3 #f)
+                     (hash-table-mutable? frozen)
+                     (hash-table-size many)
+                     (hash-table-ref/default many 999 #f))"#
+        ),
+        "(found #f nested big ci thirteen #f 1000 998001)"
+    );
+    // It goes on working: changes, collections.
+    eval(
+        &mut b,
+        r#"(hash-table-set! by-identity (list 'new) 1)
+           (let loop ((i 0)) (if (< i 200000) (begin (make-vector 10) (loop (+ i 1)))))"#,
+    );
+    assert_eq!(
+        eval(
+            &mut b,
+            "(list (hash-table-size by-identity) (hash-table-ref by-identity key))"
+        ),
+        "(2 found)"
+    );
+}

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// own layer and of every layer below. `lib` is the crate root.
 const CORE_LAYERS: &[(&str, &[&str])] = &[
     ("leaves", &["pos", "symbol", "number", "complex", "host"]),
-    ("values", &["value", "code"]),
+    ("values", &["value", "code", "table"]),
     ("heap", &["heap"]),
     ("syntax", &["syntax"]),
     ("text", &["reader", "printer"]),

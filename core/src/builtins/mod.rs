@@ -16,6 +16,7 @@ mod chars;
 mod complex;
 mod control;
 mod files;
+mod hashtables;
 mod io;
 mod lists;
 mod numbers;
@@ -291,6 +292,7 @@ impl PrimTable {
 }
 
 pub use complex::{binary as complex_binary, Binary as ComplexBinary};
+pub use hashtables::rehash_tables;
 pub use io::flush_file;
 #[cfg(test)]
 pub(crate) use lists::equal;
@@ -303,6 +305,7 @@ pub fn register(t: &mut PrimTable) {
     chars::register(t);
     strings::register(t);
     vectors::register(t);
+    hashtables::register(t);
     io::register(t);
     files::register(t);
     process::register(t);

@@ -41,6 +41,7 @@ use crate::printer;
 use crate::reader;
 use crate::repo::Tier;
 use crate::symbol::Sym;
+use crate::table::{HashTable, Kind as TableKind};
 use crate::value::{
     Closure, Continuation, ErrorObject, ErrorObjectKind, Object, Port, PortKind, RecordType, Ref,
     Value,
@@ -759,6 +760,24 @@ impl<'a> Dumper<'a> {
                 num(out, &z.re);
                 num(out, &z.im);
             }
+            Object::HashTable(t) => {
+                out.byte(20);
+                out.byte(t.kind.code());
+                out.byte(t.mutable as u8);
+                self.value(out, t.equiv, image);
+                self.value(out, t.hash, image);
+                out.u(t.len() as u64);
+                // A custom table's hashes came from the program's hash
+                // function; the others are computed again when read.
+                let custom = t.kind == TableKind::Custom;
+                for i in 0..t.len() {
+                    self.value(out, t.key(i), image);
+                    self.value(out, t.value(i), image);
+                    if custom {
+                        out.u(t.hashes()[i]);
+                    }
+                }
+            }
         }
     }
 }
@@ -1014,6 +1033,8 @@ impl Vm {
                 *place = obj;
             }
         }
+        // Objects are renumbered: hash tables are indexed anew.
+        crate::builtins::rehash_tables(&mut self.heap, &l.objs);
         Ok(())
     }
 
@@ -1346,6 +1367,30 @@ impl Vm {
                     Number::Complex(z) => Object::Complex(z),
                     _ => return inp.err("a complex number with a zero imaginary part"),
                 }
+            }
+            20 => {
+                let Some(kind) = TableKind::from_code(inp.byte()?) else {
+                    return inp.err("a hash table of an unknown kind");
+                };
+                let mutable = inp.byte()? != 0;
+                let equiv = self.read_value(inp, l)?;
+                let hash = self.read_value(inp, l)?;
+                let n = inp.len()?;
+                let mut entries = Vec::with_capacity(n.min(1 << 16));
+                for _ in 0..n {
+                    let k = self.read_value(inp, l)?;
+                    let v = self.read_value(inp, l)?;
+                    let h = if kind == TableKind::Custom {
+                        inp.u()?
+                    } else {
+                        0
+                    };
+                    entries.push((k, v, h));
+                }
+                // Indexed once every object is read (`rehash_tables`).
+                Object::HashTable(Box::new(HashTable::from_entries(
+                    kind, mutable, equiv, hash, entries,
+                )))
             }
             _ => return inp.err("unknown object kind"),
         })

@@ -21,11 +21,23 @@ pub struct Bundled {
     pub source: &'static str,
 }
 
-pub const BUNDLED: &[Bundled] = &[Bundled {
-    names: &["scheme list", "srfi 1"],
-    features: &["srfi-1"],
-    source: include_str!("../../libraries/list.scm"),
-}];
+pub const BUNDLED: &[Bundled] = &[
+    Bundled {
+        names: &["scheme list", "srfi 1"],
+        features: &["srfi-1"],
+        source: include_str!("../../libraries/list.scm"),
+    },
+    Bundled {
+        names: &["scheme comparator", "srfi 128"],
+        features: &["srfi-128"],
+        source: include_str!("../../libraries/comparator.scm"),
+    },
+    Bundled {
+        names: &["scheme hash-table", "srfi 125", "srfi 69"],
+        features: &["srfi-69", "srfi-125"],
+        source: include_str!("../../libraries/hash-table.scm"),
+    },
+];
 
 /// The bundled library named `name`, by any of its names.
 pub fn find(name: &str) -> Option<&'static Bundled> {

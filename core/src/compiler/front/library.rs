@@ -506,12 +506,29 @@ impl Front<'_> {
                 _ => {}
             }
         }
+        // A name exported without being defined is one the library
+        // imports: from another bundled library (its hidden global), or
+        // the global of that name.
+        let mut reexported: Vec<(Sym, Sym)> = Vec::new();
+        for spec in library_imports(&args, self.syms) {
+            for lib in self.import_set_libraries(&spec) {
+                if let Some(other) = bundled::find(&lib) {
+                    if !std::ptr::eq(other, b) {
+                        reexported.extend(self.bundled_exports(other)?);
+                    }
+                }
+            }
+        }
         let pairs: Vec<(Sym, Sym)> = exported
             .into_iter()
             .map(|n| {
                 if defined.contains(&n) {
                     let hidden = b.hidden(self.syms.name(n));
                     (n, self.syms.intern(&hidden))
+                } else if let Some(&(_, g)) = reexported.iter().find(|(m, _)| *m == n) {
+                    (n, g)
+                } else if let Some(g) = self.prelude_hidden(b, n) {
+                    (n, g)
                 } else {
                     (n, n)
                 }
@@ -521,6 +538,15 @@ impl Front<'_> {
             .bundled_exports
             .insert(b.canonical(), pairs.clone());
         Ok(pairs)
+    }
+
+    /// The syntax `NAME@(CANONICAL)` the prelude defines for bundled
+    /// library `b` (the prelude holds a library's syntax, see
+    /// `prelude.scm`), if it does.
+    fn prelude_hidden(&mut self, b: &Bundled, n: Sym) -> Option<Sym> {
+        let hidden = b.hidden(self.syms.name(n));
+        let g = self.syms.intern(&hidden);
+        self.globals.syntax.contains_key(&g).then_some(g)
     }
 
     /// The bundled libraries the import sets `specs` draw on that have
