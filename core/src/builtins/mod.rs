@@ -22,6 +22,7 @@ mod lists;
 mod numbers;
 pub mod output;
 mod process;
+mod sort;
 mod strings;
 mod vectors;
 
@@ -306,6 +307,7 @@ pub fn register(t: &mut PrimTable) {
     strings::register(t);
     vectors::register(t);
     hashtables::register(t);
+    sort::register(t);
     io::register(t);
     files::register(t);
     process::register(t);

@@ -37,6 +37,11 @@ pub const BUNDLED: &[Bundled] = &[
         features: &["srfi-69", "srfi-125"],
         source: include_str!("../../libraries/hash-table.scm"),
     },
+    Bundled {
+        names: &["scheme sort", "srfi 132"],
+        features: &["srfi-132"],
+        source: include_str!("../../libraries/sort.scm"),
+    },
 ];
 
 /// The bundled library named `name`, by any of its names.
