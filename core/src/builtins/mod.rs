@@ -12,6 +12,7 @@
 //! `arb:` procedures, implemented in `arb`) see the knowledge base and the
 //! running tier ([`KCtx`]).
 
+mod bitwise;
 mod chars;
 mod complex;
 mod control;
@@ -307,6 +308,7 @@ pub fn register(t: &mut PrimTable) {
     strings::register(t);
     vectors::register(t);
     hashtables::register(t);
+    bitwise::register(t);
     sort::register(t);
     io::register(t);
     files::register(t);

@@ -42,6 +42,21 @@ pub const BUNDLED: &[Bundled] = &[
         features: &["srfi-132"],
         source: include_str!("../../libraries/sort.scm"),
     },
+    Bundled {
+        names: &["scheme box", "srfi 111"],
+        features: &["srfi-111"],
+        source: include_str!("../../libraries/box.scm"),
+    },
+    Bundled {
+        names: &["scheme list-queue", "srfi 117"],
+        features: &["srfi-117"],
+        source: include_str!("../../libraries/list-queue.scm"),
+    },
+    Bundled {
+        names: &["srfi 151"],
+        features: &["srfi-151"],
+        source: include_str!("../../libraries/bitwise.scm"),
+    },
 ];
 
 /// The bundled library named `name`, by any of its names.
