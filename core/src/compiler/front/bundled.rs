@@ -53,6 +53,11 @@ pub const BUNDLED: &[Bundled] = &[
         source: include_str!("../../libraries/list-queue.scm"),
     },
     Bundled {
+        names: &["scheme vector", "srfi 133"],
+        features: &["srfi-133"],
+        source: include_str!("../../libraries/vector.scm"),
+    },
+    Bundled {
         names: &["srfi 151"],
         features: &["srfi-151"],
         source: include_str!("../../libraries/bitwise.scm"),
