@@ -3,7 +3,7 @@
   (export box box? unbox set-box!)
   (import (scheme base))
   (begin
-    (define-record-type box (box value) box? (value %unbox %set-box!))
+    (define-record-type <box> (box value) box? (value %unbox %set-box!))
 
     (define (unbox b)
       (if (not (box? b)) (error "unbox: expected a box" b))

@@ -16,7 +16,7 @@
     (define (fail who what got)
       (error (string-append (symbol->string who) ": expected " what) got))
 
-    (define-record-type list-queue
+    (define-record-type <list-queue>
       (%make-queue first last)
       list-queue?
       (first q-first set-q-first!)

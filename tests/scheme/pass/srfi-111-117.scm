@@ -46,3 +46,4 @@
       (list-queue-list (list-queue-unfold-right (lambda (x) (> x 3)) (lambda (x) (* x x)) (lambda (x) (+ x 1)) 1))
       (list-queue-list (list-queue-unfold-right (lambda (x) (> x 3)) (lambda (x) (* x x)) (lambda (x) (+ x 1)) 1 (list-queue 'start))))
 (show (attempt (lambda () (list-queue-list 'q))))
+(show (box 5) (list-queue 1 2))
