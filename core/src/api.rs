@@ -224,7 +224,7 @@ impl Engine {
     /// worth storing: a host need not create a store for it.
     pub fn has_unsaved_changes(&self) -> bool {
         match self.vm.existing_knowledge() {
-            Some(k) => k.forest.has_unsaved() && k.forest.reflog_len() > 1,
+            Some(k) => k.forest.has_unsaved_work(),
             None => false,
         }
     }

@@ -199,6 +199,9 @@ impl Stopper {
 pub trait Backend {
     /// The evaluation, and whether the instance trapped and was replaced.
     fn eval(&mut self, source: &str) -> (Evaluation, bool);
+    /// The limits of the evaluations from now on (the settings' until
+    /// called; `arbores mcp` sets each call's).
+    fn set_limits(&mut self, limits: Limits) -> Result<(), String>;
     /// Keeps the engine's knowledge base in `store` (read lazily; each
     /// commit stored before the call that made it returns).
     /// Err(Ok(_)): the engine refused the stored state; Err(Err(_)): the

@@ -27,6 +27,9 @@ pub struct Grants {
     /// The tier of the command: the read-only tier writes no file, grant
     /// or not.
     pub tier: Tier,
+    /// Why programs have no standard input, when they have none (`arbores
+    /// mcp`, whose standard input carries the protocol).
+    pub no_stdin: Option<&'static str>,
 }
 
 /// Why a path is asked for.
@@ -77,6 +80,7 @@ impl Grants {
             env: vars,
             command_line,
             tier,
+            no_stdin: None,
         })
     }
 
@@ -166,6 +170,14 @@ impl Grants {
         match self.resolve(path, Access::Read) {
             Ok(file) => Ok(file.exists()),
             Err(e) => Err(e),
+        }
+    }
+
+    /// A line of the standard input, unless it is not the program's.
+    pub fn read_input(&self) -> Result<Option<String>, String> {
+        match self.no_stdin {
+            Some(why) => Err(why.to_string()),
+            None => read_input(),
         }
     }
 

@@ -6,6 +6,7 @@ mod commands;
 mod engines_agree;
 mod exit;
 mod grants;
+mod mcp;
 mod native;
 mod paths;
 mod playground;
@@ -153,6 +154,45 @@ Environment:
   ARBORES_CACHE_DIR  where the compiled wasm guest is cached [default: ~/.cache/arbores]
   ARBORES_WEB_DIR    the built playground (as playground --dir)";
 
+const MCP_ABOUT: &str = "\
+Serve one MCP client (Model Context Protocol) over standard input and output.
+
+An MCP client (an agent host, an editor, a chat application) starts this
+command and speaks the protocol on its pipes; the connection is one
+session: its definitions stay from one call to the next. The tools:
+
+  eval       Scheme source -> value (write form), output, error {kind,
+             message, line, column, backtrace}; a Scheme error is a tool
+             error and the session goes on. Optional steps, memory and
+             timeout may lower this command's --fuel, --memory, --timeout.
+  search     the knowledge base by meaning (query) or by symbol name
+             (pattern, mode: prefix, exact, wildcard, regex, fuzzy)
+  get        a node by id: code, description, names, type, dependencies
+  create     new code with description, type, names and dependencies
+  snapshot   save the session's definitions under a name (STORE.sessions/)
+  restore    bring saved definitions back (also in a later connection)
+  snapshots  the saved names
+
+The engine is the sandbox unless --engine native is given; the tier is
+read-write unless --tier says otherwise (read-only: create and every other
+change is refused; system: may also switch versions). The store is shared
+with every other arbores process: each evaluation sees what others
+committed. Programs get no standard input (it carries the protocol), and
+their output comes back in the result, never on the protocol's stream.";
+
+const MCP_EXAMPLES: &str = "\
+Examples:
+  arbores mcp
+  arbores --tier read-only --fuel 10000000 --memory 128M --timeout 10 mcp
+  arbores --engine native --store ./kb mcp
+
+A client's configuration (the usual \"mcpServers\" JSON):
+  {\"mcpServers\": {\"arbores\": {
+     \"command\": \"/path/to/arbores\",
+     \"args\": [\"--store\", \"/path/to/kb\", \"--tier\", \"read-write\", \"mcp\"]}}}
+
+docs/AGENTS.md shows a whole session over MCP.";
+
 #[derive(Subcommand)]
 enum Command {
     /// Evaluate an expression (or several forms) and print the value of the
@@ -242,6 +282,10 @@ enum Command {
         #[arg(value_name = "FILE")]
         file: PathBuf,
     },
+    /// Serve one MCP client (Model Context Protocol) over standard input and
+    /// output: tools eval, search, get, create, snapshot, restore, snapshots.
+    #[command(long_about = MCP_ABOUT, after_help = MCP_EXAMPLES)]
+    Mcp,
     /// Serve the browser playground on 127.0.0.1 (everything runs in the
     /// browser; this only serves the files).
     Playground {
@@ -300,7 +344,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
     // The operator's own commands run in the system tier; a program file
     // is a script, read-write unless the operator says otherwise.
     let default_tier = match command {
-        Command::Run { .. } => Tier::ReadWrite,
+        Command::Run { .. } | Command::Mcp => Tier::ReadWrite,
         _ => Tier::System,
     };
     let tier = cli.tier.unwrap_or(default_tier);
@@ -310,7 +354,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
             .collect(),
         _ => vec!["arbores".to_string()],
     };
-    let grants = grants::Grants::new(
+    let mut grants = grants::Grants::new(
         &cli.allow_read,
         &cli.allow_write,
         &cli.env,
@@ -318,6 +362,10 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         tier,
     )
     .map_err(Failure::usage)?;
+    let serving = matches!(command, Command::Mcp);
+    if serving {
+        grants.no_stdin = Some(mcp::NO_STDIN);
+    }
     let settings = Settings {
         engine: cli.engine,
         limits: Limits {
@@ -327,9 +375,9 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         timeout: (!cli.timeout.is_zero()).then_some(cli.timeout),
         tier,
         clock: clock_from_env()?,
-        // One JSON object holds the output; otherwise it is printed as it
-        // is written.
-        output: if cli.json {
+        // One JSON object (or an MCP result) holds the output; otherwise
+        // it is printed as it is written.
+        output: if cli.json || serving {
             OutputSink::kept()
         } else {
             OutputSink::stdout()
@@ -409,6 +457,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
             .run()
             .map_err(Failure::from)
         }
+        Command::Mcp => mcp::serve(settings, stopper, open_store()?),
         Command::Log { limit } => commands::log(&store_dir, limit, cli.json),
         Command::Show { what } => commands::show(&store_dir, &what, cli.json),
         Command::Diff { from, to } => commands::diff(&store_dir, &from, &to, cli.json),

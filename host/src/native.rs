@@ -53,7 +53,7 @@ impl Host for NativeHost {
     }
 
     fn read_input(&mut self) -> Result<Option<String>, String> {
-        crate::grants::read_input()
+        self.grants.read_input()
     }
 
     fn write_error(&mut self, text: &str) -> bool {
@@ -88,6 +88,11 @@ impl NativeSession {
 impl Backend for NativeSession {
     fn eval(&mut self, source: &str) -> (Evaluation, bool) {
         (self.engine.eval(source), false)
+    }
+
+    fn set_limits(&mut self, limits: arbores_core::Limits) -> Result<(), String> {
+        self.engine.set_limits(limits);
+        Ok(())
     }
 
     fn open_store(&mut self, store: &Store) -> Result<(), Result<LoadError, String>> {

@@ -92,6 +92,11 @@ impl Session {
         self.backend.restore_session(bytes)
     }
 
+    /// The limits of the evaluations from now on.
+    pub fn set_limits(&mut self, limits: arbores_core::Limits) -> Result<(), String> {
+        self.backend.set_limits(limits)
+    }
+
     pub fn store(&self) -> &Store {
         &self.store
     }

@@ -19,7 +19,7 @@ pub fn dir(store: &Path) -> PathBuf {
 }
 
 /// A session's name: 1 to 64 of `A-Z a-z 0-9 _ . -`, not starting with a dot.
-fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), String> {
     let allowed = |c: char| c.is_ascii_alphanumeric() || "_.-".contains(c);
     if (1..=64).contains(&name.len()) && !name.starts_with('.') && name.chars().all(allowed) {
         return Ok(());

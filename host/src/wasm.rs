@@ -126,7 +126,7 @@ impl bindings::arbores::engine::host::Host for HostState {
     }
 
     fn read_input(&mut self) -> Result<Option<String>, String> {
-        crate::grants::read_input()
+        self.settings.grants.read_input()
     }
 
     fn write_error(&mut self, text: String) -> bool {
@@ -397,6 +397,16 @@ impl WasmSession {
 impl Backend for WasmSession {
     fn eval(&mut self, source: &str) -> (Evaluation, bool) {
         WasmSession::eval(self, source)
+    }
+
+    fn set_limits(&mut self, limits: arbores_core::Limits) -> Result<(), String> {
+        let wit_limits = wit::Limits {
+            max_steps: limits.max_steps,
+            max_memory: limits.max_memory as u64,
+        };
+        self.call("setting the limits", |i, s| {
+            i.arbores_engine_engine().call_set_limits(s, wit_limits)
+        })
     }
 
     fn open_store(&mut self, _store: &KnowledgeFile) -> Result<(), Result<LoadError, String>> {

@@ -979,7 +979,9 @@ both_engines!(
     not_a_store_is_refused,
     repl_saves_each_commit,
     a_searching_session_sees_other_writers_nodes,
+    a_session_opened_before_its_store_existed_sees_other_writers,
     a_store_of_the_first_layout_opens,
+    mcp_answers_a_client,
 );
 
 /// A node created by one `arbores eval` is usable by name in the next.
@@ -1433,6 +1435,132 @@ fn a_searching_session_sees_other_writers_nodes(engine: &str) {
         "{}",
         describe(&repl)
     );
+}
+
+/// A REPL started before its store file existed sees, in its next
+/// evaluation, what another process stored meanwhile (the file that
+/// process created), and its own commit builds on it.
+fn a_session_opened_before_its_store_existed_sees_other_writers(engine: &str) {
+    let store = fresh_store(&format!("no-file-yet-{engine}"));
+    let s = store.to_str().unwrap();
+    let mut child = command(engine, &["--store", s, "repl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    writeln!(input, "(arb:search-by-symbol \"triple\" \"exact\")").unwrap();
+    input.flush().unwrap();
+    let mut output = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut output, &mut line).unwrap();
+    assert_eq!(line.trim(), "()", "{line}");
+    assert!(!store.exists(), "a read made the store file");
+    ok(&in_store(engine, &store, &["eval", CREATE_TRIPLE], None));
+    writeln!(input, "(triple 7)").unwrap();
+    writeln!(
+        input,
+        "(arb:create \"(define (twice x) (* 2 x))\" '() \"doubles\" \"function\" '(\"twice\"))"
+    )
+    .unwrap();
+    drop(input);
+    let mut rest = String::new();
+    output.read_to_string(&mut rest).unwrap();
+    let repl = child.wait_with_output().unwrap();
+    assert!(repl.status.success(), "{}", describe(&repl));
+    assert_eq!(
+        rest,
+        "21\n((\"s-expression-id\" . 257) (\"new-version-id\" . 3))\n",
+        "{}",
+        describe(&repl)
+    );
+    let after = in_store(engine, &store, &["eval", "(list (triple 2) (twice 2))"], None);
+    ok(&after);
+    assert_eq!(stdout(&after), "(6 4)\n");
+}
+
+/// `arbores mcp` speaks the protocol on its standard streams: the
+/// handshake, the tool list, an evaluation with its structured result, a
+/// Scheme error as a tool error, and bad arguments as a JSON-RPC error;
+/// nothing but protocol messages on standard output, and the server ends
+/// when its input does. (host/tests/mcp/ drives it with a real client.)
+fn mcp_answers_a_client(engine: &str) {
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"cli-test","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"eval","arguments":{"source":"(display \"hi\") (+ 1 2)"}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"eval","arguments":{"source":"(car '())"}}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"eval","arguments":{"sauce":"1"}}}"#,
+    ];
+    let mut child = command(engine, &["mcp"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut replies = Vec::new();
+    for request in requests {
+        writeln!(input, "{request}").unwrap();
+        input.flush().unwrap();
+        if request.contains("\"id\"") {
+            let mut line = String::new();
+            std::io::BufRead::read_line(&mut output, &mut line).unwrap();
+            let reply: serde_json::Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("not a JSON-RPC message ({e}): {line:?}"));
+            replies.push(reply);
+        }
+    }
+    drop(input);
+    let mut rest = String::new();
+    output.read_to_string(&mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", describe(&out));
+    assert_eq!(rest, "", "more on standard output than the replies");
+
+    assert_eq!(replies[0]["result"]["serverInfo"]["name"], "arbores");
+    assert_eq!(replies[0]["result"]["protocolVersion"], "2025-06-18");
+    let mut tools: Vec<&str> = replies[1]["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    tools.sort();
+    assert_eq!(
+        tools,
+        ["create", "eval", "get", "restore", "search", "snapshot", "snapshots"]
+    );
+    let done = &replies[2]["result"];
+    assert_eq!(done["isError"], false, "{done}");
+    assert_eq!(done["structuredContent"]["value"], "3");
+    assert_eq!(done["structuredContent"]["output"], "hi");
+    let failed = &replies[3]["result"];
+    assert_eq!(failed["isError"], true, "{failed}");
+    assert_eq!(failed["structuredContent"]["error"]["kind"], "runtime-error");
+    assert_eq!(failed["structuredContent"]["error"]["column"], 1);
+    let refused = &replies[4]["error"];
+    assert_eq!(refused["code"], -32602, "{refused}");
+    let message = refused["message"].as_str().unwrap();
+    assert!(message.contains("sauce"), "{message}");
+}
+
+/// `arbores mcp --help` says what the server offers and how a client
+/// starts it.
+#[test]
+fn mcp_help_shows_tools_and_configuration() {
+    let out = run(Command::new(BIN).args(["mcp", "--help"]), None);
+    assert!(out.status.success(), "{}", describe(&out));
+    let help = stdout(&out);
+    for needle in [
+        "eval", "search", "get", "create", "snapshot", "restore", "snapshots",
+        "mcpServers", "--tier read-only", "read-write",
+    ] {
+        assert!(help.contains(needle), "{needle:?} missing from:\n{help}");
+    }
 }
 
 /// A store written by either engine opens in the other.

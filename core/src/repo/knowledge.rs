@@ -850,7 +850,10 @@ impl Knowledge {
         let Some(store) = self.store.clone() else {
             return Ok(false);
         };
-        if self.tx.is_some() || self.forest.has_unsaved() {
+        // A knowledge base opened on an empty store holds an initial
+        // version it never stored: not work of its own, so another
+        // writer's history is adopted.
+        if self.tx.is_some() || self.forest.has_unsaved_work() {
             return Ok(false);
         }
         let head = store

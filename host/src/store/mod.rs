@@ -425,7 +425,8 @@ impl Store {
     /// error, never an empty store (a commit would start a new history and
     /// leave the old one unreachable).
     pub fn head(&self) -> Result<Option<Vec<u8>>, StoreError> {
-        let backing = self.lock();
+        let mut backing = self.lock();
+        self.find_file(&mut backing)?;
         match &*backing {
             Backing::Empty => Ok(None),
             Backing::Dir(dir) => {
@@ -452,6 +453,24 @@ impl Store {
                 }
                 Ok(refs)
             }
+        }
+    }
+
+    /// A store opened before its file existed takes the file another
+    /// writer has made since: without this, a long-lived session that
+    /// started on no file would never see what others store.
+    fn find_file(&self, backing: &mut Backing) -> Result<(), StoreError> {
+        if !matches!(backing, Backing::Empty) {
+            return Ok(());
+        }
+        match std::fs::metadata(&self.0.path) {
+            Ok(m) if m.is_file() => {
+                if let Some(conn) = open_file(&self.0.path, self.0.access)? {
+                    *backing = Backing::File(conn);
+                }
+                Ok(())
+            }
+            _ => Ok(()),
         }
     }
 
@@ -517,7 +536,8 @@ impl Store {
     /// A blob's bytes as stored (the caller checks them against the name);
     /// `None` if the store has no such blob.
     pub fn blob(&self, name: &Hash) -> Result<Option<Vec<u8>>, StoreError> {
-        let backing = self.lock();
+        let mut backing = self.lock();
+        self.find_file(&mut backing)?;
         match &*backing {
             Backing::Empty => Ok(None),
             Backing::Dir(dir) => dir.blob(name),

@@ -164,6 +164,16 @@ impl VersionForest {
         self.saved_entries < self.entries.len()
     }
 
+    /// Whether there is work of this writer's own to store: commits or
+    /// moves since the last export or open, not counting the initial
+    /// version of a forest never stored (every writer starting on an
+    /// empty store makes that one, and a store that already holds another
+    /// writer's history has its own).
+    pub fn has_unsaved_work(&self) -> bool {
+        let fresh = self.saved_refs.reflog_len == 0 && self.entries.len() <= 1;
+        self.has_unsaved() && !fresh
+    }
+
     /// The blobs made since the previous export (or open), each once, and
     /// the refs record. If a host failed to store an export, it stores an
     /// `export_full` instead, which repeats only blobs it may already have.

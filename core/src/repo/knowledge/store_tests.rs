@@ -119,6 +119,27 @@ fn each_commit_is_stored_before_the_call_returns() {
     assert_eq!(open(&store).current(), 2);
 }
 
+/// A knowledge base opened before anything was stored sees another
+/// writer's commits when it syncs: its own unstored initial version is not
+/// work of its own that would hold the sync back.
+#[test]
+fn a_session_opened_on_an_empty_store_sees_other_writers() {
+    let store = Rc::new(TestStore::default());
+    let mut early = open(&store);
+    let mut writer = open(&store);
+    assert!(!early.sync().unwrap(), "nothing stored yet");
+    let x = writer.create(node("x"), &describe, ts(1)).unwrap();
+    assert!(early.sync().unwrap(), "the other writer's commit is adopted");
+    assert_eq!(find(&early, "x"), vec![x.id]);
+    assert_eq!(early.current(), x.version.unwrap());
+    assert!(!early.sync().unwrap());
+    // Its own commit then builds on it, with no replay.
+    let calls = store.calls.get();
+    let y = early.create(node("y"), &describe, ts(2)).unwrap();
+    assert_eq!(store.calls.get(), calls + 1);
+    assert_eq!(y.id, x.id + 1);
+}
+
 /// A commit that loses the race twice is applied again twice, and its
 /// reply gives the id it was finally stored under.
 #[test]

@@ -1,0 +1,307 @@
+// `arbores mcp` end to end: the official MCP TypeScript SDK as the client,
+// the real binary as the server, on both engines.
+
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+
+import { arbores, cleanup, connect, scratch } from './harness.mjs';
+
+const TOOLS = ['create', 'eval', 'get', 'restore', 'search', 'snapshot', 'snapshots'];
+
+/** The JSON-RPC error a call fails with. */
+async function rejected(promise) {
+  try {
+    await promise;
+  } catch (e) {
+    assert.ok(e instanceof McpError, `not an MCP error: ${e}`);
+    return e;
+  }
+  assert.fail('the call succeeded');
+}
+
+for (const engine of ['wasm', 'native']) {
+  describe(`arbores mcp (${engine})`, () => {
+    let dir;
+    let store;
+    let mcp;
+
+    before(async () => {
+      dir = scratch(engine);
+      store = join(dir, 'kb');
+      mcp = await connect(['--engine', engine, '--store', store, '--fuel', '50000000']);
+    });
+
+    after(async () => {
+      await mcp?.close();
+      cleanup(dir);
+    });
+
+    test('lists its tools with their schemas', async () => {
+      const { tools } = await mcp.client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+      const evalTool = tools.find((t) => t.name === 'eval');
+      assert.deepEqual(evalTool.inputSchema.required, ['source']);
+      for (const field of ['steps', 'memory', 'timeout']) {
+        assert.ok(field in evalTool.inputSchema.properties, field);
+      }
+      assert.ok('value' in evalTool.outputSchema.properties);
+      assert.equal(tools.find((t) => t.name === 'search').annotations?.readOnlyHint, true);
+      const info = mcp.client.getServerVersion();
+      assert.equal(info.name, 'arbores');
+      assert.match(mcp.client.getInstructions(), /read-write/);
+    });
+
+    test('eval returns the value, the output and the error', async () => {
+      const ok = await mcp.call('eval', { source: '(display "hi") (newline) (+ 1 2)' });
+      assert.equal(ok.isError, false);
+      assert.equal(ok.structuredContent.value, '3');
+      assert.equal(ok.structuredContent.output, 'hi\n');
+      assert.equal(ok.structuredContent.error, null);
+      // The text content carries the same object, for clients that read text.
+      assert.deepEqual(JSON.parse(ok.content[0].text), ok.structuredContent);
+
+      const defined = await mcp.call('eval', { source: '(define (sq x) (* x x))' });
+      assert.equal(defined.structuredContent.value, null);
+      const used = await mcp.call('eval', { source: '(sq 12)' });
+      assert.equal(used.structuredContent.value, '144');
+
+      const bad = await mcp.call('eval', { source: '(display "before")\n  (car (quote ()))' });
+      assert.equal(bad.isError, true);
+      const { error, output } = bad.structuredContent;
+      assert.equal(output, 'before');
+      assert.equal(error.kind, 'runtime-error');
+      assert.match(error.message, /car: expected a pair/);
+      assert.deepEqual([error.line, error.column], [2, 3]);
+
+      const unread = await mcp.call('eval', { source: '(+ 1' });
+      assert.equal(unread.isError, true);
+      assert.equal(unread.structuredContent.error.kind, 'syntax-error');
+
+      // Programs have no standard input: it carries the protocol.
+      const stdin = await mcp.call('eval', { source: '(read-line)' });
+      assert.equal(stdin.isError, true);
+      assert.match(stdin.structuredContent.error.message, /standard input is not the program's/);
+      // (exit) ends the evaluation, not the server.
+      const exit = await mcp.call('eval', { source: '(exit 3)' });
+      assert.equal(exit.structuredContent.error.kind, 'exit');
+      assert.equal((await mcp.call('eval', { source: '(sq 3)' })).structuredContent.value, '9');
+    });
+
+    test('a limit ends one evaluation and the session goes on', async () => {
+      await mcp.call('eval', { source: '(define kept 42)' });
+      const steps = await mcp.call('eval', { source: '(let loop () (loop))', steps: 100000 });
+      assert.equal(steps.isError, true);
+      assert.equal(steps.structuredContent.error.kind, 'step-limit');
+      const time = await mcp.call('eval', { source: '(let loop () (loop))', timeout: 0.3 });
+      assert.equal(time.structuredContent.error.kind, 'time-limit');
+      const memory = await mcp.call('eval', {
+        source: '(let loop ((l (list))) (loop (cons (make-vector 100) l)))',
+        memory: '16M',
+      });
+      assert.equal(memory.structuredContent.error.kind, 'memory-limit');
+      const after = await mcp.call('eval', { source: 'kept' });
+      assert.equal(after.isError, false);
+      assert.equal(after.structuredContent.value, '42');
+    });
+
+    test('create, then search, get and eval find it', async () => {
+      const created = await mcp.call('create', {
+        code: '(define (zebra-crossing n) (* n 3))',
+        description: 'signal where pedestrians walk across the street',
+        type: 'function',
+        names: ['zebra-crossing'],
+      });
+      assert.equal(created.isError, false, JSON.stringify(created));
+      const { id, version } = created.structuredContent;
+      assert.ok(id >= 256 && version >= 2, JSON.stringify(created.structuredContent));
+
+      const byName = await mcp.call('search', { pattern: 'zebra' });
+      assert.deepEqual(byName.structuredContent.hits.map((h) => h.id), [id]);
+      assert.deepEqual(byName.structuredContent.hits[0].names, ['zebra-crossing']);
+      const byMeaning = await mcp.call('search', { query: 'pedestrian street crossing', limit: 3 });
+      assert.equal(byMeaning.structuredContent.hits[0].id, id);
+      assert.ok(byMeaning.structuredContent.hits[0].score > 0);
+      const regex = await mcp.call('search', { pattern: '^zeb.*ing$', mode: 'regex' });
+      assert.deepEqual(regex.structuredContent.hits.map((h) => h.id), [id]);
+
+      const uses = await mcp.call('create', {
+        code: '(define (double-crossing n) (* 2 (zc n)))',
+        description: 'twice the crossing',
+        names: ['double-crossing'],
+        dependencies: [{ id, name: 'zc' }],
+      });
+      const got = await mcp.call('get', { id: uses.structuredContent.id });
+      assert.deepEqual(got.structuredContent, {
+        id: uses.structuredContent.id,
+        description: 'twice the crossing',
+        type: null,
+        names: ['double-crossing'],
+        dependencies: [id],
+        code: '(define (double-crossing n) (* 2 (zc n)))',
+        dependents: [],
+      });
+      assert.deepEqual((await mcp.call('get', { id })).structuredContent.dependents, [
+        uses.structuredContent.id,
+      ]);
+      const missing = await mcp.call('get', { id: 99999 });
+      assert.equal(missing.isError, true);
+      assert.equal(missing.structuredContent.error.kind, 's-expression-not-found');
+
+      // The session uses stored code by name.
+      const ran = await mcp.call('eval', { source: '(double-crossing 5)' });
+      assert.equal(ran.structuredContent.value, '30');
+
+      // A session's own definitions never change what the tools do.
+      await mcp.call('eval', {
+        source: '(define (scheme->json . _) "[]") (define (arb:search-by-symbol . _) (list))',
+      });
+      const still = await mcp.call('search', { pattern: 'zebra' });
+      assert.deepEqual(still.structuredContent.hits.map((h) => h.id), [id]);
+
+      const unread = await mcp.call('create', { code: '(define (broken' });
+      assert.equal(unread.isError, true);
+      assert.equal(unread.structuredContent.error.kind, 'syntax-error');
+    });
+
+    test("another process's commit is seen by the next evaluation", async () => {
+      arbores([
+        '--engine', engine, '--store', store, 'eval',
+        '(arb:create "(define (from-outside) 77)" (list) "made by another process" "function" (list "from-outside"))',
+      ]);
+      const seen = await mcp.call('eval', { source: '(from-outside)' });
+      assert.equal(seen.structuredContent.value, '77', JSON.stringify(seen.structuredContent));
+      const found = await mcp.call('search', { pattern: 'from-outside', mode: 'exact' });
+      assert.equal(found.structuredContent.hits.length, 1);
+    });
+
+    test('snapshot, then restore, in this session and in a later one', async () => {
+      await mcp.call('eval', {
+        source: '(define bump! (let ((n 0)) (lambda () (set! n (+ n 1)) n))) (bump!) (bump!)',
+      });
+      const saved = await mcp.call('snapshot', { name: `work-${engine}` });
+      assert.equal(saved.isError, false, JSON.stringify(saved));
+      assert.ok(saved.structuredContent.bytes > 0);
+      assert.ok(existsSync(saved.structuredContent.path));
+      assert.equal((await mcp.call('eval', { source: '(bump!)' })).structuredContent.value, '3');
+      await mcp.call('eval', { source: '(define later 1)' });
+
+      const restored = await mcp.call('restore', { name: `work-${engine}` });
+      assert.equal(restored.isError, false, JSON.stringify(restored));
+      assert.ok(restored.structuredContent.bindings.includes('bump!'));
+      assert.equal((await mcp.call('eval', { source: '(bump!)' })).structuredContent.value, '3');
+      const gone = await mcp.call('eval', { source: 'later' });
+      assert.equal(gone.structuredContent.error.kind, 'runtime-error');
+
+      const listed = await mcp.call('snapshots');
+      const names = listed.structuredContent.snapshots.map((s) => s.name);
+      assert.ok(names.includes(`work-${engine}`), names.join());
+
+      // A later connection, on the other engine, brings it back too.
+      const other = await connect(['--engine', engine === 'wasm' ? 'native' : 'wasm', '--store', store]);
+      try {
+        await other.call('restore', { name: `work-${engine}` });
+        assert.equal((await other.call('eval', { source: '(bump!)' })).structuredContent.value, '3');
+      } finally {
+        await other.close();
+      }
+
+      const none = await mcp.call('restore', { name: 'never-saved' });
+      assert.equal(none.isError, true);
+      assert.match(none.structuredContent.error.message, /no saved session/);
+    });
+
+    test('bad arguments are clear MCP errors', async () => {
+      const noSource = await rejected(mcp.call('eval', {}));
+      assert.equal(noSource.code, -32602);
+      assert.match(noSource.message, /source/);
+      const typo = await rejected(mcp.call('eval', { source: '1', step: 5 }));
+      assert.match(typo.message, /unknown field `step`/);
+      const tooMany = await rejected(mcp.call('eval', { source: '1', steps: 1e12 }));
+      assert.match(tooMany.message, /steps: 1000000000000 is not between 1 and the server's budget of 50000000/);
+      const tooLong = await rejected(mcp.call('eval', { source: '1', timeout: 1e6 }));
+      assert.match(tooLong.message, /timeout/);
+      const badSize = await rejected(mcp.call('eval', { source: '1', memory: 'lots' }));
+      assert.match(badSize.message, /memory: `lots` is not a size/);
+      const both = await rejected(mcp.call('search', { query: 'a', pattern: 'b' }));
+      assert.match(both.message, /either `query`.*or `pattern`/);
+      const mode = await rejected(mcp.call('search', { pattern: 'a', mode: 'glob' }));
+      assert.equal(mode.code, -32602);
+      const badId = await rejected(mcp.call('get', { id: 'seven' }));
+      assert.equal(badId.code, -32602);
+      const badName = await rejected(mcp.call('snapshot', { name: '../escape' }));
+      assert.match(badName.message, /a session name is 1 to 64/);
+      const unknown = await rejected(mcp.call('compile', { source: '1' }));
+      assert.match(unknown.message, /compile/);
+      // The session is still there.
+      assert.equal((await mcp.call('eval', { source: '(+ 1 2)' })).structuredContent.value, '3');
+    });
+  });
+}
+
+describe('arbores mcp: tiers and stores', () => {
+  test('the read-only tier refuses create with a clear error and changes nothing', async () => {
+    const dir = scratch('read-only');
+    const store = join(dir, 'kb');
+    arbores(['--store', store, 'eval', '(arb:create "(define seeded 1)" (list) "seed" "constant" (list "seeded"))']);
+    const before = readFileSync(store);
+    const mcp = await connect(['--store', store, '--tier', 'read-only']);
+    try {
+      assert.match(mcp.client.getInstructions(), /read-only/);
+      const refused = await mcp.call('create', { code: '(define x 1)', names: ['x'] });
+      assert.equal(refused.isError, true);
+      assert.equal(refused.structuredContent.error.kind, 'permission-denied');
+      assert.match(refused.structuredContent.error.message, /arb:create/);
+      const inScheme = await mcp.call('eval', { source: '(arb:error? (arb:create "(define y 2)"))' });
+      assert.equal(inScheme.structuredContent.value, '#t');
+      // Reads work.
+      assert.equal((await mcp.call('eval', { source: 'seeded' })).structuredContent.value, '1');
+      const found = await mcp.call('search', { pattern: 'seeded' });
+      assert.equal(found.structuredContent.hits.length, 1);
+    } finally {
+      await mcp.close();
+    }
+    assert.deepEqual(readFileSync(store), before);
+    cleanup(dir);
+  });
+
+  test('a server started before its store existed sees the first commit of another process', async () => {
+    const dir = scratch('no-store-yet');
+    const store = join(dir, 'kb');
+    const mcp = await connect(['--store', store]);
+    try {
+      assert.equal((await mcp.call('search', { pattern: 'early' })).structuredContent.hits.length, 0);
+      arbores(['--store', store, 'eval', '(arb:create "(define early 5)" (list) "first" "constant" (list "early"))']);
+      assert.equal((await mcp.call('eval', { source: 'early' })).structuredContent.value, '5');
+      assert.equal((await mcp.call('search', { pattern: 'early' })).structuredContent.hits.length, 1);
+    } finally {
+      await mcp.close();
+    }
+    cleanup(dir);
+  });
+
+  test('the server ends when the client closes', async () => {
+    const dir = scratch('close');
+    const mcp = await connect(['--store', join(dir, 'kb')]);
+    const pid = mcp.client.transport?.pid;
+    await mcp.close();
+    if (pid) {
+      // Gone within a few seconds.
+      const deadline = Date.now() + 5000;
+      let alive = true;
+      while (alive && Date.now() < deadline) {
+        try {
+          process.kill(pid, 0);
+          await new Promise((r) => setTimeout(r, 50));
+        } catch {
+          alive = false;
+        }
+      }
+      assert.equal(alive, false, 'arbores mcp is still running');
+    }
+    cleanup(dir);
+  });
+});
