@@ -4,7 +4,7 @@
 //! session, so that neither engine needs the session.
 
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -125,6 +125,9 @@ pub fn now(fixed: Option<f64>) -> f64 {
 pub enum StopReason {
     Timeout,
     CtrlC,
+    /// The client that asked for the evaluation cancelled its request
+    /// (`arbores mcp`).
+    Cancelled,
 }
 
 /// The host's answer to the core's interrupt check, shared with the Ctrl-C
@@ -137,8 +140,13 @@ struct StopState {
     deadline: Mutex<Option<Instant>>,
     running: AtomicBool,
     ctrl_c: AtomicBool,
-    /// 0: none, 1: timeout, 2: Ctrl-C.
+    /// 0: none, 1: timeout, 2: Ctrl-C, 3: cancelled.
     reason: AtomicU8,
+    /// The number of the request being served (0: none), and the last
+    /// request cancelled: equal, the evaluation stops. Numbers are never
+    /// reused, so a cancellation that comes late stops nothing else.
+    job: AtomicU64,
+    cancelled: AtomicU64,
 }
 
 impl Stopper {
@@ -161,6 +169,11 @@ impl Stopper {
             self.0.reason.store(2, Ordering::SeqCst);
             return true;
         }
+        let job = self.0.job.load(Ordering::Relaxed);
+        if job != 0 && self.0.cancelled.load(Ordering::Relaxed) == job {
+            self.0.reason.store(3, Ordering::SeqCst);
+            return true;
+        }
         let deadline = *self.0.deadline.lock().unwrap_or_else(|p| p.into_inner());
         if deadline.is_some_and(|d| Instant::now() >= d) {
             self.0.reason.store(1, Ordering::SeqCst);
@@ -173,8 +186,19 @@ impl Stopper {
         match self.0.reason.load(Ordering::SeqCst) {
             1 => Some(StopReason::Timeout),
             2 => Some(StopReason::CtrlC),
+            3 => Some(StopReason::Cancelled),
             _ => None,
         }
+    }
+
+    /// The request the evaluations from now on serve (0: none).
+    pub fn set_job(&self, job: u64) {
+        self.0.job.store(job, Ordering::SeqCst);
+    }
+
+    /// Stops the evaluations of request `job`, now or when it starts.
+    pub fn cancel(&self, job: u64) {
+        self.0.cancelled.store(job, Ordering::SeqCst);
     }
 
     /// Ctrl-C: stops a running evaluation cleanly; a second Ctrl-C while

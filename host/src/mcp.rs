@@ -20,14 +20,16 @@
 //! store, and so the session sees what they commit at its next evaluation.
 
 use std::borrow::Cow;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use arbores_core::Limits;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -65,7 +67,7 @@ pub fn serve(settings: Settings, stopper: Stopper, store: Store) -> Result<Exit,
         knowledge: None,
     };
     let (jobs, queue) = mpsc::channel::<Job>();
-    let server = Server::new(jobs, &settings);
+    let server = Server::new(jobs, &settings, engines.stopper.clone());
     let protocol = std::thread::Builder::new()
         .name("arbores-mcp".into())
         .spawn(move || -> Result<(), String> {
@@ -277,6 +279,10 @@ struct NoArgs {}
 #[derive(Clone)]
 struct Server {
     jobs: mpsc::Sender<Job>,
+    /// The engines' stopper, to stop the evaluation of a cancelled request.
+    stopper: Stopper,
+    /// The number of the last request sent to the engines.
+    last_job: Arc<AtomicU64>,
     /// The operator's limits: each call's maxima and defaults.
     limits: Limits,
     timeout: Option<Duration>,
@@ -295,7 +301,7 @@ fn failed(kind: &str, message: &str) -> CallToolResult {
 
 #[tool_router]
 impl Server {
-    fn new(jobs: mpsc::Sender<Job>, settings: &Settings) -> Server {
+    fn new(jobs: mpsc::Sender<Job>, settings: &Settings, stopper: Stopper) -> Server {
         let limits = settings.limits;
         let instructions = format!(
             "Arbores: an R7RS Scheme with a versioned knowledge base of Scheme code. \
@@ -315,6 +321,8 @@ impl Server {
         );
         Server {
             jobs,
+            stopper,
+            last_job: Arc::default(),
             limits,
             timeout: settings.timeout,
             instructions,
@@ -322,18 +330,32 @@ impl Server {
         }
     }
 
-    /// Runs `f` on the engine thread and waits for its answer.
+    /// Runs `f` on the engine thread and waits for its answer. When the
+    /// client cancels the request, its evaluation is stopped (now, or as
+    /// soon as it starts).
     async fn run<T: Send + 'static>(
         &self,
+        request: &RequestContext<RoleServer>,
         f: impl FnOnce(&mut Engines) -> T + Send + 'static,
     ) -> Result<T, ErrorData> {
-        let (reply, answer) = tokio::sync::oneshot::channel();
+        let job = self.last_job.fetch_add(1, Ordering::SeqCst) + 1;
+        let (reply, mut answer) = tokio::sync::oneshot::channel();
         self.jobs
             .send(Box::new(move |engines| {
-                let _ = reply.send(f(engines));
+                engines.stopper.set_job(job);
+                let result = f(engines);
+                engines.stopper.set_job(0);
+                let _ = reply.send(result);
             }))
             .map_err(|_| ErrorData::internal_error("the engine has stopped", None))?;
-        answer.await.map_err(|_| {
+        let answer = tokio::select! {
+            answer = &mut answer => answer,
+            _ = request.ct.cancelled() => {
+                self.stopper.cancel(job);
+                answer.await
+            }
+        };
+        answer.map_err(|_| {
             ErrorData::internal_error(
                 "the engine failed while answering (an internal error; see the server's \
                  standard error)",
@@ -396,11 +418,15 @@ impl Server {
                        limits (steps, memory, timeout) may lower the server's.",
         output_schema = rmcp::handler::server::tool::schema_for_output::<EvalResult>()
     )]
-    async fn eval(&self, Parameters(args): Parameters<EvalArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn eval(
+        &self,
+        Parameters(args): Parameters<EvalArgs>,
+        request: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
         let (limits, timeout) = self.limits_of(&args)?;
         let source = args.source;
         let object = self
-            .run(move |e| {
+            .run(&request, move |e| {
                 let settings = Settings {
                     limits,
                     timeout,
@@ -436,7 +462,11 @@ impl Server {
                        description, score?}]}.",
         annotations(read_only_hint = true)
     )]
-    async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn search(
+        &self,
+        Parameters(args): Parameters<SearchArgs>,
+        request: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
         let opt_num = |n: Option<u64>| n.map_or("#f".to_string(), |n| n.to_string());
         let version = opt_num(args.version);
         let expr = match (&args.query, &args.pattern) {
@@ -476,7 +506,7 @@ impl Server {
                 ))
             }
         };
-        Ok(match self.knowledge(expr).await? {
+        Ok(match self.knowledge(&request, expr).await? {
             Ok(Value::Array(hits)) => {
                 CallToolResult::structured(json!({"hits": hits.into_iter().map(tidy_node).collect::<Vec<_>>()}))
             }
@@ -490,7 +520,11 @@ impl Server {
                        dependencies (ids) and dependents (ids).",
         annotations(read_only_hint = true)
     )]
-    async fn get(&self, Parameters(args): Parameters<GetArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn get(
+        &self,
+        Parameters(args): Parameters<GetArgs>,
+        request: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
         let version = args.version.map_or("#f".to_string(), |v| v.to_string());
         let expr = format!(
             "(let ((m (arb:get-metadata {id} {version})))
@@ -498,7 +532,7 @@ impl Server {
                    (append m (list (cons \"dependents\" (arb:get-dependents {id} {version}))))))",
             id = args.id
         );
-        Ok(match self.knowledge(expr).await? {
+        Ok(match self.knowledge(&request, expr).await? {
             Ok(node @ Value::Object(_)) => CallToolResult::structured(tidy_node(node)),
             Ok(other) => failed("internal", &format!("get: unexpected answer {other}")),
             Err(result) => result,
@@ -511,7 +545,11 @@ impl Server {
                        and the nodes it depends on. Returns {id, version}. Refused in the \
                        read-only tier."
     )]
-    async fn create(&self, Parameters(args): Parameters<CreateArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn create(
+        &self,
+        Parameters(args): Parameters<CreateArgs>,
+        request: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
         let text = |s: &Option<String>| s.as_deref().map_or("#f".to_string(), scheme_string);
         let names: Vec<String> = args.names.iter().map(|n| scheme_string(n)).collect();
         let deps: Vec<String> = args
@@ -530,7 +568,7 @@ impl Server {
             text(&args.kind),
             names.join(" "),
         );
-        Ok(match self.knowledge(expr).await? {
+        Ok(match self.knowledge(&request, expr).await? {
             Ok(Value::Object(reply)) => CallToolResult::structured(json!({
                 "id": reply.get("s-expression-id"),
                 "version": reply.get("new-version-id"),
@@ -545,10 +583,14 @@ impl Server {
                        their state) under a name, replacing what the name held; `restore` brings \
                        them back, in this connection or a later one."
     )]
-    async fn snapshot(&self, Parameters(args): Parameters<NameArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn snapshot(
+        &self,
+        Parameters(args): Parameters<NameArgs>,
+        request: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
         snapshots::check_name(&args.name).map_err(invalid)?;
         let name = args.name;
-        self.run(move |e| {
+        self.run(&request, move |e| {
             let store = e.session.store().path().to_path_buf();
             match e
                 .session
@@ -569,10 +611,14 @@ impl Server {
                        (`snapshot`); definitions made since are unbound. Syntax is not saved \
                        (`skipped` names it). Returns {name, bindings, skipped}."
     )]
-    async fn restore(&self, Parameters(args): Parameters<NameArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn restore(
+        &self,
+        Parameters(args): Parameters<NameArgs>,
+        request: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
         snapshots::check_name(&args.name).map_err(invalid)?;
         let name = args.name;
-        self.run(move |e| {
+        self.run(&request, move |e| {
             let store = e.session.store().path().to_path_buf();
             match snapshots::load(&store, &name).and_then(|b| e.session.restore_session(&b)) {
                 Ok(restored) => CallToolResult::structured(json!({
@@ -589,8 +635,12 @@ impl Server {
                        since the Unix epoch.",
         annotations(read_only_hint = true)
     )]
-    async fn snapshots(&self, Parameters(_): Parameters<NoArgs>) -> Result<CallToolResult, ErrorData> {
-        self.run(move |e| {
+    async fn snapshots(
+        &self,
+        Parameters(_): Parameters<NoArgs>,
+        request: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.run(&request, move |e| {
             let store = e.session.store().path().to_path_buf();
             match snapshots::list(&store) {
                 Ok(list) => CallToolResult::structured(json!({"snapshots": list.iter().map(|s| json!({
@@ -611,8 +661,12 @@ impl Server {
     /// Evaluates `expr`, an `arb:` call, in the knowledge tools' engine
     /// and reads its value as JSON: `Err` holds the tool's failure (an
     /// `arb:` error, a limit, a store that cannot be read).
-    async fn knowledge(&self, expr: String) -> Result<Result<Value, CallToolResult>, ErrorData> {
-        self.run(move |e| {
+    async fn knowledge(
+        &self,
+        request: &RequestContext<RoleServer>,
+        expr: String,
+    ) -> Result<Result<Value, CallToolResult>, ErrorData> {
+        self.run(request, move |e| {
             if e.knowledge.is_none() {
                 let store = e.session.store().clone();
                 match Session::new(&e.settings, &e.stopper, store) {

@@ -113,7 +113,7 @@ pub fn exit_of(outcome: &Outcome) -> Exit {
             ErrorKind::StepLimit => Exit::Steps,
             ErrorKind::MemoryLimit => Exit::Memory,
             ErrorKind::Interrupted => match outcome.stopped {
-                Some(StopReason::CtrlC) => Exit::Interrupted,
+                Some(StopReason::CtrlC | StopReason::Cancelled) => Exit::Interrupted,
                 _ => Exit::Time,
             },
         },
@@ -135,7 +135,9 @@ pub fn json(outcome: &Outcome, settings: &Settings, exit: Exit) -> serde_json::V
                            "line": null, "column": null, "backtrace": []})
     } else if let Some(e) = &ev.error {
         let kind = match (e.kind, outcome.stopped) {
-            (ErrorKind::Interrupted, Some(StopReason::CtrlC)) => "interrupted",
+            (ErrorKind::Interrupted, Some(StopReason::CtrlC | StopReason::Cancelled)) => {
+                "interrupted"
+            }
             (ErrorKind::Interrupted, _) => "time-limit",
             (k, _) => k.as_str(),
         };
@@ -166,6 +168,9 @@ fn message_of(outcome: &Outcome, settings: &Settings) -> String {
     };
     match (error.kind, outcome.stopped) {
         (ErrorKind::Interrupted, Some(StopReason::CtrlC)) => "interrupted (Ctrl-C)".to_string(),
+        (ErrorKind::Interrupted, Some(StopReason::Cancelled)) => {
+            "interrupted: the client cancelled the request".to_string()
+        }
         (ErrorKind::Interrupted, _) if outcome.session_lost => {
             format!(
                 "timed out after {}: {}",
@@ -256,7 +261,7 @@ fn print_evaluation(
             "each evaluation may use {} of memory; change the cap with --memory",
             size(settings.limits.max_memory as u64)
         )),
-        ErrorKind::Interrupted if outcome.stopped != Some(StopReason::CtrlC) => {
+        ErrorKind::Interrupted if outcome.stopped == Some(StopReason::Timeout) || outcome.stopped.is_none() => {
             Some("change the wall-clock limit with --timeout SECS (0 for none)".to_string())
         }
         _ => None,

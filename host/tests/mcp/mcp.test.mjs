@@ -108,6 +108,22 @@ for (const engine of ['wasm', 'native']) {
       assert.equal(after.structuredContent.value, '42');
     });
 
+    test('a cancelled request stops its evaluation', async () => {
+      const controller = new AbortController();
+      const pending = mcp.client.callTool(
+        { name: 'eval', arguments: { source: '(define spun 0) (let loop () (set! spun 1) (loop))' } },
+        undefined,
+        { signal: controller.signal },
+      );
+      setTimeout(() => controller.abort(new Error('enough')), 300);
+      await assert.rejects(pending, /enough/);
+      // Without the cancellation this would wait for the server's 60 s timeout.
+      const started = Date.now();
+      const next = await mcp.call('eval', { source: '(+ 1 2)' });
+      assert.equal(next.structuredContent.value, '3');
+      assert.ok(Date.now() - started < 10000, `${Date.now() - started} ms`);
+    });
+
     test('create, then search, get and eval find it', async () => {
       const created = await mcp.call('create', {
         code: '(define (zebra-crossing n) (* n 3))',
