@@ -26,8 +26,12 @@ use std::time::Duration;
 
 use arbores_core::Limits;
 use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ServerCapabilities,
+    ServerConfig,
+};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
@@ -458,8 +462,8 @@ impl Server {
     #[tool(
         description = "Search the knowledge base: by meaning with `query` (any language; \
                        best first, with a score) or by symbol name with `pattern` and `mode` \
-                       (prefix, exact, wildcard, regex, fuzzy). Returns {hits: [{id, names, \
-                       description, score?}]}.",
+                       (prefix, exact, wildcard, regex, fuzzy). Returns {hits}, best first: \
+                       {id, description, score} by meaning, {id, names, description} by name.",
         annotations(read_only_hint = true)
     )]
     async fn search(
@@ -708,6 +712,31 @@ impl Server {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
+    /// The router's, with a message that names the tool a client asked
+    /// for and the tools there are.
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if self.tool_router.get(&request.name).is_none() {
+            let mut names: Vec<String> = self
+                .tool_router
+                .list_all()
+                .into_iter()
+                .map(|t| t.name.to_string())
+                .collect();
+            names.sort();
+            return Err(invalid(format!(
+                "no tool named {:?}; the tools are {}",
+                request.name,
+                names.join(", ")
+            )));
+        }
+        let call = ToolCallContext::new(self, request, context);
+        self.tool_router.call(call).await
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("arbores", env!("CARGO_PKG_VERSION")))
