@@ -19,7 +19,6 @@
 //! own, say) changes what they do; they have the session's tier and its
 //! store, and so the session sees what they commit at its next evaluation.
 
-use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
@@ -294,8 +293,24 @@ struct Server {
     tool_router: ToolRouter<Server>,
 }
 
-fn invalid(message: impl Into<Cow<'static, str>>) -> ErrorData {
-    ErrorData::invalid_params(message, None)
+/// Arguments that do not fit: a tool error the model can read and
+/// correct (as the SDK reports arguments that do not fit the schema).
+fn invalid(message: impl Into<String>) -> CallToolResult {
+    failed("invalid-argument", &message.into())
+}
+
+/// Arguments of `eval` that do not fit, in the shape of its results (the
+/// output schema, which clients check error results against too).
+fn invalid_eval(message: impl Into<String>) -> CallToolResult {
+    CallToolResult::structured_error(json!({
+        "value": null,
+        "output": "",
+        "error": {"kind": "invalid-argument", "message": message.into(),
+                  "line": null, "column": null, "backtrace": []},
+        "version": {"before": null, "after": null},
+        "committed": [],
+        "exit": Exit::Usage.status(),
+    }))
 }
 
 /// A tool's failure the client's model should read (not a protocol error).
@@ -369,7 +384,8 @@ impl Server {
     }
 
     /// The call's limits: the operator's, lowered where it asks.
-    fn limits_of(&self, args: &EvalArgs) -> Result<(Limits, Option<Duration>), ErrorData> {
+    fn limits_of(&self, args: &EvalArgs) -> Result<(Limits, Option<Duration>), CallToolResult> {
+        let invalid = |message: String| invalid_eval(message);
         let mut limits = self.limits;
         if let Some(steps) = args.steps {
             if steps == 0 || steps > self.limits.max_steps {
@@ -427,7 +443,10 @@ impl Server {
         Parameters(args): Parameters<EvalArgs>,
         request: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let (limits, timeout) = self.limits_of(&args)?;
+        let (limits, timeout) = match self.limits_of(&args) {
+            Ok(limits) => limits,
+            Err(refused) => return Ok(refused),
+        };
         let source = args.source;
         let object = self
             .run(&request, move |e| {
@@ -476,12 +495,14 @@ impl Server {
         let expr = match (&args.query, &args.pattern) {
             (Some(query), None) => {
                 if args.mode.is_some() {
-                    return Err(invalid("mode: only with `pattern` (search by symbol name)"));
+                    return Ok(invalid("mode: only with `pattern` (search by symbol name)"));
                 }
                 let threshold = match args.threshold {
                     None => "#f".to_string(),
                     Some(t) if (0.0..=1.0).contains(&t) => format!("{t:?}"),
-                    Some(t) => return Err(invalid(format!("threshold: {t} is not between 0 and 1"))),
+                    Some(t) => {
+                        return Ok(invalid(format!("threshold: {t} is not between 0 and 1")))
+                    }
                 };
                 format!(
                     "(arb:semantic-search {} {} {threshold} {} {version})",
@@ -492,7 +513,7 @@ impl Server {
             }
             (None, Some(pattern)) => {
                 if args.threshold.is_some() || args.kind.is_some() {
-                    return Err(invalid(
+                    return Ok(invalid(
                         "threshold and type: only with `query` (search by meaning)",
                     ));
                 }
@@ -504,16 +525,16 @@ impl Server {
                 )
             }
             _ => {
-                return Err(invalid(
+                return Ok(invalid(
                     "give either `query` (search by meaning) or `pattern` (search by symbol \
                      name), not both, not neither",
                 ))
             }
         };
         Ok(match self.knowledge(&request, expr).await? {
-            Ok(Value::Array(hits)) => {
-                CallToolResult::structured(json!({"hits": hits.into_iter().map(tidy_node).collect::<Vec<_>>()}))
-            }
+            Ok(Value::Array(hits)) => CallToolResult::structured(
+                json!({"hits": hits.into_iter().map(tidy_node).collect::<Vec<_>>()}),
+            ),
             Ok(other) => failed("internal", &format!("search: unexpected answer {other}")),
             Err(result) => result,
         })
@@ -592,7 +613,9 @@ impl Server {
         Parameters(args): Parameters<NameArgs>,
         request: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        snapshots::check_name(&args.name).map_err(invalid)?;
+        if let Err(m) = snapshots::check_name(&args.name) {
+            return Ok(invalid(format!("name: {m}")));
+        }
         let name = args.name;
         self.run(&request, move |e| {
             let store = e.session.store().path().to_path_buf();
@@ -620,7 +643,9 @@ impl Server {
         Parameters(args): Parameters<NameArgs>,
         request: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        snapshots::check_name(&args.name).map_err(invalid)?;
+        if let Err(m) = snapshots::check_name(&args.name) {
+            return Ok(invalid(format!("name: {m}")));
+        }
         let name = args.name;
         self.run(&request, move |e| {
             let store = e.session.store().path().to_path_buf();
@@ -647,13 +672,15 @@ impl Server {
         self.run(&request, move |e| {
             let store = e.session.store().path().to_path_buf();
             match snapshots::list(&store) {
-                Ok(list) => CallToolResult::structured(json!({"snapshots": list.iter().map(|s| json!({
+                Ok(list) => {
+                    CallToolResult::structured(json!({"snapshots": list.iter().map(|s| json!({
                     "name": s.name,
                     "bytes": s.bytes,
                     "saved": s.modified
                         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                         .map(|d| d.as_secs()),
-                })).collect::<Vec<_>>()})),
+                })).collect::<Vec<_>>()}))
+                }
                 Err(m) => failed("snapshot-error", &m),
             }
         })
@@ -688,13 +715,19 @@ impl Server {
             }
             if let Some(error) = &outcome.evaluation.error {
                 let object = report::json(&outcome, &e.settings, report::exit_of(&outcome));
-                let kind = object["error"]["kind"].as_str().unwrap_or("runtime-error").to_string();
+                let kind = object["error"]["kind"]
+                    .as_str()
+                    .unwrap_or("runtime-error")
+                    .to_string();
                 return Err(failed(&kind, &error.message));
             }
             let value: Value = serde_json::from_str(&outcome.evaluation.output).map_err(|err| {
                 failed(
                     "internal",
-                    &format!("the engine's answer is not JSON ({err}): {}", outcome.evaluation.output),
+                    &format!(
+                        "the engine's answer is not JSON ({err}): {}",
+                        outcome.evaluation.output
+                    ),
                 )
             })?;
             // An `arb:` failure: an object whose first entry is "error".
@@ -727,14 +760,42 @@ impl ServerHandler for Server {
                 .map(|t| t.name.to_string())
                 .collect();
             names.sort();
-            return Err(invalid(format!(
-                "no tool named {:?}; the tools are {}",
-                request.name,
-                names.join(", ")
-            )));
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "no tool named {:?}; the tools are {}",
+                    request.name,
+                    names.join(", ")
+                ),
+                None,
+            ));
         }
+        let name = request.name.clone();
         let call = ToolCallContext::new(self, request, context);
-        self.tool_router.call(call).await
+        // Arguments that do not fit the schema come back from the router
+        // as a tool error with text only; give them the shape of every
+        // other error.
+        Ok(match self.tool_router.call(call).await? {
+            CallToolResponse::Complete(result)
+                if result.is_error == Some(true) && result.structured_content.is_none() =>
+            {
+                let text: Vec<&str> = result
+                    .content
+                    .iter()
+                    .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
+                    .collect();
+                let message = text.join("\n");
+                let message = message
+                    .strip_prefix("failed to deserialize parameters: ")
+                    .unwrap_or(&message);
+                let message = format!("the arguments do not fit the tool's schema: {message}");
+                if name == "eval" {
+                    invalid_eval(message).into()
+                } else {
+                    invalid(message).into()
+                }
+            }
+            other => other,
+        })
     }
 
     fn get_info(&self) -> ServerConfig {
@@ -753,7 +814,11 @@ fn tidy_node(node: Value) -> Value {
     };
     let mut out = serde_json::Map::new();
     for (key, value) in fields {
-        let key = if key == "symbol-names" { "names".to_string() } else { key };
+        let key = if key == "symbol-names" {
+            "names".to_string()
+        } else {
+            key
+        };
         let value = match (key.as_str(), value) {
             ("description" | "type" | "code", Value::Bool(false)) => Value::Null,
             (_, v) => v,
@@ -787,11 +852,19 @@ mod tests {
     #[test]
     fn strings_read_back_as_written() {
         let mut engine = arbores_core::Engine::new();
-        for text in ["plain", "quote \" and \\ back", "line\nbreak\ttab\u{0}nul", "平方 ✓"] {
+        for text in [
+            "plain",
+            "quote \" and \\ back",
+            "line\nbreak\ttab\u{0}nul",
+            "平方 ✓",
+        ] {
             let ev = engine.eval(&format!("(string=? {} {})", scheme_string(text), {
                 // The same text built from its code points.
                 let codes: Vec<String> = text.chars().map(|c| (c as u32).to_string()).collect();
-                format!("(list->string (map integer->char (list {})))", codes.join(" "))
+                format!(
+                    "(list->string (map integer->char (list {})))",
+                    codes.join(" ")
+                )
             }));
             assert_eq!(ev.value.as_deref(), Some("#t"), "{text:?}: {ev:?}");
         }

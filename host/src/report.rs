@@ -261,7 +261,9 @@ fn print_evaluation(
             "each evaluation may use {} of memory; change the cap with --memory",
             size(settings.limits.max_memory as u64)
         )),
-        ErrorKind::Interrupted if outcome.stopped == Some(StopReason::Timeout) || outcome.stopped.is_none() => {
+        ErrorKind::Interrupted
+            if outcome.stopped == Some(StopReason::Timeout) || outcome.stopped.is_none() =>
+        {
             Some("change the wall-clock limit with --timeout SECS (0 for none)".to_string())
         }
         _ => None,

@@ -1475,14 +1475,20 @@ fn a_session_opened_before_its_store_existed_sees_other_writers(engine: &str) {
         "{}",
         describe(&repl)
     );
-    let after = in_store(engine, &store, &["eval", "(list (triple 2) (twice 2))"], None);
+    let after = in_store(
+        engine,
+        &store,
+        &["eval", "(list (triple 2) (twice 2))"],
+        None,
+    );
     ok(&after);
     assert_eq!(stdout(&after), "(6 4)\n");
 }
 
 /// `arbores mcp` speaks the protocol on its standard streams: the
 /// handshake, the tool list, an evaluation with its structured result, a
-/// Scheme error as a tool error, and bad arguments as a JSON-RPC error;
+/// Scheme error as a tool error, and bad arguments as a tool error of
+/// kind invalid-argument;
 /// nothing but protocol messages on standard output, and the server ends
 /// when its input does. (host/tests/mcp/ drives it with a real client.)
 fn mcp_answers_a_client(engine: &str) {
@@ -1532,7 +1538,15 @@ fn mcp_answers_a_client(engine: &str) {
     tools.sort();
     assert_eq!(
         tools,
-        ["create", "eval", "get", "restore", "search", "snapshot", "snapshots"]
+        [
+            "create",
+            "eval",
+            "get",
+            "restore",
+            "search",
+            "snapshot",
+            "snapshots"
+        ]
     );
     let done = &replies[2]["result"];
     assert_eq!(done["isError"], false, "{done}");
@@ -1540,24 +1554,39 @@ fn mcp_answers_a_client(engine: &str) {
     assert_eq!(done["structuredContent"]["output"], "hi");
     let failed = &replies[3]["result"];
     assert_eq!(failed["isError"], true, "{failed}");
-    assert_eq!(failed["structuredContent"]["error"]["kind"], "runtime-error");
+    assert_eq!(
+        failed["structuredContent"]["error"]["kind"],
+        "runtime-error"
+    );
     assert_eq!(failed["structuredContent"]["error"]["column"], 1);
-    let refused = &replies[4]["error"];
-    assert_eq!(refused["code"], -32602, "{refused}");
-    let message = refused["message"].as_str().unwrap();
-    assert!(message.contains("sauce"), "{message}");
+    let refused = &replies[4]["result"];
+    assert_eq!(refused["isError"], true, "{refused}");
+    let error = &refused["structuredContent"]["error"];
+    assert_eq!(error["kind"], "invalid-argument", "{refused}");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("unknown field `sauce`"), "{message}");
 }
 
 /// `arbores mcp --help` says what the server offers and how a client
 /// starts it.
 #[test]
 fn mcp_help_shows_tools_and_configuration() {
-    let out = run(Command::new(BIN).args(["mcp", "--help"]), None);
+    let mut cmd = Command::new(BIN);
+    cmd.args(["mcp", "--help"]);
+    let out = run(cmd, None);
     assert!(out.status.success(), "{}", describe(&out));
     let help = stdout(&out);
     for needle in [
-        "eval", "search", "get", "create", "snapshot", "restore", "snapshots",
-        "mcpServers", "--tier read-only", "read-write",
+        "eval",
+        "search",
+        "get",
+        "create",
+        "snapshot",
+        "restore",
+        "snapshots",
+        "mcpServers",
+        "--tier read-only",
+        "read-write",
     ] {
         assert!(help.contains(needle), "{needle:?} missing from:\n{help}");
     }

@@ -230,27 +230,29 @@ for (const engine of ['wasm', 'native']) {
       assert.match(none.structuredContent.error.message, /no saved session/);
     });
 
-    test('bad arguments are clear MCP errors', async () => {
-      const noSource = await rejected(mcp.call('eval', {}));
-      assert.equal(noSource.code, -32602);
-      assert.match(noSource.message, /source/);
-      const typo = await rejected(mcp.call('eval', { source: '1', step: 5 }));
-      assert.match(typo.message, /unknown field `step`/);
-      const tooMany = await rejected(mcp.call('eval', { source: '1', steps: 1e12 }));
-      assert.match(tooMany.message, /steps: 1000000000000 is not between 1 and the server's budget of 50000000/);
-      const tooLong = await rejected(mcp.call('eval', { source: '1', timeout: 1e6 }));
-      assert.match(tooLong.message, /timeout/);
-      const badSize = await rejected(mcp.call('eval', { source: '1', memory: 'lots' }));
-      assert.match(badSize.message, /memory: `lots` is not a size/);
-      const both = await rejected(mcp.call('search', { query: 'a', pattern: 'b' }));
-      assert.match(both.message, /either `query`.*or `pattern`/);
-      const mode = await rejected(mcp.call('search', { pattern: 'a', mode: 'glob' }));
-      assert.equal(mode.code, -32602);
-      const badId = await rejected(mcp.call('get', { id: 'seven' }));
-      assert.equal(badId.code, -32602);
-      const badName = await rejected(mcp.call('snapshot', { name: '../escape' }));
-      assert.match(badName.message, /a session name is 1 to 64/);
+    test('bad arguments are clear errors', async () => {
+      // A tool error the model can read and correct (the protocol's advice
+      // for arguments that do not fit), always of kind invalid-argument.
+      const refused = async (name, args, pattern) => {
+        const r = await mcp.call(name, args);
+        assert.equal(r.isError, true, JSON.stringify(r));
+        assert.equal(r.structuredContent.error.kind, 'invalid-argument', JSON.stringify(r));
+        assert.match(r.structuredContent.error.message, pattern);
+        assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent);
+      };
+      await refused('eval', {}, /do not fit the tool's schema: missing field `source`/);
+      await refused('eval', { source: '1', step: 5 }, /unknown field `step`/);
+      await refused('eval', { source: '1', steps: 1e12 },
+        /steps: 1000000000000 is not between 1 and the server's budget of 50000000/);
+      await refused('eval', { source: '1', timeout: 1e6 }, /timeout: 1000000 is not/);
+      await refused('eval', { source: '1', memory: 'lots' }, /memory: `lots` is not a size/);
+      await refused('search', { query: 'a', pattern: 'b' }, /either `query`.*or `pattern`/);
+      await refused('search', { pattern: 'a', mode: 'glob' }, /unknown variant `glob`/);
+      await refused('get', { id: 'seven' }, /invalid type: string "seven"/);
+      await refused('snapshot', { name: '../escape' }, /name: a session name is 1 to 64/);
+      // A tool that does not exist is a protocol error.
       const unknown = await rejected(mcp.call('compile', { source: '1' }));
+      assert.equal(unknown.code, -32602);
       assert.match(unknown.message, /no tool named "compile"; the tools are create, eval/);
       // The session is still there.
       assert.equal((await mcp.call('eval', { source: '(+ 1 2)' })).structuredContent.value, '3');

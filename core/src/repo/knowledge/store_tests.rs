@@ -129,7 +129,10 @@ fn a_session_opened_on_an_empty_store_sees_other_writers() {
     let mut writer = open(&store);
     assert!(!early.sync().unwrap(), "nothing stored yet");
     let x = writer.create(node("x"), &describe, ts(1)).unwrap();
-    assert!(early.sync().unwrap(), "the other writer's commit is adopted");
+    assert!(
+        early.sync().unwrap(),
+        "the other writer's commit is adopted"
+    );
     assert_eq!(find(&early, "x"), vec![x.id]);
     assert_eq!(early.current(), x.version.unwrap());
     assert!(!early.sync().unwrap());
