@@ -38,7 +38,7 @@ const HOST_LAYERS: &[(&str, &[&str])] = &[
     ("engine", &["native", "wasm"]),
     ("session", &["session", "engines_agree"]),
     ("faces", &["report", "playground", "commands"]),
-    ("repl", &["repl"]),
+    ("repl", &["repl", "mcp"]),
     ("main", &["main"]),
 ];
 

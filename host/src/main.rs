@@ -59,7 +59,7 @@ struct Cli {
 
     /// Memory cap of each evaluation, in bytes or with a K, M or G suffix
     /// (binary units), e.g. 256M; at most 896M with the wasm engine.
-    #[arg(long, global = true, value_name = "SIZE", default_value = "512M", value_parser = parse_size)]
+    #[arg(long, global = true, value_name = "SIZE", default_value = "512M", value_parser = report::parse_size)]
     memory: u64,
 
     /// Wall-clock limit of each evaluation in seconds (fractions allowed,
@@ -566,32 +566,6 @@ fn read_stdin() -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| "standard input is not UTF-8 text".to_string())
 }
 
-/// `256M`, `1G`, `65536`, `512KiB`: binary units, case-insensitive.
-fn parse_size(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (number, unit) = t.split_at(digits);
-    let number: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a size such as 256M"))?;
-    let shift = match unit.to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        _ => return Err(format!("`{text}`: unknown unit; use K, M or G")),
-    };
-    let bytes = number
-        .checked_mul(1 << shift)
-        .ok_or(format!("`{text}` is too large"))?;
-    if bytes < 1 << 20 {
-        return Err(format!(
-            "`{text}` is too small; the engine needs at least 1M"
-        ));
-    }
-    Ok(bytes)
-}
-
 /// `1`, `2.5`, `30s`, `500ms`; `0` for no limit.
 fn parse_timeout(text: &str) -> Result<Duration, String> {
     let t = text.trim();
@@ -619,14 +593,14 @@ mod tests {
 
     #[test]
     fn sizes() {
-        assert_eq!(parse_size("256M"), Ok(256 << 20));
-        assert_eq!(parse_size("1g"), Ok(1 << 30));
-        assert_eq!(parse_size("2048KiB"), Ok(2 << 20));
-        assert_eq!(parse_size("1048576"), Ok(1 << 20));
-        assert!(parse_size("12").is_err());
-        assert!(parse_size("lots").is_err());
-        assert!(parse_size("5T").is_err());
-        assert!(parse_size("99999999999999999G").is_err());
+        assert_eq!(report::parse_size("256M"), Ok(256 << 20));
+        assert_eq!(report::parse_size("1g"), Ok(1 << 30));
+        assert_eq!(report::parse_size("2048KiB"), Ok(2 << 20));
+        assert_eq!(report::parse_size("1048576"), Ok(1 << 20));
+        assert!(report::parse_size("12").is_err());
+        assert!(report::parse_size("lots").is_err());
+        assert!(report::parse_size("5T").is_err());
+        assert!(report::parse_size("99999999999999999G").is_err());
     }
 
     #[test]

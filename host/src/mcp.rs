@@ -400,7 +400,7 @@ impl Server {
             let bytes = match memory {
                 Size::Bytes(n) => *n,
                 Size::Text(text) => {
-                    crate::parse_size(text).map_err(|e| invalid(format!("memory: {e}")))?
+                    report::parse_size(text).map_err(|e| invalid(format!("memory: {e}")))?
                 }
             };
             let max = self.limits.max_memory as u64;

@@ -296,3 +296,29 @@ pub fn size(bytes: u64) -> String {
     }
     format!("{bytes} bytes")
 }
+
+/// `256M`, `1G`, `65536`, `512KiB`: binary units, case-insensitive.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size such as 256M"))?;
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        _ => return Err(format!("`{text}`: unknown unit; use K, M or G")),
+    };
+    let bytes = number
+        .checked_mul(1 << shift)
+        .ok_or(format!("`{text}` is too large"))?;
+    if bytes < 1 << 20 {
+        return Err(format!(
+            "`{text}` is too small; the engine needs at least 1M"
+        ));
+    }
+    Ok(bytes)
+}
