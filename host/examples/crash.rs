@@ -51,7 +51,10 @@ fn main() {
             "--seed" => seed = number(args.next(), "--seed"),
             "--writer" => {
                 let name = args.next().unwrap_or_default();
-                writers = Writer::ALL.into_iter().filter(|w| w.name() == name).collect();
+                writers = Writer::ALL
+                    .into_iter()
+                    .filter(|w| w.name() == name)
+                    .collect();
                 if writers.is_empty() {
                     eprintln!("--writer repl|run|transaction");
                     std::process::exit(2);
