@@ -316,6 +316,34 @@ fn set_durability(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     conn.pragma_update(None, "synchronous", "FULL").map_err(err)
 }
 
+/// Refuses, as busy, when the refs record read in `tx` is no longer
+/// `expected`: another writer committed while the caller was reading
+/// (`while_`); `undone` says what the caller did not do.
+fn refs_unmoved(
+    tx: &Connection,
+    path: &Path,
+    expected: Option<&[u8]>,
+    while_: &str,
+    undone: &str,
+) -> Result<(), StoreError> {
+    let current: Option<Vec<u8>> = tx
+        .query_row("SELECT data FROM refs WHERE name = ?1", [HEAD], |r| {
+            r.get(0)
+        })
+        .optional()
+        .map_err(|e| StoreError::sqlite(path, e))?;
+    if current.as_deref() == expected {
+        return Ok(());
+    }
+    Err(StoreError {
+        kind: StoreErrorKind::Busy,
+        message: format!(
+            "{}: another writer committed while {while_}; {undone}",
+            path.display()
+        ),
+    })
+}
+
 /// Makes `conn`'s empty database a store: WAL mode, the tables and the
 /// ids, in one transaction (a database that already has them is left as it
 /// is: another process made it a store first).
@@ -690,22 +718,13 @@ impl Store {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(err)?;
-        let current: Option<Vec<u8>> = tx
-            .query_row("SELECT data FROM refs WHERE name = ?1", [HEAD], |r| {
-                r.get(0)
-            })
-            .optional()
-            .map_err(err)?;
-        if current.as_deref() != Some(head) {
-            return Err(StoreError {
-                kind: StoreErrorKind::Busy,
-                message: format!(
-                    "{}: another writer committed while the history was read; nothing was \
-                     removed (run gc again)",
-                    path.display()
-                ),
-            });
-        }
+        refs_unmoved(
+            &tx,
+            &path,
+            Some(head),
+            "the history was read",
+            "nothing was removed (run gc again)",
+        )?;
         let mut doomed: Vec<(Vec<u8>, u64)> = Vec::new();
         {
             let mut stmt = tx

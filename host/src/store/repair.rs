@@ -14,7 +14,7 @@ use arbores_core::repo::cas::hash_bytes;
 use arbores_core::Hash;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
-use super::{create_file, retry_busy, Backing, Store, StoreError, StoreErrorKind, HEAD};
+use super::{create_file, refs_unmoved, retry_busy, Backing, Store, StoreError, HEAD};
 
 /// Where damaged blobs are kept. Nothing reads it but people: a blob found
 /// again elsewhere (a bundle, a backup) can be put back by hand.
@@ -156,22 +156,13 @@ impl Store {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(err)?;
-        let current: Option<Vec<u8>> = tx
-            .query_row("SELECT data FROM refs WHERE name = ?1", [HEAD], |r| {
-                r.get(0)
-            })
-            .optional()
-            .map_err(err)?;
-        if current.as_deref() != expected {
-            return Err(StoreError {
-                kind: StoreErrorKind::Busy,
-                message: format!(
-                    "{}: another writer committed while the store was checked; nothing was \
-                     changed (run fsck --repair again)",
-                    path.display()
-                ),
-            });
-        }
+        refs_unmoved(
+            &tx,
+            &path,
+            expected,
+            "the store was checked",
+            "nothing was changed (run fsck --repair again)",
+        )?;
         if !damaged.is_empty() {
             tx.execute_batch(DAMAGED_TABLE).map_err(err)?;
             let mut keep = tx
