@@ -16,9 +16,9 @@
 
 use std::rc::Rc;
 
-use crate::code::Template;
 use crate::complex::Number;
 use crate::number::Num;
+use crate::value::code::Template;
 use crate::value::{Object, Ref, Value};
 
 const NO_FREE: u32 = u32::MAX;

@@ -12,14 +12,12 @@
 // any layer may use it.
 //
 // 1. data: the values in memory
-mod code;
 mod complex;
 mod heap;
 mod host;
 mod number;
 mod pos;
 mod symbol;
-mod table;
 mod value;
 // 2. text: syntax, reading, printing, data between syntax and values
 mod datum;
@@ -38,10 +36,10 @@ mod vm;
 // 7. the public face
 mod api;
 mod sessions;
-mod tools;
 // beside: the knowledge repository
 pub mod repo;
 
+pub use api::tools::{Run, Suspension, Tool, ToolAnswer, ToolCall};
 pub use api::{split_forms, Engine, EvalError, Evaluation, Position};
 pub use heap::MemoryMeter;
 pub use host::{BasicHost, Host, InterruptCheck};
@@ -53,5 +51,4 @@ pub use sessions::{
     EntryHash, MemorySnapshotStore, SavedSnapshot, SnapshotDiff, SnapshotListing, SnapshotStore,
     Turn, Turns,
 };
-pub use tools::{Run, Suspension, Tool, ToolAnswer, ToolCall};
 pub use vm::{ErrorKind, Limits};

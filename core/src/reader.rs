@@ -256,14 +256,14 @@ impl<'a> Reader<'a> {
                     },
                     Some(Open::Prefix { .. }) => {
                         let Some(Open::Prefix { name, pos }) = stack.pop() else {
-                            unreachable!()
+                            unreachable!("the top was a prefix")
                         };
                         let sym = self.symbols.intern(name);
                         done = Some(Syn::list(vec![Syn::Sym(Ident::plain(sym), pos), d], pos));
                     }
                     Some(Open::Label { .. }) => {
                         let Some(Open::Label { n, pos }) = stack.pop() else {
-                            unreachable!()
+                            unreachable!("the top was a label")
                         };
                         done = Some(Syn::LabelDef(n, Rc::new(d), pos));
                     }

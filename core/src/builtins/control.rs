@@ -270,7 +270,7 @@ fn record_error(c: &Ctx, who: Value, ty: Value, got: Value) -> Fault {
 /// the REPL's `,describe` shows.
 fn procedure_info(c: &mut Ctx, v: Value) -> Value {
     // (name, least, most)
-    fn closure(c: &Ctx, t: &crate::code::Template) -> (Option<String>, u16, Option<u16>) {
+    fn closure(c: &Ctx, t: &crate::value::code::Template) -> (Option<String>, u16, Option<u16>) {
         let name = t.name.map(|n| c.syms.name(n).to_string());
         (name, t.nparams, (!t.rest).then_some(t.nparams))
     }

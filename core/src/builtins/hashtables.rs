@@ -21,7 +21,7 @@ use crate::number::Num;
 #[cfg(test)]
 use crate::number::Unmetered;
 use crate::symbol::SymbolTable;
-use crate::table::{HashTable, Kind};
+use crate::value::table::{HashTable, Kind};
 use crate::value::{Object, Value};
 
 /// Values of a structure an `equal?` hash looks at.

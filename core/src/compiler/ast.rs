@@ -3,10 +3,10 @@
 //! Every variable reference is already a local variable (by id) or a global
 //! (by index); macros are expanded; derived forms are reduced to these few.
 
-use crate::code::Inline;
 use crate::pos::Pos;
 use crate::symbol::Sym;
 use crate::syntax::scope::VarId;
+use crate::value::code::Inline;
 use crate::value::Value;
 
 pub struct VarInfo {

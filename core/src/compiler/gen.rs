@@ -11,10 +11,10 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use super::ast::{Expr, LambdaExpr, VarInfo};
-use crate::code::{Inline, Op, Template};
 use crate::pos::Pos;
 use crate::symbol::Sym;
 use crate::syntax::scope::VarId;
+use crate::value::code::{Inline, Op, Template};
 use crate::value::Value;
 
 struct FnState {

@@ -5,7 +5,7 @@
 //! - `front`: macros and special forms to [`ast::Expr`], every variable
 //!   resolved (submodules by family of forms).
 //! - `syntax_rules`: matching and instantiating `syntax-rules` macros.
-//! - `gen`: [`ast::Expr`] to [`crate::code::Template`].
+//! - `gen`: [`ast::Expr`] to [`crate::value::code::Template`].
 
 pub mod ast;
 pub mod front;

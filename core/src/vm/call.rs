@@ -6,9 +6,9 @@ use std::rc::Rc;
 
 use super::{Vm, VmError};
 use crate::builtins::{Budget, Ctx, Fault, Io, KCtx, PrimFn, PrimKind};
-use crate::code::{Frame, Template};
 use crate::repo::forest::Timestamp;
 use crate::repo::knowledge::Knowledge;
+use crate::value::code::{Frame, Template};
 use crate::value::{Object, Value};
 
 /// What a call did: control is where it should be, or another call is to

@@ -4,7 +4,7 @@
 //! does not bring back their old values.
 
 use super::Vm;
-use crate::code::Frame;
+use crate::value::code::Frame;
 use crate::value::{Continuation, Object, Value};
 
 impl Vm {

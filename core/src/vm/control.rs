@@ -7,13 +7,13 @@ use std::rc::Rc;
 use super::call::Next;
 use super::{Vm, VmError};
 use crate::builtins::{Control, Fault};
-use crate::code::{Frame, Template};
 use crate::datum;
 use crate::pos::Pos;
 use crate::printer;
 use crate::reader;
 use crate::repo::Tier;
 use crate::syntax::{Ident, Syn};
+use crate::value::code::{Frame, Template};
 use crate::value::{Closure, Object, Value};
 
 impl Vm {

@@ -2,10 +2,10 @@
 
 use super::{Vm, VmError};
 use crate::builtins::{self, type_fault, Fault};
-use crate::code::{Inline, Op, Template};
 use crate::complex::Number;
 use crate::number::{self, Num};
 use crate::repo::Tier;
+use crate::value::code::{Inline, Op, Template};
 use crate::value::{Closure, Object, Value};
 
 /// Two-fixnum cases of the inline primitives; `None` on overflow or for

@@ -5,9 +5,9 @@ use std::rc::Rc;
 
 use super::Vm;
 use crate::builtins::Fault;
-use crate::code::Template;
 use crate::pos::Pos;
 use crate::printer;
+use crate::value::code::Template;
 use crate::value::{ErrorObject, ErrorObjectKind, Object, Value};
 
 /// What kind of failure ended an evaluation.

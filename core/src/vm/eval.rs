@@ -5,12 +5,12 @@ use std::rc::Rc;
 
 use super::suspend::{Parked, QueuedForm};
 use super::{ErrorKind, Limits, Vm, VmError};
-use crate::code::Template;
 use crate::compiler::CompileError;
 use crate::datum;
 use crate::json;
 use crate::printer;
 use crate::reader;
+use crate::value::code::Template;
 use crate::value::Value;
 
 /// How an evaluation shows the value of its last form.

@@ -32,7 +32,6 @@ use num_rational::BigRational;
 use super::suspend::Parked;
 use super::verify;
 use super::Vm;
-use crate::code::{Frame, Op, Template};
 use crate::complex::Number;
 use crate::heap::Heap;
 use crate::number::Num;
@@ -41,7 +40,8 @@ use crate::printer;
 use crate::reader;
 use crate::repo::Tier;
 use crate::symbol::Sym;
-use crate::table::{HashTable, Kind as TableKind};
+use crate::value::code::{Frame, Op, Template};
+use crate::value::table::{HashTable, Kind as TableKind};
 use crate::value::{
     Closure, Continuation, ErrorObject, ErrorObjectKind, Object, Port, PortKind, RecordType, Ref,
     Value,
@@ -1501,7 +1501,7 @@ fn op_from(tag: u8, a: [i64; 3], nconsts: usize, nchildren: usize, ncode: usize)
     let jump = |n: i64| u32::try_from(n).ok().filter(|&t| (t as usize) < ncode);
     let g = |n: i64| u32::try_from(n).ok();
     let inline = |n: i64| {
-        crate::code::Inline::ALL
+        crate::value::code::Inline::ALL
             .get(usize::try_from(n).ok()?)
             .map(|(op, _)| *op)
     };

@@ -6,8 +6,8 @@ use std::rc::Rc;
 
 use super::{ErrorKind, Vm, VmError};
 use crate::builtins::Budget;
-use crate::code::{Frame, Template};
 use crate::heap::growth_cost;
+use crate::value::code::{Frame, Template};
 use crate::value::Value;
 
 /// How often (in steps) the VM polls the interrupt check and memory use.

@@ -25,7 +25,6 @@ use std::rc::Rc;
 use super::{Vm, VmError};
 use crate::arb::closure::{code_shape, NodeValue};
 use crate::builtins::Fault;
-use crate::code::Template;
 use crate::compiler::globals::{node_global_name, parse_node_global};
 use crate::number::Num;
 use crate::pos::Pos;
@@ -34,6 +33,7 @@ use crate::repo::node::{Node, NodeId};
 use crate::symbol::SymbolTable;
 use crate::syntax::scope::{Binding, Scope};
 use crate::syntax::{Atom, Ident, Syn};
+use crate::value::code::Template;
 use crate::value::{Closure, Object, Value};
 
 /// What the session has loaded from the knowledge base.

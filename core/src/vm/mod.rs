@@ -43,7 +43,6 @@ use std::rc::Rc;
 
 use crate::builtins::output::Output;
 use crate::builtins::PrimTable;
-use crate::code::{Frame, Inline, Op, Template};
 use crate::compiler::front::Front;
 use crate::compiler::gen::Gen;
 use crate::compiler::globals::{GlobalSyntax, Globals};
@@ -57,6 +56,7 @@ use crate::repo::Tier;
 use crate::symbol::SymbolTable;
 use crate::syntax::scope::Scope;
 use crate::syntax::Syn;
+use crate::value::code::{Frame, Inline, Op, Template};
 use crate::value::Value;
 
 pub use error::{ErrorKind, VmError};

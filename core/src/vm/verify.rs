@@ -17,7 +17,7 @@
 //! it holds on entry; on entry it holds because a call checks the arity.
 //! [`check_frames`] checks it for each frame of a loaded continuation.
 
-use crate::code::{Frame, Op, Template};
+use crate::value::code::{Frame, Op, Template};
 
 /// The depth each instruction starts with (`None`: no path reaches it).
 pub(crate) fn depths(t: &Template) -> Result<Vec<Option<u32>>, String> {
@@ -197,7 +197,7 @@ pub(crate) fn check_frames(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::code::Inline;
+    use crate::value::code::Inline;
 
     fn template(nparams: u16, code: Vec<Op>) -> Template {
         let t = Template::internal(code);

@@ -2,11 +2,11 @@
 //! compiled.
 
 use super::{err, Env, Front, R};
-use crate::code::Inline;
 use crate::compiler::ast::{Expr, LambdaExpr};
 use crate::pos::Pos;
 use crate::syntax::scope::{Binding, Scope, VarId};
 use crate::syntax::{Atom, Ident, Syn};
+use crate::value::code::Inline;
 use crate::value::Value;
 use std::rc::Rc;
 

@@ -37,13 +37,13 @@ use super::globals::{GlobalSyntax, Globals};
 use super::special::Special;
 use super::syntax_rules::Expander;
 use super::{CompileError, Known};
-use crate::code::Inline;
 use crate::datum;
 use crate::heap::Heap;
 use crate::pos::Pos;
 use crate::symbol::{Sym, SymbolTable};
 use crate::syntax::scope::{resolve, Macro, Meaning, Scope, VarId};
 use crate::syntax::{Atom, Ident, Syn};
+use crate::value::code::Inline;
 use crate::value::Value;
 
 pub use library::{defined_names, features};

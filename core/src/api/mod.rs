@@ -16,6 +16,8 @@ use crate::repo::Tier;
 use crate::vm::{ErrorKind, Limits, ValueForm, Vm, VmError};
 use std::rc::Rc;
 
+pub(crate) mod tools;
+
 /// A line:column position in the evaluated source text (both 1-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Position {
@@ -97,7 +99,7 @@ pub struct Engine {
     pub(crate) limits: Limits,
     pub(crate) vm: Vm,
     /// The host tools defined so far (see `tools.rs`).
-    pub(crate) tools: Vec<crate::tools::Tool>,
+    pub(crate) tools: Vec<crate::api::tools::Tool>,
     /// The key of the hash that checks dumps (see `Engine::set_dump_key`).
     pub(crate) dump_key: [u8; 32],
 }
@@ -108,7 +110,7 @@ impl Default for Engine {
     }
 }
 
-const PRELUDE: &str = include_str!("prelude.scm");
+const PRELUDE: &str = include_str!("../prelude.scm");
 
 /// Every primitive of the engine: the R7RS ones, then the `arb:`
 /// procedures.
@@ -130,7 +132,7 @@ impl Engine {
             limits: Limits::default(),
             vm,
             tools: Vec::new(),
-            dump_key: crate::tools::DEFAULT_DUMP_KEY,
+            dump_key: crate::api::tools::DEFAULT_DUMP_KEY,
         }
     }
 

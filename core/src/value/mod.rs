@@ -2,18 +2,21 @@
 //!
 //! Values are 16 bytes and copied freely; nothing is reference counted, so the
 //! VM never touches a counter on the hot path. Heap objects live in
-//! [`crate::heap::Heap`] and are reclaimed by its tracing collector, which is
+//! the heap (`heap.rs`) and are reclaimed by its tracing collector, which is
 //! what frees cyclic garbage (closures that refer to themselves, cyclic lists).
+
+pub(crate) mod code;
+pub(crate) mod table;
 
 use std::rc::Rc;
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
 
-use crate::code::{Frame, Template};
 use crate::complex::Complex;
 use crate::repo::Tier;
 use crate::symbol::Sym;
+use code::{Frame, Template};
 
 /// Index of an object in the heap.
 pub type Ref = u32;
@@ -169,7 +172,7 @@ pub enum Object {
     /// An environment specifier as returned by `environment`.
     Environment,
     /// A hash table (`(scheme hash-table)`).
-    HashTable(Box<crate::table::HashTable>),
+    HashTable(Box<crate::value::table::HashTable>),
 }
 
 impl Object {
