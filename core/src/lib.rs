@@ -38,6 +38,9 @@ mod api;
 mod sessions;
 // beside: the knowledge repository
 pub mod repo;
+// the unit tests' random generator
+#[cfg(test)]
+mod test_rng;
 
 pub use api::tools::{Run, Suspension, Tool, ToolAnswer, ToolCall};
 pub use api::{split_forms, Engine, EvalError, Evaluation, Position};

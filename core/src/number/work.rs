@@ -411,21 +411,10 @@ fn less(a: &[u64], b: &[u64]) -> bool {
 mod tests {
     use super::*;
 
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn big(&mut self, limbs: usize) -> BigUint {
-            BigUint::from_slice(
-                &(0..limbs * 2)
-                    .map(|_| self.next() as u32)
-                    .collect::<Vec<_>>(),
-            )
-        }
+    use crate::test_rng::TestRng as Rng;
+
+    fn big(r: &mut Rng, limbs: usize) -> BigUint {
+        BigUint::from_slice(&(0..limbs * 2).map(|_| r.next() as u32).collect::<Vec<_>>())
     }
 
     /// Counts the pieces and refuses the one after `stop_after`.
@@ -447,14 +436,14 @@ mod tests {
 
     #[test]
     fn agrees_with_num_bigint() {
-        let mut r = Rng(0x1234_5678_9abc_def0);
+        let mut r = Rng::new(0x1234_5678_9abc_def0);
         for round in 0..120 {
             // Some operands large enough to be cut into pieces.
             let n = (r.next() % if round % 10 == 0 { 6000 } else { 200 }) as usize + 1;
             let m = (r.next() % if round % 7 == 0 { 6000 } else { 200 }) as usize + 1;
-            let (a, b) = (r.big(n), r.big(m) + 1u32);
+            let (a, b) = (big(&mut r, n), big(&mut r, m) + 1u32);
             let gl = (r.next() % 3) as usize + 1;
-            let g = r.big(gl) + 1u32;
+            let g = big(&mut r, gl) + 1u32;
             assert_eq!(mul(&a, &b, &mut Unmetered).unwrap(), &a * &b, "{n}×{m}");
             assert_eq!(
                 div_rem(&a, &b, &mut Unmetered).unwrap(),
@@ -483,7 +472,7 @@ mod tests {
             let n = BigUint::from(n) * BigUint::from(n) + 3u32;
             assert_eq!(isqrt(&n, &mut Unmetered).unwrap(), n.sqrt());
         }
-        let huge = r.big(300);
+        let huge = big(&mut r, 300);
         assert_eq!(isqrt(&huge, &mut Unmetered).unwrap(), huge.sqrt());
         for e in [0u64, 1, 2, 3, 17, 1000] {
             assert_eq!(
@@ -523,8 +512,8 @@ mod tests {
 
     #[test]
     fn large_work_comes_in_pieces_and_stops() {
-        let mut r = Rng(7);
-        let (a, b) = (r.big(20_000), r.big(20_000) + 1u32);
+        let mut r = Rng::new(7);
+        let (a, b) = (big(&mut r, 20_000), big(&mut r, 20_000) + 1u32);
         let mut c = Counter {
             pieces: 0,
             stop_after: u64::MAX,

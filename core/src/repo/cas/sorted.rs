@@ -958,15 +958,7 @@ mod tests {
     use super::*;
     use crate::repo::cas::MemoryBlobs;
 
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
-    }
+    use crate::test_rng::TestRng as Rng;
 
     fn key(r: &mut Rng) -> Vec<u8> {
         let n = 1 + r.below(24) as usize;
@@ -991,7 +983,7 @@ mod tests {
     #[test]
     fn random_changes_match_a_btreemap() {
         for seed in 1..=6u64 {
-            let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let mut r = Rng::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
             let store = MemoryBlobs::new();
             let blobs = Blobs::new(store.clone());
             let mut map = SortedMap::new(blobs.clone());

@@ -761,32 +761,7 @@ fn well_hashed_but_invalid_stores_are_refused() {
 
 // ------------------------------------------------------------ properties
 
-/// splitmix64: small, deterministic, good enough to drive the tests.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        hamt::route_v1(self.0)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next() % n
-        }
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-    fn pick<T: Copy>(&mut self, v: &[T]) -> Option<T> {
-        if v.is_empty() {
-            None
-        } else {
-            Some(v[self.below(v.len() as u64) as usize])
-        }
-    }
-}
+use crate::test_rng::TestRng as Rng;
 
 fn random_text(r: &mut Rng) -> String {
     const WORDS: &[&str] = &["sort", "排序", "x", "(define", ")", "λ", "fact", " "];
@@ -833,7 +808,7 @@ fn random_changes(r: &mut Rng, ids: &[NodeId]) -> NodeChanges {
 /// A forest with a random history of commits (creates, updates and
 /// deletes) and switches.
 fn random_forest(seed: u64, steps: usize) -> VersionForest {
-    let r = &mut Rng(seed);
+    let r = &mut Rng::new(seed);
     let mut f = VersionForest::new(builtins(), "init", ts(0)).unwrap();
     for step in 0..steps as i64 {
         let all: Vec<_> = f.versions().collect();
@@ -865,7 +840,7 @@ fn random_forest(seed: u64, steps: usize) -> VersionForest {
 }
 
 fn run_history(seed: u64, steps: usize) {
-    let r = &mut Rng(seed);
+    let r = &mut Rng::new(seed);
     let mut f = VersionForest::new(builtins(), "init", ts(0)).unwrap();
     let mut models: BTreeMap<VersionId, Model> = BTreeMap::new();
     models.insert(1, content(&f, 1));
@@ -991,7 +966,7 @@ fn a_long_random_history_matches_the_model() {
 
 #[test]
 fn decoders_never_panic_on_random_bytes() {
-    let r = &mut Rng(7);
+    let r = &mut Rng::new(7);
     let heads: [&[u8]; 9] = [
         &[codec::FORMAT_VERSION, codec::TAG_LEAF],
         &[codec::FORMAT_VERSION, codec::TAG_BRANCH],

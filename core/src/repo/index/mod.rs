@@ -429,16 +429,7 @@ mod tests {
     use super::*;
     use crate::repo::node::NodeId;
 
-    /// Deterministic xorshift64.
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
-    }
+    use crate::test_rng::TestRng as Rng;
 
     const NAMES: &[&str] = &[
         "sort", "qsort", "quick", "fact", "arb:x", "map", "fold", "list-ref",
@@ -508,7 +499,7 @@ mod tests {
     #[test]
     fn incremental_equals_rebuild() {
         for seed in 1..=4u64 {
-            let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let mut rng = Rng::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
             let ids = 150;
             let mut ix =
                 Indexes::with_embedder(Box::new(HashingEmbedder::default()), small_config());

@@ -116,28 +116,7 @@ fn switching_inside_a_transaction_is_refused() {
 
 // ------------------------------------------------------------ random histories
 
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next() % n
-        }
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
+use crate::test_rng::TestRng as Rng;
 
 const NAMES: &[&str] = &["sort", "qsort", "quick", "fact", "fold", "map", "排序"];
 const DESCS: &[&str] = &[
@@ -290,7 +269,7 @@ fn replay(map: &mut Model, ops: &[Op]) {
 }
 
 fn run_history(seed: u64, steps: usize) {
-    let r = &mut Rng(seed);
+    let r = &mut Rng::new(seed);
     let mut k = Knowledge::new(ts(0));
     let mut clock = 0i64;
     for _ in 0..steps {

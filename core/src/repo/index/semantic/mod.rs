@@ -1362,19 +1362,7 @@ mod tests {
         assert_eq!(ids(&hits), vec![3]);
     }
 
-    /// Deterministic xorshift for the random tests.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use crate::test_rng::TestRng as Rng;
 
     const WORDS: &[&str] = &[
         "sort",
@@ -1417,7 +1405,7 @@ mod tests {
             ..SemanticConfig::default()
         };
         let mut ix = index(config.clone());
-        let mut rng = Rng(7);
+        let mut rng = Rng::new(7);
         let mut live: BTreeMap<NodeId, Node> = BTreeMap::new();
         for step in 0..3000 {
             let id = rng.below(1500);
@@ -1493,7 +1481,7 @@ mod tests {
                 side_set_max: 32,
                 ..SemanticConfig::default()
             };
-            let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let mut rng = Rng::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
             let mut ix = index(config.clone());
             let mut live: BTreeMap<NodeId, Node> = BTreeMap::new();
             for _ in 0..2000 {
@@ -1548,7 +1536,7 @@ mod tests {
     }
 
     fn random_nodes(seed: u64, n: u64) -> Vec<Node> {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         (0..n)
             .map(|id| {
                 let kind = ["function", "constant"][rng.below(2) as usize];
@@ -1583,7 +1571,7 @@ mod tests {
         let s = ix.stats();
         assert_eq!(s.segments, vec![(600 - s.pending, 0)]);
         check_graph(ix.graph.as_ref().unwrap());
-        let mut rng = Rng(12);
+        let mut rng = Rng::new(12);
         for _ in 0..100 {
             let text = random_desc(&mut rng);
             for top_k in [1, 5, 10] {
@@ -1607,7 +1595,7 @@ mod tests {
             ix.insert(&n);
             live.insert(n.id, n);
         }
-        let mut rng = Rng(22);
+        let mut rng = Rng::new(22);
         let mut rebuilt = false;
         let mut last_dead = 0;
         for step in 0..1500 {
@@ -1660,7 +1648,7 @@ mod tests {
         assert_eq!(ga.base, gb.base);
         assert_eq!(ga.uppers, gb.uppers);
         assert_eq!(ga.entry, gb.entry);
-        let mut rng = Rng(33);
+        let mut rng = Rng::new(33);
         for _ in 0..50 {
             let text = random_desc(&mut rng);
             let q = SemanticQuery::default();
@@ -1693,7 +1681,7 @@ mod tests {
             kind: Some("rare"),
             ..SemanticQuery::default()
         };
-        let mut rng = Rng(42);
+        let mut rng = Rng::new(42);
         for _ in 0..20 {
             let text = random_desc(&mut rng);
             let got = ix.search(&text, &q).unwrap();
@@ -1738,7 +1726,7 @@ mod tests {
             .unwrap();
         let read = lazy.lazy.borrow().members.len();
         assert!(read < nodes.len() / 2, "{read} members read by one search");
-        let mut rng = Rng(5);
+        let mut rng = Rng::new(5);
         for i in 0..30 {
             let text = random_desc(&mut rng);
             let q = SemanticQuery {
