@@ -440,7 +440,7 @@ fn syn_print(s: &Syn, syms: &SymbolTable, out: &mut String, depth: usize) {
         return;
     }
     match s {
-        Syn::Sym(id, _) => out.push_str(syms.name(id.sym)),
+        Syn::Sym(id, _) => write_symbol(syms.name(id.sym), out),
         Syn::Atom(a, _) => match a {
             Atom::Bool(b) => out.push_str(if *b { "#t" } else { "#f" }),
             Atom::Num(n) => out.push_str(
@@ -452,7 +452,16 @@ fn syn_print(s: &Syn, syms: &SymbolTable, out: &mut String, depth: usize) {
             ),
             Atom::Char(c) => out.push_str(&char_name(*c)),
             Atom::Str(s) => write_string_literal(s.chars(), out),
-            Atom::Bytes(b) => out.push_str(&format!("#u8{:?}", b)),
+            Atom::Bytes(b) => {
+                out.push_str("#u8(");
+                for (i, byte) in b.iter().enumerate() {
+                    if i > 0 {
+                        out.push(' ');
+                    }
+                    out.push_str(&byte.to_string());
+                }
+                out.push(')');
+            }
             Atom::Unspecified => {}
             Atom::Eof => out.push_str("#<eof>"),
         },

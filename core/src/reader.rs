@@ -614,6 +614,11 @@ impl<'a> Reader<'a> {
                 if let Some(n) = number_atom(&text) {
                     return Ok(Some(Token::Datum(Syn::Atom(n, pos))));
                 }
+                // A radix or exactness prefix promises a number.
+                let prefix = text.chars().nth(1).map(|c| c.to_ascii_lowercase());
+                if matches!(prefix, Some('e' | 'i' | 'x' | 'b' | 'o' | 'd')) {
+                    return self.err(format!("bad number: {text}"), pos);
+                }
                 self.err(format!("bad syntax: {text}"), pos)
             }
         }
@@ -688,6 +693,9 @@ fn number_atom(text: &str) -> Option<Atom> {
         Number::Complex(z) => Atom::Complex(z),
     })
 }
+
+#[cfg(test)]
+mod unit_tests;
 
 #[cfg(test)]
 mod tests {

@@ -4,6 +4,14 @@
 
 use std::process::ExitCode;
 
+use arbores_core::ErrorKind;
+
+/// The kinds of failure the host adds to the engine's own
+/// (`ErrorKind::as_str`), as `--json` and `arbores mcp` name them.
+pub const STORE_ERROR: &str = "store-error";
+pub const TIME_LIMIT: &str = "time-limit";
+pub const CONFLICT: &str = "conflict";
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
     /// Everything went well.
@@ -56,15 +64,15 @@ impl Exit {
     pub fn kind(self) -> Option<&'static str> {
         Some(match self {
             Exit::Ok | Exit::Program(0) => return None,
-            Exit::Program(_) => "exit",
+            Exit::Program(_) => ErrorKind::Exit.as_str(),
             Exit::Failed => "error",
             Exit::Usage => "usage",
-            Exit::Steps => "step-limit",
-            Exit::Memory => "memory-limit",
-            Exit::Time => "time-limit",
-            Exit::Store => "store-error",
-            Exit::Conflict => "conflict",
-            Exit::Interrupted => "interrupted",
+            Exit::Steps => ErrorKind::StepLimit.as_str(),
+            Exit::Memory => ErrorKind::MemoryLimit.as_str(),
+            Exit::Time => TIME_LIMIT,
+            Exit::Store => STORE_ERROR,
+            Exit::Conflict => CONFLICT,
+            Exit::Interrupted => ErrorKind::Interrupted.as_str(),
         })
     }
 }

@@ -702,7 +702,7 @@ impl Server {
                 let store = e.session.store().clone();
                 match Session::new(&e.settings, &e.stopper, store) {
                     Ok(s) => e.knowledge = Some(s),
-                    Err(f) => return Err(failed("store-error", &f.message)),
+                    Err(f) => return Err(failed(crate::exit::STORE_ERROR, &f.message)),
                 }
             }
             let Some(session) = e.knowledge.as_mut() else {
@@ -711,13 +711,13 @@ impl Server {
             let source = format!("(display (scheme->json {expr}))");
             let outcome = session.eval(&e.stopper, e.settings.timeout, &source);
             if let Some(m) = &outcome.store_error {
-                return Err(failed("store-error", m));
+                return Err(failed(crate::exit::STORE_ERROR, m));
             }
             if let Some(error) = &outcome.evaluation.error {
                 let object = report::json(&outcome, &e.settings, report::exit_of(&outcome));
                 let kind = object["error"]["kind"]
                     .as_str()
-                    .unwrap_or("runtime-error")
+                    .unwrap_or(arbores_core::ErrorKind::Runtime.as_str())
                     .to_string();
                 return Err(failed(&kind, &error.message));
             }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use arbores_core::{ErrorKind, EvalError};
 
 use crate::backend::{Settings, StopReason};
-use crate::exit::Exit;
+use crate::exit::{self, Exit};
 use crate::session::Outcome;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -131,14 +131,14 @@ pub fn exit_of(outcome: &Outcome) -> Exit {
 pub fn json(outcome: &Outcome, settings: &Settings, exit: Exit) -> serde_json::Value {
     let ev = &outcome.evaluation;
     let error = if let Some(message) = &outcome.store_error {
-        serde_json::json!({"kind": "store-error", "message": message,
+        serde_json::json!({"kind": exit::STORE_ERROR, "message": message,
                            "line": null, "column": null, "backtrace": []})
     } else if let Some(e) = &ev.error {
         let kind = match (e.kind, outcome.stopped) {
             (ErrorKind::Interrupted, Some(StopReason::CtrlC | StopReason::Cancelled)) => {
                 "interrupted"
             }
-            (ErrorKind::Interrupted, _) => "time-limit",
+            (ErrorKind::Interrupted, _) => exit::TIME_LIMIT,
             (k, _) => k.as_str(),
         };
         serde_json::json!({
