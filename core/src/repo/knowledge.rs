@@ -372,7 +372,15 @@ impl Knowledge {
                     tried = true;
                     self.indexes.forget_lexical(&e.to_string());
                 }
-                result => return Ok(result),
+                result => {
+                    // Searches that have read a good share of the stored
+                    // index load it whole: the next ones of this process
+                    // run in memory.
+                    if result.is_ok() && self.indexes.semantic.wants_loading() {
+                        self.load_semantic(report);
+                    }
+                    return Ok(result);
+                }
             }
         }
     }

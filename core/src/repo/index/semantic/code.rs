@@ -39,6 +39,7 @@ fn dot_i8_block(a: &[i8], b: &[i8]) -> i32 {
 /// component at ±127. The dot product of two codes times both scales
 /// approximates the dot product of the vectors to about 1% of their norms;
 /// the graph navigates by it, and nothing it computes is ever a score.
+#[derive(Debug)]
 pub(super) struct Code {
     pub(super) code: Vec<i8>,
     pub(super) scale: f32,

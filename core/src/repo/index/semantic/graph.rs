@@ -299,7 +299,7 @@ impl Graph {
         }
     }
 
-    fn code(&self, slot: u32) -> CodeRef<'_> {
+    pub(super) fn code(&self, slot: u32) -> CodeRef<'_> {
         let i = slot as usize;
         CodeRef {
             code: self

@@ -1,18 +1,22 @@
 //! Searching a stored semantic index without loading it.
 //!
 //! Loading reads every entry and member of the map (1.7 s at 100,000
-//! nodes); a search visits a few hundred members. So a search of an index
+//! nodes); a search visits a few thousand members. So a search of an index
 //! that is stored and ready (it has a graph and no graph work is due)
 //! walks the stored map instead: each member it visits is read from its
-//! record (`[2] slot`) and its node's entry (`[1] id`), checked, coded and
-//! kept for later searches of the same process; the pending set is read
+//! record (`[2] slot`), which holds its neighbour lists and its 8-bit code
+//! (format 3; a format-2 record has no code, which is then taken from its
+//! node's entry), checked and kept for later searches of the same process;
+//! the entries (`[1] id`, the exact vectors and types) are read only for
+//! the members the walk returns, to score them; the pending set is read
 //! from its markers (`[3] id`). The walk is the loaded graph's own search
 //! (`Graph::search`: the same greedy descent, the same best-first search
-//! with the same ties), so it finds the same members. What it reads is
-//! checked as loading checks it (a list within its capacity, neighbours
-//! among the members, an entry that points back at its member); anything
-//! wrong is an error, and the caller loads the index, which notes the
-//! damage and builds it again.
+//! with the same ties over the same codes), so it finds the same members.
+//! What it reads is checked as loading checks it (a list within its
+//! capacity, neighbours among the members, a code of the index's
+//! dimension, an entry that points back at its member); anything wrong is
+//! an error, and the caller loads the index, which notes the damage and
+//! builds it again.
 
 use std::cell::RefCell;
 use std::cmp::Reverse;
@@ -33,8 +37,6 @@ pub(super) struct Member {
     pub(super) dead: bool,
     lists: Vec<Vec<u32>>,
     code: Code,
-    pub(super) vec: Arc<StoredVector>,
-    pub(super) kind: Option<Arc<str>>,
 }
 
 /// A node's entry as read from the map.
@@ -47,7 +49,10 @@ pub(super) struct EntryView {
 /// What searches of one stored map have read, kept until the map changes.
 #[derive(Default)]
 pub(super) struct Cache {
-    pub(super) members: BTreeMap<u32, Rc<Member>>,
+    /// By slot (sized to the graph on first use).
+    members: Vec<Option<Rc<Member>>>,
+    /// How many of `members` are read.
+    pub(super) read: usize,
     entries: BTreeMap<NodeId, Option<Rc<EntryView>>>,
     pending: Option<Rc<Vec<NodeId>>>,
 }
@@ -62,6 +67,10 @@ pub(super) struct View<'a> {
 }
 
 type R<T> = Result<T, String>;
+
+fn disagree(slot: u32, id: NodeId) -> String {
+    format!("graph member {slot} (node {id}) and its entry disagree")
+}
 
 impl View<'_> {
     /// Node `id`'s entry, `None` if it has none.
@@ -111,7 +120,7 @@ impl View<'_> {
 
     /// Member `slot`, read and checked on first use.
     pub(super) fn member(&self, slot: u32) -> R<Rc<Member>> {
-        if let Some(m) = self.cache.borrow().members.get(&slot) {
+        if let Some(Some(m)) = self.cache.borrow().members.get(slot as usize) {
             return Ok(m.clone());
         }
         if slot >= self.graph.members {
@@ -127,7 +136,7 @@ impl View<'_> {
         else {
             return Err(format!("graph member {slot} is not stored"));
         };
-        let (record, own) = stored::decode_member(bytes, self.dim)?;
+        let (record, own, code) = stored::decode_member(bytes, self.dim)?;
         if record.lists.is_empty() || record.lists.len() > 17 {
             return Err(format!("member {slot} is on {} layers", record.lists.len()));
         }
@@ -150,35 +159,43 @@ impl View<'_> {
                 ));
             }
         }
-        let (vec, kind) = match (record.dead, own) {
-            (true, Some(v)) => (v, None),
-            (false, None) => match self.entry(record.id)? {
-                Some(e) if e.slot == Some(slot) => (e.vec.clone(), e.kind.clone()),
-                _ => {
-                    return Err(format!(
-                        "graph member {slot} (node {}) and its entry disagree",
-                        record.id
-                    ))
-                }
+        if record.dead != own.is_some() {
+            return Err(format!(
+                "graph member {slot} (node {}) is dead without its vector, or alive with one",
+                record.id
+            ));
+        }
+        let code = match (code, own) {
+            (Some(code), _) => code,
+            // Format 2: the code is made from the vector.
+            (None, Some(v)) => Code::new(&v.to_dense()),
+            (None, None) => match self.entry(record.id)? {
+                Some(e) if e.slot == Some(slot) => Code::new(&e.vec.to_dense()),
+                _ => return Err(disagree(slot, record.id)),
             },
-            _ => {
-                return Err(format!(
-                    "graph member {slot} (node {}) is dead without its vector, or alive with one",
-                    record.id
-                ))
-            }
         };
-        let code = Code::new(&vec.to_dense());
         let m = Rc::new(Member {
             id: record.id,
             dead: record.dead,
             lists: record.lists,
             code,
-            vec,
-            kind,
         });
-        self.cache.borrow_mut().members.insert(slot, m.clone());
+        let mut cache = self.cache.borrow_mut();
+        if cache.members.len() != self.graph.members as usize {
+            cache.members = vec![None; self.graph.members as usize];
+        }
+        cache.members[slot as usize] = Some(m.clone());
+        cache.read += 1;
         Ok(m)
+    }
+
+    /// The entry of live member `slot` (its exact vector and type),
+    /// checked to point back at it.
+    pub(super) fn member_entry(&self, slot: u32, m: &Member) -> R<Rc<EntryView>> {
+        match self.entry(m.id)? {
+            Some(e) if e.slot == Some(slot) => Ok(e),
+            _ => Err(disagree(slot, m.id)),
+        }
     }
 
     fn distance(&self, q: CodeRef<'_>, slot: u32) -> R<f32> {

@@ -61,6 +61,10 @@ use crate::repo::cas::sorted::SortedMap;
 use crate::repo::cas::{Blobs, StoreError};
 use crate::repo::node::{Node, NodeId};
 
+/// `wants_loading`: a search that has read 1/LOAD_SHARE of the stored
+/// graph's members loads the index whole.
+const LOAD_SHARE: usize = 4;
+
 #[derive(Clone, Debug)]
 pub struct SemanticConfig {
     /// Below this many nodes, search is exact (no graph).
@@ -327,6 +331,18 @@ impl SemanticIndex {
         !self.loaded && self.stored.is_some() && self.header.graph.is_some() && !self.needs_work()
     }
 
+    /// Whether searches of the stored map have read enough of it that
+    /// loading it whole pays: once they have read a quarter of the graph's
+    /// members (each read a record fetched and decoded on its own, where
+    /// loading reads the records a blob at a time), the rest of the
+    /// process's searches run on the graph in memory.
+    pub fn wants_loading(&self) -> bool {
+        match (&self.header.graph, self.loaded) {
+            (Some(g), false) => self.lazy.borrow().read.saturating_mul(LOAD_SHARE) >= g.members as usize,
+            _ => false,
+        }
+    }
+
     fn view(&self) -> Option<lazy::View<'_>> {
         if self.loaded {
             return None;
@@ -372,6 +388,7 @@ impl SemanticIndex {
         let header = self.header.clone();
         let dim = self.dim();
         let mut members: Vec<(MemberRecord, Option<Arc<StoredVector>>)> = Vec::new();
+        let mut codes: Vec<Option<Code>> = Vec::new();
         let mut by_slot: BTreeMap<u32, NodeId> = BTreeMap::new();
         let mut marked: Vec<NodeId> = Vec::new();
         for item in map.iter() {
@@ -408,7 +425,9 @@ impl SemanticIndex {
                             members.len()
                         ));
                     }
-                    members.push(stored::decode_member(v, dim)?);
+                    let (m, own, code) = stored::decode_member(v, dim)?;
+                    members.push((m, own));
+                    codes.push(code);
                 }
                 Key::Pending(id) => {
                     if !v.is_empty() {
@@ -472,6 +491,17 @@ impl SemanticIndex {
         }
         let entry = gh.entry.map(|(s, t)| (s, usize::from(t)));
         let graph = Graph::from_members(dim, &self.config, parts, entry, gh.rng)?;
+        // A stored code (format 3) is the one its vector makes.
+        for (slot, code) in codes.iter().enumerate() {
+            if let Some(c) = code {
+                let made = graph.code(slot as u32);
+                if made.code != &c.code[..] || made.scale.to_bits() != c.scale.to_bits() {
+                    return Err(format!(
+                        "graph member {slot}'s stored code is not its vector's"
+                    ));
+                }
+            }
+        }
         if graph.dead != gh.dead as usize {
             return Err(format!(
                 "the header counts {} dead members, the map holds {}",
@@ -522,7 +552,7 @@ impl SemanticIndex {
         let m = g.record(slot)?;
         // A dead member's node no longer has an entry with its vector.
         let own = m.dead.then(|| g.vector(slot)).flatten();
-        Some(stored::encode_member(&m, own))
+        Some(stored::encode_member(&m, own, g.code(slot)))
     }
 
     fn entry_bytes(e: &Entry) -> Vec<u8> {
@@ -740,12 +770,13 @@ impl SemanticIndex {
                 "node {id} names graph member {slot}, which is not stored"
             ));
         };
-        let (mut m, _) = stored::decode_member(bytes, self.dim())?;
+        let (mut m, _, code) = stored::decode_member(bytes, self.dim())?;
         if m.id != id || m.dead {
             return Err(format!("graph member {slot} is not node {id}'s"));
         }
         m.dead = true;
-        map.insert(&key, &stored::encode_member(&m, Some(&e.vec)))
+        let code = code.unwrap_or_else(|| Code::new(&e.vec.to_dense()));
+        map.insert(&key, &stored::encode_member(&m, Some(&e.vec), code.view()))
             .map_err(|e| e.to_string())?;
         if let Some(g) = &mut header.graph {
             g.dead += 1;
@@ -1174,11 +1205,15 @@ impl SemanticIndex {
             let mut matched = pending_matched;
             for slot in view.search(&code, ef).map_err(bad)? {
                 let m = view.member(slot).map_err(bad)?;
-                if m.dead || !wanted(&m.kind) {
+                if m.dead {
+                    continue;
+                }
+                let e = view.member_entry(slot, &m).map_err(bad)?;
+                if !wanted(&e.kind) {
                     continue;
                 }
                 matched += 1;
-                let s = score(&m.vec);
+                let s = score(&e.vec);
                 if keep(s) {
                     hits.push((s, m.id));
                 }
@@ -1724,7 +1759,7 @@ mod tests {
         assert!(lazy.searchable_stored());
         lazy.search("sort a list", &SemanticQuery::default())
             .unwrap();
-        let read = lazy.lazy.borrow().members.len();
+        let read = lazy.lazy.borrow().read;
         assert!(read < nodes.len() / 2, "{read} members read by one search");
         let mut rng = Rng::new(5);
         for i in 0..30 {
@@ -1753,13 +1788,44 @@ mod tests {
             ..SemanticQuery::default()
         };
         assert_eq!(lazy.search("sort list", &big), Err(IndexError::Unloaded));
+        // An index of format 2 (member records without their codes) is
+        // searched the same way, the codes made from the entries.
+        let mut old = map.clone();
+        let g = ix.graph.as_ref().unwrap();
+        for slot in 0..g.len() as u32 {
+            let bytes = SemanticIndex::member_bytes(g, slot).unwrap();
+            let cut = bytes.len() - 1 - 4 - ix.dim();
+            old.insert(&stored::member_key(slot), &bytes[..cut]).unwrap();
+        }
+        let mut header = stored::encode_header(&ix.header_now());
+        assert_eq!(header[0], stored::FORMAT as u8);
+        header[0] = 2;
+        old.insert(stored::HEADER_KEY, &header).unwrap();
+        let mut two = index(graph_config());
+        assert_eq!(two.adopt(Some(&old)), Ok(true));
+        let mut rng = Rng(6);
+        for _ in 0..10 {
+            let text = random_desc(&mut rng);
+            let q = SemanticQuery::default();
+            assert_eq!(two.search(&text, &q).unwrap(), ix.search(&text, &q).unwrap());
+        }
+        assert!(!two.is_loaded());
+        two.load().unwrap();
+        assert_eq!(
+            two.search("sort a list", &SemanticQuery::default()).unwrap(),
+            ix.search("sort a list", &SemanticQuery::default()).unwrap()
+        );
         // Damage in what the search reads is an error naming it.
         let mut damaged = map.clone();
         let slot = ix.graph.as_ref().unwrap().entry.unwrap().0;
         let mut m = ix.graph.as_ref().unwrap().record(slot).unwrap();
         m.lists[0].push(99_999);
+        let code = ix.graph.as_ref().unwrap().code(slot);
         damaged
-            .insert(&stored::member_key(slot), &stored::encode_member(&m, None))
+            .insert(
+                &stored::member_key(slot),
+                &stored::encode_member(&m, None, code),
+            )
             .unwrap();
         let mut b = index(graph_config());
         assert_eq!(b.adopt(Some(&damaged)), Ok(true));
@@ -1815,6 +1881,14 @@ mod tests {
         bytes[0] = 9;
         other.insert(stored::HEADER_KEY, &bytes).unwrap();
         assert!(refused(&other).contains("format 9"));
+        // A member whose stored code is not its vector's.
+        let mut recoded = map.clone();
+        let g = ix.graph.as_ref().unwrap();
+        let mut bytes = SemanticIndex::member_bytes(g, 7).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] = bytes[last].wrapping_add(1);
+        recoded.insert(&stored::member_key(7), &bytes).unwrap();
+        assert!(refused(&recoded).contains("member 7's stored code"));
         let mut no_header = map.clone();
         no_header.remove(stored::HEADER_KEY).unwrap();
         assert!(refused(&no_header).contains("no header"));

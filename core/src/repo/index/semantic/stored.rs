@@ -13,7 +13,8 @@
 //!   was embedded from, its graph member (or none while pending), its type
 //!   and its exact vector;
 //! - `[2] slot`: a graph member ([`MemberRecord`]): its node, whether it is
-//!   dead, and its neighbour lists;
+//!   dead, its neighbour lists and (from format 3) its 8-bit code, so that
+//!   a walk of the stored graph reads one record per member it visits;
 //! - `[3] id`: an empty marker for each entry not in the graph (the
 //!   pending set), so that a search can scan them without loading the
 //!   index (`lazy`).
@@ -25,15 +26,18 @@
 
 use std::sync::Arc;
 
+use super::code::{Code, CodeRef};
 use super::graph::MemberRecord;
 use super::StoredVector;
 use crate::repo::cas::DecodeError;
 use crate::repo::forest::codec::{Reader, Writer};
 use crate::repo::node::NodeId;
 
-/// The layout this module writes; another is built again, not read
-/// (format 1 had no pending markers).
-pub(super) const FORMAT: u64 = 2;
+/// The layout this module writes. Format 2 (member records without their
+/// codes) is still read: a walk then takes a member's code from its node's
+/// entry. Format 1 had no pending markers; it is built again, not read.
+pub(super) const FORMAT: u64 = 3;
+const OLDEST_READ: u64 = 2;
 
 pub(super) const HEADER_KEY: &[u8] = &[0];
 const ENTRY_TAG: u8 = 1;
@@ -141,9 +145,9 @@ pub(super) fn decode_header(bytes: &[u8]) -> Result<Header, String> {
     let d = |e| decode_error(e, "the header");
     let mut r = Reader::new(bytes);
     let format = r.uint("format").map_err(d)?;
-    if format != FORMAT {
+    if !(OLDEST_READ..=FORMAT).contains(&format) {
         return Err(format!(
-            "the header is of format {format}, this build reads {FORMAT}"
+            "the header is of format {format}, this build reads {OLDEST_READ} to {FORMAT}"
         ));
     }
     let u32_of = |r: &mut Reader, what: &str| -> Result<u32, String> {
@@ -297,8 +301,14 @@ pub(super) fn decode_entry(bytes: &[u8], dim: usize) -> Result<StoredEntry, Stri
     })
 }
 
-/// A member, with its vector when it is dead (its node's entry is gone).
-pub(super) fn encode_member(m: &MemberRecord, own: Option<&StoredVector>) -> Vec<u8> {
+/// A member, with its vector when it is dead (its node's entry is gone)
+/// and its code (what the graph navigates by: the scale, then one byte per
+/// component).
+pub(super) fn encode_member(
+    m: &MemberRecord,
+    own: Option<&StoredVector>,
+    code: CodeRef<'_>,
+) -> Vec<u8> {
     let mut w = Writer { buf: Vec::new() };
     w.uint(m.id);
     w.byte(u8::from(m.dead));
@@ -316,13 +326,17 @@ pub(super) fn encode_member(m: &MemberRecord, own: Option<&StoredVector>) -> Vec
             write_vector(&mut w, v);
         }
     }
+    w.byte(1);
+    w.buf.extend_from_slice(&code.scale.to_le_bytes());
+    w.buf.extend(code.code.iter().map(|&c| c as u8));
     w.buf
 }
 
-pub(super) fn decode_member(
-    bytes: &[u8],
-    dim: usize,
-) -> Result<(MemberRecord, Option<Arc<StoredVector>>), String> {
+/// A member record as read: the record, its own vector (dead members),
+/// and its code (absent in format 2).
+pub(super) type DecodedMember = (MemberRecord, Option<Arc<StoredVector>>, Option<Code>);
+
+pub(super) fn decode_member(bytes: &[u8], dim: usize) -> Result<DecodedMember, String> {
     let d = |e| decode_error(e, "a graph member");
     let mut r = Reader::new(bytes);
     let id = r.uint("node").map_err(d)?;
@@ -347,8 +361,32 @@ pub(super) fn decode_member(
         1 => Some(read_vector(&mut r, dim)?),
         b => return Err(format!("a graph member's vector flag is {b}")),
     };
+    // Format 2 ends here.
+    let code = if r.remaining() == 0 {
+        None
+    } else {
+        match r.byte("code flag").map_err(d)? {
+            1 => {
+                let scale = f32::from_le_bytes(
+                    r.take(4, "code scale")
+                        .map_err(d)?
+                        .try_into()
+                        .unwrap_or_default(),
+                );
+                if !(scale.is_finite() && scale >= 0.0) {
+                    return Err(format!("a graph member's code has scale {scale}"));
+                }
+                let code = r.take(dim, "code").map_err(d)?;
+                Some(Code {
+                    code: code.iter().map(|&b| b as i8).collect(),
+                    scale,
+                })
+            }
+            b => return Err(format!("a graph member's code flag is {b}")),
+        }
+    };
     r.end().map_err(d)?;
-    Ok((MemberRecord { id, dead, lists }, own))
+    Ok((MemberRecord { id, dead, lists }, own, code))
 }
 
 #[cfg(test)]
@@ -400,18 +438,41 @@ mod tests {
             lists: vec![vec![1, 2, 3], vec![4]],
         };
         let v = StoredVector::new(&[0.0, 1.0, 0.0, 0.0]);
-        let (back, own) = decode_member(&encode_member(&m, Some(&v)), 4).unwrap();
+        let code = Code::new(&v.to_dense());
+        let (back, own, back_code) =
+            decode_member(&encode_member(&m, Some(&v), code.view()), 4).unwrap();
         assert_eq!(
             (back, own.map(|v| v.to_dense())),
             (m.clone(), Some(v.to_dense()))
         );
-        assert_eq!(
-            decode_member(&encode_member(&m, None), 4).unwrap(),
-            (m.clone(), None)
-        );
-        let mut bad = encode_member(&m, None);
+        let back_code = back_code.unwrap();
+        assert_eq!((back_code.code, back_code.scale), (code.code.clone(), code.scale));
+        let bytes = encode_member(&m, None, code.view());
+        let (back, own, back_code) = decode_member(&bytes, 4).unwrap();
+        assert_eq!((back, own.is_none()), (m.clone(), true));
+        assert_eq!(back_code.unwrap().code, code.code);
+        // Format 2: no code after the vector flag.
+        let old = &bytes[..bytes.len() - 4 - 4 - 1];
+        let (back, own, back_code) = decode_member(old, 4).unwrap();
+        assert_eq!((back, own.is_none(), back_code.is_none()), (m.clone(), true, true));
+        // A code of another length, a bad flag, a negative scale.
+        assert!(decode_member(&bytes[..bytes.len() - 1], 4).is_err());
+        assert!(decode_member(&bytes, 3).is_err());
+        let mut bad = bytes.clone();
+        bad[old.len()] = 2;
+        assert!(decode_member(&bad, 4).unwrap_err().contains("code flag"));
+        let mut bad = bytes.clone();
+        bad[old.len() + 4] ^= 0x80;
+        assert!(decode_member(&bad, 4).unwrap_err().contains("scale"));
+        let mut bad = encode_member(&m, None, code.view());
         bad[1] = 7;
         assert!(decode_member(&bad, 4).is_err());
+        // A header of format 2 is read, of 1 or 4 refused.
+        let mut two = encode_header(&h);
+        two[0] = 2;
+        assert_eq!(decode_header(&two).unwrap(), h);
+        two[0] = 1;
+        assert!(decode_header(&two).is_err());
         assert!(matches!(parse_key(&entry_key(5)), Ok(Key::Entry(5))));
         assert!(matches!(parse_key(&member_key(5)), Ok(Key::Member(5))));
         assert!(matches!(parse_key(HEADER_KEY), Ok(Key::Header)));
