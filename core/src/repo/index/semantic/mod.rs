@@ -338,7 +338,9 @@ impl SemanticIndex {
     /// process's searches run on the graph in memory.
     pub fn wants_loading(&self) -> bool {
         match (&self.header.graph, self.loaded) {
-            (Some(g), false) => self.lazy.borrow().read.saturating_mul(LOAD_SHARE) >= g.members as usize,
+            (Some(g), false) => {
+                self.lazy.borrow().read.saturating_mul(LOAD_SHARE) >= g.members as usize
+            }
             _ => false,
         }
     }
@@ -1795,7 +1797,8 @@ mod tests {
         for slot in 0..g.len() as u32 {
             let bytes = SemanticIndex::member_bytes(g, slot).unwrap();
             let cut = bytes.len() - 1 - 4 - ix.dim();
-            old.insert(&stored::member_key(slot), &bytes[..cut]).unwrap();
+            old.insert(&stored::member_key(slot), &bytes[..cut])
+                .unwrap();
         }
         let mut header = stored::encode_header(&ix.header_now());
         assert_eq!(header[0], stored::FORMAT as u8);
@@ -1807,12 +1810,16 @@ mod tests {
         for _ in 0..10 {
             let text = random_desc(&mut rng);
             let q = SemanticQuery::default();
-            assert_eq!(two.search(&text, &q).unwrap(), ix.search(&text, &q).unwrap());
+            assert_eq!(
+                two.search(&text, &q).unwrap(),
+                ix.search(&text, &q).unwrap()
+            );
         }
         assert!(!two.is_loaded());
         two.load().unwrap();
         assert_eq!(
-            two.search("sort a list", &SemanticQuery::default()).unwrap(),
+            two.search("sort a list", &SemanticQuery::default())
+                .unwrap(),
             ix.search("sort a list", &SemanticQuery::default()).unwrap()
         );
         // Damage in what the search reads is an error naming it.

@@ -446,7 +446,10 @@ mod tests {
             (m.clone(), Some(v.to_dense()))
         );
         let back_code = back_code.unwrap();
-        assert_eq!((back_code.code, back_code.scale), (code.code.clone(), code.scale));
+        assert_eq!(
+            (back_code.code, back_code.scale),
+            (code.code.clone(), code.scale)
+        );
         let bytes = encode_member(&m, None, code.view());
         let (back, own, back_code) = decode_member(&bytes, 4).unwrap();
         assert_eq!((back, own.is_none()), (m.clone(), true));
@@ -454,7 +457,10 @@ mod tests {
         // Format 2: no code after the vector flag.
         let old = &bytes[..bytes.len() - 4 - 4 - 1];
         let (back, own, back_code) = decode_member(old, 4).unwrap();
-        assert_eq!((back, own.is_none(), back_code.is_none()), (m.clone(), true, true));
+        assert_eq!(
+            (back, own.is_none(), back_code.is_none()),
+            (m.clone(), true, true)
+        );
         // A code of another length, a bad flag, a negative scale.
         assert!(decode_member(&bytes[..bytes.len() - 1], 4).is_err());
         assert!(decode_member(&bytes, 3).is_err());
