@@ -1806,7 +1806,7 @@ mod tests {
         old.insert(stored::HEADER_KEY, &header).unwrap();
         let mut two = index(graph_config());
         assert_eq!(two.adopt(Some(&old)), Ok(true));
-        let mut rng = Rng(6);
+        let mut rng = Rng::new(6);
         for _ in 0..10 {
             let text = random_desc(&mut rng);
             let q = SemanticQuery::default();
