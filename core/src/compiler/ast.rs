@@ -60,3 +60,64 @@ pub struct LambdaExpr {
     pub name: Option<Sym>,
     pub pos: Pos,
 }
+
+impl Expr {
+    /// Holds no other expression.
+    fn is_leaf(&self) -> bool {
+        matches!(self, Expr::Const(_) | Expr::Local(..) | Expr::Global(..))
+    }
+
+    /// Moves the expressions this one holds that hold others into `out`,
+    /// leaving constants in their place.
+    fn detach_nested(&mut self, out: &mut Vec<Expr>) {
+        fn take(e: &mut Expr, out: &mut Vec<Expr>) {
+            if !e.is_leaf() {
+                out.push(std::mem::replace(e, Expr::Const(Value::Unspecified)));
+            }
+        }
+        match self {
+            Expr::Const(_) | Expr::Local(..) | Expr::Global(..) => {}
+            Expr::SetLocal(_, e) | Expr::SetGlobal(_, e, _) | Expr::DefineGlobal(_, e) => {
+                take(e, out)
+            }
+            Expr::If(t, c, a) => {
+                take(t, out);
+                take(c, out);
+                take(a, out);
+            }
+            Expr::Lambda(l) => take(&mut l.body, out),
+            Expr::CaseLambda(ls) => ls.iter_mut().for_each(|l| take(&mut l.body, out)),
+            Expr::Seq(items) | Expr::Inline(_, items, _) => {
+                items.iter_mut().for_each(|e| take(e, out))
+            }
+            Expr::Call(f, args, _) => {
+                take(f, out);
+                args.iter_mut().for_each(|e| take(e, out));
+            }
+            Expr::Let(_, inits, body) => {
+                inits.iter_mut().for_each(|e| take(e, out));
+                take(body, out);
+            }
+            Expr::Letrec(_, steps, body) => {
+                steps.iter_mut().for_each(|(_, e)| take(e, out));
+                take(body, out);
+            }
+        }
+    }
+}
+
+/// Dropping an expression takes no Rust stack on its depth: code nested
+/// 100,000 levels deep would otherwise overflow it, one frame per level.
+/// Nested expressions are detached onto a heap stack and dropped one by one.
+impl Drop for Expr {
+    fn drop(&mut self) {
+        if self.is_leaf() {
+            return;
+        }
+        let mut pending = Vec::new();
+        self.detach_nested(&mut pending);
+        while let Some(mut e) = pending.pop() {
+            e.detach_nested(&mut pending);
+        }
+    }
+}

@@ -10,6 +10,8 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
+use reblessive::Stk;
+
 use super::ast::{Expr, LambdaExpr, VarInfo};
 use crate::pos::Pos;
 use crate::symbol::Sym;
@@ -24,7 +26,9 @@ struct FnState {
     children: Vec<Rc<Template>>,
     positions: Vec<(u32, Pos)>,
     free: Vec<VarId>,
-    depth: u16,
+    /// Values on the frame's stack here: locals and pending operands (a
+    /// local's slot must fit in a u16, pending operands need not).
+    depth: u32,
 }
 
 pub struct Gen<'a> {
@@ -50,11 +54,13 @@ impl<'a> Gen<'a> {
     }
 
     /// Compiles a top-level expression into a template taking no arguments.
-    pub fn toplevel(mut self, e: &Expr, pos: Pos) -> R<Rc<Template>> {
+    /// The walk recurses on the nesting of the code on the heap stack
+    /// `stk` (reblessive), not the Rust stack.
+    pub async fn toplevel(mut self, stk: &mut Stk, e: &Expr, pos: Pos) -> R<Rc<Template>> {
         self.fns.push(FnState::new(0));
         // Not a tail position: the form's own frame stays, so an error raised
         // by its last call still points at the form.
-        self.expr(e, false)?;
+        self.expr(stk, e, false).await?;
         self.emit(Op::Return);
         let f = self.fns.pop().expect("function state");
         let _ = pos;
@@ -93,13 +99,18 @@ impl<'a> Gen<'a> {
 
     fn grow(&mut self, n: u16) -> R<()> {
         let f = self.f();
-        f.depth = f.depth.checked_add(n).ok_or(TooManyLocals)?;
+        f.depth = f.depth.checked_add(u32::from(n)).ok_or(TooManyLocals)?;
         Ok(())
     }
 
     fn shrink(&mut self, n: u16) {
         let f = self.f();
-        f.depth -= n;
+        f.depth -= u32::from(n);
+    }
+
+    /// The slot the next pushed value takes, for a local.
+    fn next_slot(&mut self) -> R<u16> {
+        u16::try_from(self.f().depth).map_err(|_| TooManyLocals)
     }
 
     fn load_const(&mut self, v: Value) {
@@ -170,7 +181,12 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn expr(&mut self, e: &Expr, tail: bool) -> R<()> {
+    /// One expression, one level deeper, on the heap stack.
+    async fn expr(&mut self, stk: &mut Stk, e: &Expr, tail: bool) -> R<()> {
+        stk.run(|stk| self.expr_inner(stk, e, tail)).await
+    }
+
+    async fn expr_inner(&mut self, stk: &mut Stk, e: &Expr, tail: bool) -> R<()> {
         match e {
             Expr::Const(v) => {
                 self.load_const(*v);
@@ -186,7 +202,7 @@ impl<'a> Gen<'a> {
                 self.ret(tail);
             }
             Expr::SetLocal(v, value) => {
-                self.expr(value, false)?;
+                self.expr(stk, value, false).await?;
                 let boxed = self.vars[*v as usize].boxed();
                 let op = match (self.locate(*v), boxed) {
                     (Loc::Local(s), false) => Op::SetLocal(s),
@@ -197,61 +213,63 @@ impl<'a> Gen<'a> {
                 self.ret(tail);
             }
             Expr::SetGlobal(g, value, pos) => {
-                self.expr(value, false)?;
+                self.expr(stk, value, false).await?;
                 self.mark(*pos);
                 self.emit(Op::SetGlobal(*g));
                 self.ret(tail);
             }
             Expr::DefineGlobal(g, value) => {
-                self.expr(value, false)?;
+                self.expr(stk, value, false).await?;
                 self.emit(Op::DefineGlobal(*g));
                 self.ret(tail);
             }
-            Expr::If(t, c, a) => self.if_expr(t, c, a, tail)?,
+            Expr::If(t, c, a) => self.if_expr(stk, t, c, a, tail).await?,
             Expr::Seq(items) => {
                 if items.is_empty() {
                     self.load_const(Value::Unspecified);
                     self.ret(tail);
                 }
                 for (i, it) in items.iter().enumerate() {
-                    self.expr(it, tail && i + 1 == items.len())?;
+                    self.expr(stk, it, tail && i + 1 == items.len()).await?;
                 }
             }
             Expr::Call(f, args, pos) => {
-                self.push_arg(f)?;
+                self.push_arg(stk, f).await?;
                 for a in args {
-                    self.push_arg(a)?;
+                    self.push_arg(stk, a).await?;
                 }
                 let n = u16::try_from(args.len()).map_err(|_| TooManyLocals)?;
                 self.mark(*pos);
                 self.emit(if tail { Op::TailCall(n) } else { Op::Call(n) });
                 self.shrink(n + 1);
             }
-            Expr::Inline(op, args, pos) => self.inline_expr(*op, args, *pos, tail)?,
+            Expr::Inline(op, args, pos) => self.inline_expr(stk, *op, args, *pos, tail).await?,
             Expr::Let(vars, inits, body) => {
                 for (v, init) in vars.iter().zip(inits) {
-                    self.expr(init, false)?;
-                    let s = self.f().depth;
+                    self.expr(stk, init, false).await?;
+                    let s = self.next_slot()?;
                     self.push()?;
                     self.slot[*v as usize] = s;
                     if self.vars[*v as usize].boxed() {
                         self.emit(Op::BoxLocal(s));
                     }
                 }
-                self.expr(body, tail)?;
+                self.expr(stk, body, tail).await?;
                 if !tail {
                     self.emit(Op::Drop(vars.len() as u16));
                 }
                 self.shrink(vars.len() as u16);
             }
-            Expr::Letrec(vars, steps, body) => self.letrec_expr(vars, steps, body, tail)?,
+            Expr::Letrec(vars, steps, body) => {
+                self.letrec_expr(stk, vars, steps, body, tail).await?
+            }
             Expr::Lambda(l) => {
-                self.closure(l)?;
+                self.closure(stk, l).await?;
                 self.ret(tail);
             }
             Expr::CaseLambda(ls) => {
                 for l in ls {
-                    self.closure(l)?;
+                    self.closure(stk, l).await?;
                     self.push()?;
                 }
                 self.emit(Op::MakeCaseLambda(ls.len() as u16));
@@ -262,18 +280,18 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
-    fn if_expr(&mut self, t: &Expr, c: &Expr, a: &Expr, tail: bool) -> R<()> {
-        self.expr(t, false)?;
+    async fn if_expr(&mut self, stk: &mut Stk, t: &Expr, c: &Expr, a: &Expr, tail: bool) -> R<()> {
+        self.expr(stk, t, false).await?;
         let jf = self.here();
         self.emit(Op::JumpIfFalse(0));
-        self.expr(c, tail)?;
+        self.expr(stk, c, tail).await?;
         let jend = self.here();
         if !tail {
             self.emit(Op::Jump(0));
         }
         let else_pc = self.here() as u32;
         self.f().code[jf] = Op::JumpIfFalse(else_pc);
-        self.expr(a, tail)?;
+        self.expr(stk, a, tail).await?;
         if !tail {
             let end = self.here() as u32;
             self.f().code[jend] = Op::Jump(end);
@@ -281,7 +299,14 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
-    fn inline_expr(&mut self, op: Inline, args: &[Expr], pos: Pos, tail: bool) -> R<()> {
+    async fn inline_expr(
+        &mut self,
+        stk: &mut Stk,
+        op: Inline,
+        args: &[Expr],
+        pos: Pos,
+        tail: bool,
+    ) -> R<()> {
         if let Some(fused) = self.fused_inline(op, args) {
             self.mark(pos);
             self.emit(fused);
@@ -291,9 +316,9 @@ impl<'a> Gen<'a> {
         let n = args.len();
         for (i, a) in args.iter().enumerate() {
             if i + 1 < n {
-                self.push_arg(a)?;
+                self.push_arg(stk, a).await?;
             } else {
-                self.expr(a, false)?;
+                self.expr(stk, a, false).await?;
             }
         }
         self.mark(pos);
@@ -306,8 +331,9 @@ impl<'a> Gen<'a> {
     /// A `letrec*` group: slots made first, then each initialised in turn.
     /// Closures of a group made only of lambdas are patched into each
     /// other's free slots instead of boxed.
-    fn letrec_expr(
+    async fn letrec_expr(
         &mut self,
+        stk: &mut Stk,
         vars: &[VarId],
         steps: &[(Option<VarId>, Expr)],
         body: &Expr,
@@ -316,7 +342,7 @@ impl<'a> Gen<'a> {
         let k = self.konst(Value::Undefined);
         for v in vars {
             self.emit(Op::Const(k));
-            let s = self.f().depth;
+            let s = self.next_slot()?;
             self.push()?;
             self.slot[*v as usize] = s;
             if self.vars[*v as usize].boxed() {
@@ -328,7 +354,7 @@ impl<'a> Gen<'a> {
         for (v, init) in steps {
             match (v, init) {
                 (Some(v), Expr::Lambda(l)) if self.vars[*v as usize].fixable => {
-                    let free = self.closure(l)?;
+                    let free = self.closure(stk, l).await?;
                     let s = self.slot[*v as usize];
                     self.emit(Op::SetLocal(s));
                     created.push((*v, free));
@@ -344,7 +370,7 @@ impl<'a> Gen<'a> {
                     }
                 }
                 (Some(v), init) => {
-                    self.expr(init, false)?;
+                    self.expr(stk, init, false).await?;
                     let boxed = self.vars[*v as usize].boxed();
                     let s = self.slot[*v as usize];
                     self.emit(if boxed {
@@ -353,10 +379,10 @@ impl<'a> Gen<'a> {
                         Op::SetLocal(s)
                     });
                 }
-                (None, e) => self.expr(e, false)?,
+                (None, e) => self.expr(stk, e, false).await?,
             }
         }
-        self.expr(body, tail)?;
+        self.expr(stk, body, tail).await?;
         if !tail {
             self.emit(Op::Drop(vars.len() as u16));
         }
@@ -396,7 +422,7 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn push_arg(&mut self, a: &Expr) -> R<()> {
+    async fn push_arg(&mut self, stk: &mut Stk, a: &Expr) -> R<()> {
         match a {
             Expr::Global(g, pos) => {
                 self.mark(*pos);
@@ -410,7 +436,7 @@ impl<'a> Gen<'a> {
                     self.emit(Op::PushLocal(s));
                     return self.grow(1);
                 }
-                self.expr(a, false)?;
+                self.expr(stk, a, false).await?;
                 self.push()
             }
             Expr::Const(v) if matches!(v, Value::Obj(_) | Value::Sym(_) | Value::Prim(_)) => {
@@ -419,15 +445,15 @@ impl<'a> Gen<'a> {
                 self.grow(1)
             }
             _ => {
-                self.expr(a, false)?;
+                self.expr(stk, a, false).await?;
                 self.push()
             }
         }
     }
 
     /// Compiles a lambda and emits the creation of its closure; returns its free variables.
-    fn closure(&mut self, l: &LambdaExpr) -> R<Vec<VarId>> {
-        let t = self.lambda(l)?;
+    async fn closure(&mut self, stk: &mut Stk, l: &LambdaExpr) -> R<Vec<VarId>> {
+        let t = self.lambda(stk, l).await?;
         let free = t.1;
         for &v in &free {
             self.load_raw(v);
@@ -441,21 +467,21 @@ impl<'a> Gen<'a> {
         Ok(free)
     }
 
-    fn lambda(&mut self, l: &LambdaExpr) -> R<(Rc<Template>, Vec<VarId>)> {
+    async fn lambda(&mut self, stk: &mut Stk, l: &LambdaExpr) -> R<(Rc<Template>, Vec<VarId>)> {
         self.fns.push(FnState::new(l.id));
         let mut n: u16 = 0;
         for &p in l.params.iter().chain(l.rest.iter()) {
             self.slot[p as usize] = n;
             n = n.checked_add(1).ok_or(TooManyLocals)?;
         }
-        self.f().depth = n;
+        self.f().depth = u32::from(n);
         for &p in l.params.iter().chain(l.rest.iter()) {
             if self.vars[p as usize].boxed() {
                 let s = self.slot[p as usize];
                 self.emit(Op::BoxLocal(s));
             }
         }
-        let r = self.expr(&l.body, true);
+        let r = self.expr(stk, &l.body, true).await;
         let f = self.fns.pop().expect("function state");
         r?;
         let free = f.free.clone();

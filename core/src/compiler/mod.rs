@@ -26,6 +26,9 @@ use crate::value::Value;
 pub struct CompileError {
     pub message: String,
     pub pos: Pos,
+    /// The code nests deeper than the memory cap leaves room for: the
+    /// memory limit, not a syntax error.
+    pub out_of_memory: bool,
 }
 
 /// Symbols and identifiers the compiler needs by name.

@@ -10,6 +10,7 @@
 //! macro means).
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::{Ident, Syn};
@@ -71,7 +72,60 @@ impl Scope {
     }
 
     pub fn bind(&self, id: Ident, b: Binding) {
+        BOUND.with(|bound| *bound.borrow_mut().entry(id.sym).or_insert(0) += 1);
         self.bindings.borrow_mut().push((id, b));
+    }
+}
+
+thread_local! {
+    /// How many bindings of each name all living scopes hold. A name no
+    /// scope binds resolves without walking the scope chain: code nested
+    /// 100,000 scopes deep would otherwise walk them all for every global
+    /// it names (`let`, `+`), quadratic in the depth.
+    static BOUND: RefCell<HashMap<Sym, usize>> = RefCell::new(HashMap::new());
+}
+
+/// Does any living scope bind `sym`?
+fn bound_anywhere(sym: Sym) -> bool {
+    BOUND.with(|bound| bound.borrow().get(&sym).is_some_and(|&n| n > 0))
+}
+
+/// Dropping a scope forgets its bindings (see `BOUND`) and takes no Rust
+/// stack on the depth of its chain: parents it is the last holder of are
+/// dropped one by one.
+impl Drop for Scope {
+    fn drop(&mut self) {
+        let forget = |scope: &Scope| {
+            let bindings = scope.bindings.borrow();
+            if bindings.is_empty() {
+                return;
+            }
+            // The thread's storage may be gone when a scope is dropped
+            // as the thread ends: then there is nothing to forget.
+            let _ = BOUND.try_with(|bound| {
+                let mut bound = bound.borrow_mut();
+                for (id, _) in bindings.iter() {
+                    if let Some(n) = bound.get_mut(&id.sym) {
+                        *n -= 1;
+                        if *n == 0 {
+                            bound.remove(&id.sym);
+                        }
+                    }
+                }
+            });
+        };
+        forget(self);
+        let mut parent = self.parent.take();
+        while let Some(p) = parent {
+            match Rc::try_unwrap(p) {
+                Ok(mut scope) => {
+                    forget(&scope);
+                    scope.bindings.borrow_mut().clear();
+                    parent = scope.parent.take();
+                }
+                Err(_) => break,
+            }
+        }
     }
 }
 
@@ -101,7 +155,11 @@ pub fn resolve(id: &Ident, scope: &Option<Rc<Scope>>) -> Meaning {
     let mut id = id.clone();
     let mut scope = scope.clone();
     loop {
-        let mut s = scope.clone();
+        let mut s = if bound_anywhere(id.sym) {
+            scope.clone()
+        } else {
+            None
+        };
         while let Some(sc) = s {
             for (bid, b) in sc.bindings.borrow().iter().rev() {
                 if bid.same(&id) {

@@ -383,7 +383,11 @@ pub struct PendingCall {
 
 fn compile_error(e: CompileError) -> VmError {
     VmError {
-        kind: ErrorKind::Syntax,
+        kind: if e.out_of_memory {
+            ErrorKind::MemoryLimit
+        } else {
+            ErrorKind::Syntax
+        },
         message: e.message,
         pos: Some(e.pos),
         backtrace: vec![],

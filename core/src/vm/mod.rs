@@ -337,13 +337,18 @@ impl Vm {
             &mut self.globals,
             &self.known,
         );
-        let expr = front.toplevel(form, env)?;
+        // Both walks recurse on the nesting of the code, on a heap stack
+        // (reblessive), not the Rust stack.
+        let mut stack = reblessive::Stack::new();
+        let expr = stack.enter(|stk| front.toplevel(stk, form, env)).finish()?;
         let vars = std::mem::take(&mut front.vars);
-        Gen::new(&vars, internal)
-            .toplevel(&expr, form.pos())
+        stack
+            .enter(|stk| Gen::new(&vars, internal).toplevel(stk, &expr, form.pos()))
+            .finish()
             .map_err(|_| CompileError {
                 message: "procedure has too many local variables".into(),
                 pos: form.pos(),
+                out_of_memory: false,
             })
     }
 

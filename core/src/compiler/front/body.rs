@@ -3,6 +3,8 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
+use reblessive::Stk;
+
 use super::{err, Env, Front, R};
 use crate::compiler::ast::Expr;
 use crate::compiler::special::Special;
@@ -21,7 +23,13 @@ enum BodyItem {
 
 impl Front<'_> {
     /// A body: internal definitions (letrec* semantics) then expressions.
-    pub(super) fn body(&mut self, forms: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+    pub(super) async fn body(
+        &mut self,
+        stk: &mut Stk,
+        forms: &[Syn],
+        env: &Env,
+        pos: Pos,
+    ) -> R<Expr> {
         let scope = Scope::new(env.clone());
         let benv: Env = Some(scope.clone());
         let (items, any_define) = self.body_items(forms, &scope, &benv)?;
@@ -36,7 +44,7 @@ impl Front<'_> {
             if exprs.is_empty() {
                 return err("body has no expressions", pos);
             }
-            return self.seq(&exprs, &benv);
+            return self.seq(stk, &exprs, &benv).await;
         }
         // Definitions and expressions, in order; the last item is the value.
         let mut vars = Vec::new();
@@ -45,16 +53,18 @@ impl Front<'_> {
             match item {
                 BodyItem::Define(v, init, name) => {
                     vars.push(v);
-                    let e = self.compile_named(&init, &benv, name)?;
+                    let e = self.compile_named(stk, &init, &benv, name).await?;
                     steps.push((Some(v), e));
                 }
                 BodyItem::DefineLambda(v, formals, body, name, lpos) => {
                     vars.push(v);
-                    let l = self.lambda(&formals, &body, &benv, Some(name), lpos)?;
+                    let l = self
+                        .lambda(stk, &formals, &body, &benv, Some(name), lpos)
+                        .await?;
                     steps.push((Some(v), Expr::Lambda(Box::new(l))));
                 }
                 BodyItem::Expr(s) => {
-                    let e = self.compile(&s, &benv)?;
+                    let e = self.compile(stk, &s, &benv).await?;
                     steps.push((None, e));
                 }
             }

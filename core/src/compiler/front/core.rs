@@ -1,12 +1,16 @@
 //! The core forms: what the code generator knows directly, or nearly.
 
+use reblessive::Stk;
+
+use std::rc::Rc;
+
 use super::{err, Env, Front, R};
 use crate::compiler::ast::{Expr, LambdaExpr};
 use crate::compiler::globals::GlobalSyntax;
 use crate::compiler::special::Special;
 use crate::pos::Pos;
 use crate::symbol::Sym;
-use crate::syntax::scope::{Binding, Meaning, Scope};
+use crate::syntax::scope::{Binding, Meaning, Scope, VarId};
 use crate::syntax::{Atom, Ident, Syn};
 use crate::value::Value;
 
@@ -18,34 +22,51 @@ impl Front<'_> {
         Ok(Expr::Const(self.datum(&args[0])?))
     }
 
-    pub(super) fn lambda_form(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+    pub(super) async fn lambda_form(
+        &mut self,
+        stk: &mut Stk,
+        args: &[Syn],
+        env: &Env,
+        pos: Pos,
+    ) -> R<Expr> {
         if args.is_empty() {
             return err("lambda needs parameters and a body", pos);
         }
-        let l = self.lambda(&args[0], &args[1..], env, None, pos)?;
+        let l = self
+            .lambda(stk, &args[0], &args[1..], env, None, pos)
+            .await?;
         Ok(Expr::Lambda(Box::new(l)))
     }
 
-    pub(super) fn case_lambda(&mut self, args: &[Syn], env: &Env) -> R<Expr> {
+    pub(super) async fn case_lambda(&mut self, stk: &mut Stk, args: &[Syn], env: &Env) -> R<Expr> {
         let mut clauses = Vec::new();
         for c in args {
             let Some(parts) = c.as_list().filter(|p| !p.is_empty()) else {
                 return err("case-lambda clause must be (formals body ...)", c.pos());
             };
-            clauses.push(self.lambda(&parts[0], &parts[1..], env, None, c.pos())?);
+            clauses.push(
+                self.lambda(stk, &parts[0], &parts[1..], env, None, c.pos())
+                    .await?,
+            );
         }
         Ok(Expr::CaseLambda(clauses))
     }
 
     /// `define` at the top level (a body's definitions are handled by `body`).
-    pub(super) fn define_global(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+    pub(super) async fn define_global(
+        &mut self,
+        stk: &mut Stk,
+        args: &[Syn],
+        env: &Env,
+        pos: Pos,
+    ) -> R<Expr> {
         if !self.at_toplevel(env) {
             return err(
                 "define is only allowed at the top level or at the start of a body",
                 pos,
             );
         }
-        let (name, value) = self.definition(args, env, pos)?;
+        let (name, value) = self.definition(stk, args, env, pos).await?;
         let name = self.global_target(&Ident::plain(name), env);
         if let Some(GlobalSyntax::Special(_) | GlobalSyntax::Macro(_)) =
             self.globals.syntax.get(&name)
@@ -56,14 +77,20 @@ impl Front<'_> {
         Ok(Expr::DefineGlobal(g, Box::new(value)))
     }
 
-    pub(super) fn set(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+    pub(super) async fn set(
+        &mut self,
+        stk: &mut Stk,
+        args: &[Syn],
+        env: &Env,
+        pos: Pos,
+    ) -> R<Expr> {
         if args.len() != 2 {
             return err("set! takes a variable and an expression", pos);
         }
         let Syn::Sym(id, vpos) = &args[0] else {
             return err("set! needs a variable name", args[0].pos());
         };
-        let value = self.compile(&args[1], env)?;
+        let value = self.compile(stk, &args[1], env).await?;
         match self.meaning(id, env) {
             Meaning::Var(v) => {
                 self.note_reference(v);
@@ -90,17 +117,23 @@ impl Front<'_> {
         }
     }
 
-    pub(super) fn if_form(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+    pub(super) async fn if_form(
+        &mut self,
+        stk: &mut Stk,
+        args: &[Syn],
+        env: &Env,
+        pos: Pos,
+    ) -> R<Expr> {
         if args.len() != 2 && args.len() != 3 {
             return err(
                 "if takes a test, a consequent and an optional alternative",
                 pos,
             );
         }
-        let t = self.compile(&args[0], env)?;
-        let c = self.compile(&args[1], env)?;
+        let t = self.compile(stk, &args[0], env).await?;
+        let c = self.compile(stk, &args[1], env).await?;
         let a = if args.len() == 3 {
-            self.compile(&args[2], env)?
+            self.compile(stk, &args[2], env).await?
         } else {
             Expr::Const(Value::Unspecified)
         };
@@ -108,8 +141,9 @@ impl Front<'_> {
     }
 
     /// `delay`, `delay-force` and `make-promise-lazy`.
-    pub(super) fn delay(
+    pub(super) async fn delay(
         &mut self,
+        stk: &mut Stk,
         eager_value: bool,
         args: &[Syn],
         env: &Env,
@@ -121,7 +155,7 @@ impl Front<'_> {
         }
         // A lazy promise holds a thunk returning a promise; `delay` makes
         // that promise from the expression's value (R7RS 7.3).
-        let thunk = self.thunk(&args[0], env, pos, eager_value)?;
+        let thunk = self.thunk(stk, &args[0], env, pos, eager_value).await?;
         Ok(self.prim_call(self.known.prims.make_lazy_promise, vec![thunk], pos))
     }
 
@@ -146,8 +180,9 @@ impl Front<'_> {
     }
 
     /// `(lambda () body)`, optionally `(lambda () (make-promise body))`.
-    pub(super) fn thunk(
+    pub(super) async fn thunk(
         &mut self,
+        stk: &mut Stk,
         body: &Syn,
         env: &Env,
         pos: Pos,
@@ -157,7 +192,7 @@ impl Front<'_> {
         let id = self.next_lambda;
         self.next_lambda += 1;
         self.lambda = id;
-        let r = self.compile(body, env);
+        let r = self.compile(stk, body, env).await;
         self.lambda = outer;
         let mut e = r?;
         if wrap_in_promise {
@@ -173,30 +208,41 @@ impl Front<'_> {
         })))
     }
 
-    pub(super) fn compile_named(&mut self, init: &Syn, env: &Env, name: Option<Sym>) -> R<Expr> {
+    pub(super) async fn compile_named(
+        &mut self,
+        stk: &mut Stk,
+        init: &Syn,
+        env: &Env,
+        name: Option<Sym>,
+    ) -> R<Expr> {
         // A lambda bound to a name is named after it, for backtraces.
         if let Syn::List(items, None, pos) = init {
             if let Some(Syn::Sym(head, _)) = items.first() {
                 if self.special(head, env) == Some(Special::Lambda) && items.len() >= 2 {
-                    let l = self.lambda(&items[1], &items[2..], env, name, *pos)?;
+                    let l = self
+                        .lambda(stk, &items[1], &items[2..], env, name, *pos)
+                        .await?;
                     return Ok(Expr::Lambda(Box::new(l)));
                 }
             }
         }
-        self.compile(init, env)
+        self.compile(stk, init, env).await
     }
 
     /// `(define name expr)` or `(define (name . formals) body ...)`.
-    pub(super) fn definition(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<(Sym, Expr)> {
-        self.nested(pos, |front| front.definition_inner(args, env, pos))
-    }
-
-    fn definition_inner(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<(Sym, Expr)> {
+    /// A curried define is rewritten and compiled again, one level deeper.
+    pub(super) async fn definition(
+        &mut self,
+        stk: &mut Stk,
+        args: &[Syn],
+        env: &Env,
+        pos: Pos,
+    ) -> R<(Sym, Expr)> {
         match args.first() {
             Some(Syn::Sym(id, _)) => {
                 let value = match args.len() {
                     1 => Expr::Const(Value::Unspecified),
-                    2 => self.compile_named(&args[1], env, Some(id.sym))?,
+                    2 => self.compile_named(stk, &args[1], env, Some(id.sym)).await?,
                     _ => return err("define takes a name and one expression", pos),
                 };
                 Ok((id.sym, value))
@@ -206,14 +252,19 @@ impl Front<'_> {
                 let formals = Syn::List(items[1..].to_vec().into(), tail.clone(), *fpos);
                 match &items[0] {
                     Syn::Sym(id, _) => {
-                        let l = self.lambda(&formals, &args[1..], env, Some(id.sym), pos)?;
+                        let l = self
+                            .lambda(stk, &formals, &args[1..], env, Some(id.sym), pos)
+                            .await?;
                         Ok((id.sym, Expr::Lambda(Box::new(l))))
                     }
                     inner @ Syn::List(..) => {
                         let lam = self.lambda_syntax(formals, args[1..].to_vec(), pos);
                         let mut v = vec![inner.clone(), lam];
                         v.truncate(2);
-                        self.definition(&v, env, pos)
+                        self.deeper(pos)?;
+                        let r = stk.run(|stk| self.definition(stk, &v, env, pos)).await;
+                        self.depth -= 1;
+                        r
                     }
                     other => err("define: expected a name", other.pos()),
                 }
@@ -231,8 +282,9 @@ impl Front<'_> {
         Syn::list(v, pos)
     }
 
-    pub(super) fn lambda(
+    pub(super) async fn lambda(
         &mut self,
+        stk: &mut Stk,
         formals: &Syn,
         body: &[Syn],
         env: &Env,
@@ -246,7 +298,45 @@ impl Front<'_> {
         let scope = Scope::new(env.clone());
         let mut params = Vec::new();
         let mut rest = None;
-        let r = (|| {
+        // One level deeper, on the heap stack (a body can hold a lambda
+        // without a call of `compile` between them).
+        let r = match self.deeper(pos) {
+            Ok(()) => {
+                let r = stk
+                    .run(|stk| {
+                        self.lambda_body(stk, formals, body, &scope, &mut params, &mut rest, pos)
+                    })
+                    .await;
+                self.depth -= 1;
+                r
+            }
+            Err(e) => Err(e),
+        };
+        self.lambda = outer;
+        let body = r?;
+        Ok(LambdaExpr {
+            id,
+            params,
+            rest,
+            body,
+            name,
+            pos,
+        })
+    }
+
+    /// A lambda's parameters bound in `scope`, then its body compiled.
+    #[allow(clippy::too_many_arguments)]
+    async fn lambda_body(
+        &mut self,
+        stk: &mut Stk,
+        formals: &Syn,
+        body: &[Syn],
+        scope: &Rc<Scope>,
+        params: &mut Vec<VarId>,
+        rest: &mut Option<VarId>,
+        pos: Pos,
+    ) -> R<Expr> {
+        {
             let (fixed, tail): (&[Syn], Option<&Syn>) = match formals {
                 Syn::Sym(..) => (&[], Some(formals)),
                 Syn::List(items, tail, _) => (items, tail.as_deref()),
@@ -265,22 +355,13 @@ impl Front<'_> {
                 let v = self.new_var(pid.sym, false);
                 scope.bind(pid.clone(), Binding::Var(v));
                 if tail.is_some_and(|t| std::ptr::eq(t, p)) {
-                    rest = Some(v);
+                    *rest = Some(v);
                 } else {
                     params.push(v);
                 }
             }
-            self.body_of(body, &Some(scope.clone()), pos, "lambda")
-        })();
-        self.lambda = outer;
-        let body = r?;
-        Ok(LambdaExpr {
-            id,
-            params,
-            rest,
-            body,
-            name,
-            pos,
-        })
+            self.body_of(stk, body, &Some(scope.clone()), pos, "lambda")
+                .await
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! Derived forms (R7RS 4.2): rewritten into core expressions as they are
 //! compiled.
 
+use reblessive::Stk;
+
 use super::{err, Env, Front, R};
 use crate::compiler::ast::{Expr, LambdaExpr};
 use crate::pos::Pos;
@@ -11,7 +13,13 @@ use crate::value::Value;
 use std::rc::Rc;
 
 impl Front<'_> {
-    pub(super) fn let_form(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+    pub(super) async fn let_form(
+        &mut self,
+        stk: &mut Stk,
+        args: &[Syn],
+        env: &Env,
+        pos: Pos,
+    ) -> R<Expr> {
         match args.first() {
             Some(Syn::Sym(name, _)) => {
                 // Named let: ((letrec ((name (lambda vars body...))) name) inits...)
@@ -26,19 +34,16 @@ impl Front<'_> {
                 for b in bs {
                     let (id, init) = self.binding_pair(b, "let")?;
                     formals.push(Syn::Sym(id, b.pos()));
-                    inits.push(self.compile(&init, env)?);
+                    inits.push(self.compile(stk, &init, env).await?);
                 }
                 let scope = Scope::new(env.clone());
                 let v = self.new_var(name.sym, true);
                 scope.bind(name.clone(), Binding::Var(v));
                 let benv = Some(scope);
-                let l = self.lambda(
-                    &Syn::list(formals, bindings.pos()),
-                    &args[2..],
-                    &benv,
-                    Some(name.sym),
-                    pos,
-                )?;
+                let formals = Syn::list(formals, bindings.pos());
+                let l = self
+                    .lambda(stk, &formals, &args[2..], &benv, Some(name.sym), pos)
+                    .await?;
                 let call = Expr::Call(Box::new(Expr::Local(v, pos)), inits, pos);
                 Ok(self.letrec(vec![v], vec![(Some(v), Expr::Lambda(Box::new(l)))], call))
             }
@@ -46,8 +51,10 @@ impl Front<'_> {
                 let Some(bs) = bindings.as_list() else {
                     return err("let bindings must be a list", bindings.pos());
                 };
-                let (vars, inits, scope) = self.bind_let(bs, env, "let")?;
-                let body = self.body_of(&args[1..], &Some(scope), pos, "let")?;
+                let (vars, inits, scope) = self.bind_let(stk, bs, env, "let").await?;
+                let body = self
+                    .body_of(stk, &args[1..], &Some(scope), pos, "let")
+                    .await?;
                 if vars.is_empty() {
                     return Ok(body);
                 }
@@ -57,27 +64,54 @@ impl Front<'_> {
         }
     }
 
-    pub(super) fn let_star_form(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+    pub(super) async fn let_star_form(
+        &mut self,
+        stk: &mut Stk,
+        args: &[Syn],
+        env: &Env,
+        pos: Pos,
+    ) -> R<Expr> {
         let Some((bindings, body)) = args.split_first() else {
             return err("let* needs bindings and a body", pos);
         };
         let Some(bs) = bindings.as_list() else {
             return err("let* bindings must be a list", bindings.pos());
         };
-        self.let_star(bs, body, env, pos)
+        self.let_star(stk, bs, body, env, pos).await
     }
 
-    pub(super) fn let_star(&mut self, bs: &[Syn], body: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+    /// Each binding one level deeper (walked on the heap stack).
+    pub(super) async fn let_star(
+        &mut self,
+        stk: &mut Stk,
+        bs: &[Syn],
+        body: &[Syn],
+        env: &Env,
+        pos: Pos,
+    ) -> R<Expr> {
         if bs.is_empty() {
-            return self.body_of(body, env, pos, "let*");
+            return self.body_of(stk, body, env, pos, "let*").await;
         }
-        let (vars, inits, scope) = self.bind_let(&bs[..1], env, "let*")?;
-        let inner = self.let_star(&bs[1..], body, &Some(scope), pos)?;
+        let (vars, inits, scope) = self.bind_let(stk, &bs[..1], env, "let*").await?;
+        let scope = Some(scope);
+        self.deeper(pos)?;
+        let inner = stk
+            .run(|stk| self.let_star(stk, &bs[1..], body, &scope, pos))
+            .await;
+        self.depth -= 1;
+        let inner = inner?;
         Ok(Expr::Let(vars, inits, Box::new(inner)))
     }
 
     /// `letrec` and `letrec*` (both with `letrec*` semantics).
-    pub(super) fn letrec_form(&mut self, args: &[Syn], env: &Env, pos: Pos, kw: &str) -> R<Expr> {
+    pub(super) async fn letrec_form(
+        &mut self,
+        stk: &mut Stk,
+        args: &[Syn],
+        env: &Env,
+        pos: Pos,
+        kw: &str,
+    ) -> R<Expr> {
         let Some((bindings, body)) = args.split_first() else {
             return err(format!("{kw} needs bindings and a body"), pos);
         };
@@ -97,11 +131,11 @@ impl Front<'_> {
         let mut steps = Vec::new();
         for (v, init) in pairs {
             let name = self.vars[v as usize].name;
-            let e = self.compile_named(&init, &benv, Some(name))?;
+            let e = self.compile_named(stk, &init, &benv, Some(name)).await?;
             vars.push(v);
             steps.push((Some(v), e));
         }
-        let body = self.body_of(body, &benv, pos, kw)?;
+        let body = self.body_of(stk, body, &benv, pos, kw).await?;
         Ok(self.letrec(vars, steps, body))
     }
 
@@ -116,8 +150,9 @@ impl Front<'_> {
         }
     }
 
-    pub(super) fn bind_let(
+    pub(super) async fn bind_let(
         &mut self,
+        stk: &mut Stk,
         bs: &[Syn],
         env: &Env,
         kw: &str,
@@ -133,7 +168,7 @@ impl Front<'_> {
                     b.pos(),
                 );
             }
-            inits.push(self.compile_named(&init, env, Some(id.sym))?);
+            inits.push(self.compile_named(stk, &init, env, Some(id.sym)).await?);
             let v = self.new_var(id.sym, false);
             vars.push(v);
             scope.bind(id, Binding::Var(v));
@@ -141,7 +176,14 @@ impl Front<'_> {
         Ok((vars, inits, scope))
     }
 
-    pub(super) fn cond(&mut self, clauses: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+    /// Each clause one level deeper (walked on the heap stack).
+    pub(super) async fn cond(
+        &mut self,
+        stk: &mut Stk,
+        clauses: &[Syn],
+        env: &Env,
+        pos: Pos,
+    ) -> R<Expr> {
         let Some((first, rest)) = clauses.split_first() else {
             return Ok(Expr::Const(Value::Unspecified));
         };
@@ -152,15 +194,18 @@ impl Front<'_> {
             if !rest.is_empty() {
                 return err("cond: else must be the last clause", first.pos());
             }
-            return self.seq(&parts[1..], env);
+            return self.seq(stk, &parts[1..], env).await;
         }
-        let test = self.compile(&parts[0], env)?;
-        let otherwise = self.cond(rest, env, pos)?;
+        let test = self.compile(stk, &parts[0], env).await?;
+        self.deeper(pos)?;
+        let otherwise = stk.run(|stk| self.cond(stk, rest, env, pos)).await;
+        self.depth -= 1;
+        let otherwise = otherwise?;
         if parts.len() >= 2 && self.is_keyword(&parts[1], self.known.arrow, env) {
             if parts.len() != 3 {
                 return err("cond: (test => receiver) takes one receiver", first.pos());
             }
-            let f = self.compile(&parts[2], env)?;
+            let f = self.compile(stk, &parts[2], env).await?;
             let tmp = self.new_var(self.known.tmp, false);
             let call = Expr::Call(Box::new(f), vec![Expr::Local(tmp, pos)], first.pos());
             return Ok(Expr::Let(
@@ -185,7 +230,7 @@ impl Front<'_> {
                 )),
             ));
         }
-        let body = self.seq(&parts[1..], env)?;
+        let body = self.seq(stk, &parts[1..], env).await?;
         Ok(Expr::If(
             Box::new(test),
             Box::new(body),
@@ -193,11 +238,17 @@ impl Front<'_> {
         ))
     }
 
-    pub(super) fn case(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+    pub(super) async fn case(
+        &mut self,
+        stk: &mut Stk,
+        args: &[Syn],
+        env: &Env,
+        pos: Pos,
+    ) -> R<Expr> {
         let Some((key, clauses)) = args.split_first() else {
             return err("case needs a key and clauses", pos);
         };
-        let key = self.compile(key, env)?;
+        let key = self.compile(stk, key, env).await?;
         let tmp = self.new_var(self.known.tmp, false);
         let mut e = Expr::Const(Value::Unspecified);
         for (i, c) in clauses.iter().enumerate().rev() {
@@ -209,10 +260,10 @@ impl Front<'_> {
                 return err("case: else must be the last clause", c.pos());
             }
             let body = if parts.len() == 3 && self.is_keyword(&parts[1], self.known.arrow, env) {
-                let f = self.compile(&parts[2], env)?;
+                let f = self.compile(stk, &parts[2], env).await?;
                 Expr::Call(Box::new(f), vec![Expr::Local(tmp, pos)], c.pos())
             } else {
-                self.seq(&parts[1..], env)?
+                self.seq(stk, &parts[1..], env).await?
             };
             if is_else {
                 e = body;
@@ -245,13 +296,13 @@ impl Front<'_> {
         Ok(Expr::Let(vec![tmp], vec![key], Box::new(e)))
     }
 
-    pub(super) fn and(&mut self, args: &[Syn], env: &Env) -> R<Expr> {
+    pub(super) async fn and(&mut self, stk: &mut Stk, args: &[Syn], env: &Env) -> R<Expr> {
         if args.is_empty() {
             return Ok(Expr::Const(Value::Bool(true)));
         }
-        let mut e = self.compile(&args[args.len() - 1], env)?;
+        let mut e = self.compile(stk, &args[args.len() - 1], env).await?;
         for a in args[..args.len() - 1].iter().rev() {
-            let t = self.compile(a, env)?;
+            let t = self.compile(stk, a, env).await?;
             e = Expr::If(
                 Box::new(t),
                 Box::new(e),
@@ -261,13 +312,13 @@ impl Front<'_> {
         Ok(e)
     }
 
-    pub(super) fn or(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+    pub(super) async fn or(&mut self, stk: &mut Stk, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
         if args.is_empty() {
             return Ok(Expr::Const(Value::Bool(false)));
         }
-        let mut e = self.compile(&args[args.len() - 1], env)?;
+        let mut e = self.compile(stk, &args[args.len() - 1], env).await?;
         for a in args[..args.len() - 1].iter().rev() {
-            let t = self.compile(a, env)?;
+            let t = self.compile(stk, a, env).await?;
             let tmp = self.new_var(self.known.tmp, false);
             e = Expr::Let(
                 vec![tmp],
@@ -282,8 +333,9 @@ impl Front<'_> {
         Ok(e)
     }
 
-    pub(super) fn when_unless(
+    pub(super) async fn when_unless(
         &mut self,
+        stk: &mut Stk,
         when: bool,
         args: &[Syn],
         env: &Env,
@@ -293,8 +345,8 @@ impl Front<'_> {
         let Some((test, body)) = args.split_first() else {
             return err(format!("{kw} needs a test"), pos);
         };
-        let t = self.compile(test, env)?;
-        let b = self.seq(body, env)?;
+        let t = self.compile(stk, test, env).await?;
+        let b = self.seq(stk, body, env).await?;
         let u = Expr::Const(Value::Unspecified);
         Ok(if when {
             Expr::If(Box::new(t), Box::new(b), Box::new(u))
@@ -303,7 +355,13 @@ impl Front<'_> {
         })
     }
 
-    pub(super) fn do_loop(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+    pub(super) async fn do_loop(
+        &mut self,
+        stk: &mut Stk,
+        args: &[Syn],
+        env: &Env,
+        pos: Pos,
+    ) -> R<Expr> {
         // (do ((var init step)...) (test res...) body...) as a named-let loop.
         let (Some(specs), Some(exit)) = (
             args.first().and_then(|s| s.as_list()),
@@ -335,27 +393,53 @@ impl Front<'_> {
             if parts.len() > 3 {
                 return err("do: each variable must be (var init [step])", s.pos());
             }
-            inits.push(self.compile(init, env)?);
+            inits.push(self.compile(stk, init, env).await?);
             params.push((id.clone(), parts.get(2).cloned()));
             steps_syn.push(parts.get(2).cloned().unwrap_or_else(|| parts[0].clone()));
         }
         self.lambda = lam_id;
-        let r = (|| {
+        let r = self
+            .do_body(
+                stk, args, env, pos, exit, &params, &steps_syn, lam_id, loop_var,
+            )
+            .await;
+        self.lambda = outer;
+        let l = r?;
+        let call = Expr::Call(Box::new(Expr::Local(loop_var, pos)), inits, pos);
+        Ok(self.letrec(
+            vec![loop_var],
+            vec![(Some(loop_var), Expr::Lambda(Box::new(l)))],
+            call,
+        ))
+    }
+
+    /// The loop procedure of a `do`.
+    #[allow(clippy::too_many_arguments)]
+    async fn do_body(
+        &mut self,
+        stk: &mut Stk,
+        args: &[Syn],
+        env: &Env,
+        pos: Pos,
+        exit: &[Syn],
+        params: &[(Ident, Option<Syn>)],
+        steps_syn: &[Syn],
+        lam_id: u32,
+        loop_var: VarId,
+    ) -> R<LambdaExpr> {
+        {
             let lscope = Scope::new(env.clone());
             let mut pvars = Vec::new();
-            for (id, _) in &params {
+            for (id, _) in params {
                 let v = self.new_var(id.sym, false);
                 lscope.bind(id.clone(), Binding::Var(v));
                 pvars.push(v);
             }
             let lenv = Some(lscope);
-            let test = self.compile(&exit[0], &lenv)?;
-            let result = self.seq(&exit[1..], &lenv)?;
-            let body = self.seq(&args[2..], &lenv)?;
-            let mut next = Vec::new();
-            for s in &steps_syn {
-                next.push(self.compile(s, &lenv)?);
-            }
+            let test = self.compile(stk, &exit[0], &lenv).await?;
+            let result = self.seq(stk, &exit[1..], &lenv).await?;
+            let body = self.seq(stk, &args[2..], &lenv).await?;
+            let next = self.compile_all(stk, steps_syn, &lenv).await?;
             self.note_reference(loop_var);
             let again = Expr::Call(Box::new(Expr::Local(loop_var, pos)), next, pos);
             let looped = Expr::Seq(vec![body, again]);
@@ -367,14 +451,6 @@ impl Front<'_> {
                 name: Some(self.known.do_loop),
                 pos,
             })
-        })();
-        self.lambda = outer;
-        let l = r?;
-        let call = Expr::Call(Box::new(Expr::Local(loop_var, pos)), inits, pos);
-        Ok(self.letrec(
-            vec![loop_var],
-            vec![(Some(loop_var), Expr::Lambda(Box::new(l)))],
-            call,
-        ))
+        }
     }
 }

@@ -461,6 +461,7 @@ impl Front<'_> {
             crate::reader::read_all(b.source, self.syms).map_err(|e| super::CompileError {
                 message: format!("library ({}) does not read: {}", b.canonical(), e.message),
                 pos: e.pos,
+                out_of_memory: false,
             })?;
         match forms.as_slice() {
             [Syn::List(items, None, _)] if items.len() >= 2 => {

@@ -4,6 +4,8 @@
 
 use std::rc::Rc;
 
+use reblessive::Stk;
+
 use super::{err, Env, Front, MAX_NESTING, R};
 use crate::compiler::ast::Expr;
 use crate::compiler::globals::GlobalSyntax;
@@ -30,8 +32,9 @@ impl Front<'_> {
     }
 
     /// `let-syntax`, or `letrec-syntax` (`recursive`), and its body.
-    pub(super) fn let_syntax(
+    pub(super) async fn let_syntax(
         &mut self,
+        stk: &mut Stk,
         recursive: bool,
         args: &[Syn],
         env: &Env,
@@ -55,7 +58,7 @@ impl Front<'_> {
             let m = self.syntax_rules(&spec, &menv, id.sym)?;
             scope.bind(id, Binding::Macro(m));
         }
-        self.body_of(body, &Some(scope), pos, kw)
+        self.body_of(stk, body, &Some(scope), pos, kw).await
     }
 
     pub(super) fn define_syntax(

@@ -32,6 +32,8 @@ mod standard;
 
 use std::rc::Rc;
 
+use reblessive::Stk;
+
 use super::ast::{Expr, VarInfo};
 use super::globals::{GlobalSyntax, Globals};
 use super::special::Special;
@@ -51,9 +53,16 @@ pub use library::{defined_names, features};
 type R<T> = Result<T, CompileError>;
 type Env = Option<Rc<Scope>>;
 
-/// Deepest nesting of code the compiler accepts (it recurses on nesting).
-/// Quoted data is not code: it converts without recursion, however deep.
+/// Deepest nesting of macro patterns and templates, import sets and
+/// feature requirements (their walks recurse). Code itself nests as deep
+/// as the memory cap allows: its walk runs on a heap stack ([`Stk`]).
 pub(super) const MAX_NESTING: usize = 1000;
+/// Levels of code nesting between two checks of the memory cap.
+const ROOM_CHECK_LEVELS: usize = 1024;
+/// A generous bound on what one level of nesting costs while it is
+/// compiled (the walk's frames on the heap stack, the syntax and the
+/// expression built): what is checked against the cap.
+const LEVEL_BYTES: usize = 4096;
 /// Most macro expansions in one form (a macro that expands to itself forever).
 const MAX_EXPANSIONS: usize = 1_000_000;
 /// Most syntax nodes all expansions of one top-level form may produce.
@@ -67,7 +76,10 @@ pub struct Front<'a> {
     pub vars: Vec<VarInfo>,
     lambda: u32,
     next_lambda: u32,
+    /// Levels of code being compiled.
     depth: usize,
+    /// Levels of the walks that recurse on the Rust stack.
+    nesting: usize,
     expansions: usize,
     /// Syntax nodes macro expansions may still produce for this form.
     expansion_budget: usize,
@@ -80,6 +92,7 @@ fn err<T>(message: impl Into<String>, pos: Pos) -> R<T> {
     Err(CompileError {
         message: message.into(),
         pos,
+        out_of_memory: false,
     })
 }
 
@@ -99,6 +112,7 @@ impl<'a> Front<'a> {
             lambda: 0,
             next_lambda: 1,
             depth: 0,
+            nesting: 0,
             expansions: 0,
             expansion_budget: MAX_EXPANSION_NODES,
             toplevel_env: None,
@@ -174,9 +188,9 @@ impl<'a> Front<'a> {
     // ---- top level ---------------------------------------------------------
 
     /// Compiles one top-level form. `begin` at top level is spliced by the caller.
-    pub fn toplevel(&mut self, form: &Syn, env: &Env) -> R<Expr> {
+    pub async fn toplevel(&mut self, stk: &mut Stk, form: &Syn, env: &Env) -> R<Expr> {
         self.toplevel_env = env.clone();
-        self.compile(form, env)
+        self.compile(stk, form, env).await
     }
 
     fn at_toplevel(&self, env: &Env) -> bool {
@@ -272,32 +286,64 @@ impl<'a> Front<'a> {
             } else {
                 format!("{}: {}", self.syms.name(m.name), e)
             };
-            CompileError { message: e, pos }
+            CompileError {
+                message: e,
+                pos,
+                out_of_memory: false,
+            }
         })
     }
 
     // ---- expressions -------------------------------------------------------
 
-    pub fn compile(&mut self, form: &Syn, env: &Env) -> R<Expr> {
-        self.nested(form.pos(), |front| front.compile_inner(form, env))
-    }
-
-    /// Runs `walk`, a step of a walk that recurses on the nesting of the
-    /// code, one level deeper: past [`MAX_NESTING`] levels it is an error.
-    fn nested<T>(&mut self, pos: Pos, walk: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
-        if self.depth >= MAX_NESTING {
-            return err(
-                format!("expression nested deeper than {MAX_NESTING} levels"),
-                pos,
-            );
-        }
-        self.depth += 1;
-        let r = walk(self);
+    /// Compiles one expression. Every walk into nested code goes through
+    /// here, one level deeper: the walk runs on the heap stack `stk`, not
+    /// the Rust stack, so nesting is bounded by the memory cap, which is
+    /// checked every [`ROOM_CHECK_LEVELS`] levels.
+    pub async fn compile(&mut self, stk: &mut Stk, form: &Syn, env: &Env) -> R<Expr> {
+        self.deeper(form.pos())?;
+        let r = stk.run(|stk| self.compile_inner(stk, form, env)).await;
         self.depth -= 1;
         r
     }
 
-    fn compile_inner(&mut self, form: &Syn, env: &Env) -> R<Expr> {
+    /// Runs `walk`, a step of a walk that recurses on the Rust stack (import
+    /// sets, feature requirements), one level deeper: past [`MAX_NESTING`]
+    /// levels it is an error.
+    fn nested<T>(&mut self, pos: Pos, walk: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        if self.nesting >= MAX_NESTING {
+            return err(format!("nested deeper than {MAX_NESTING} levels"), pos);
+        }
+        self.nesting += 1;
+        let r = walk(self);
+        self.nesting -= 1;
+        r
+    }
+
+    /// One level deeper into the code: past another [`ROOM_CHECK_LEVELS`]
+    /// levels, is there room for them under the memory cap?
+    fn deeper(&mut self, pos: Pos) -> R<()> {
+        if self.depth > 0
+            && self.depth % ROOM_CHECK_LEVELS == 0
+            && self
+                .heap
+                .check_room(ROOM_CHECK_LEVELS * LEVEL_BYTES)
+                .is_err()
+        {
+            return Err(CompileError {
+                message: format!(
+                    "memory limit exceeded: the code nests more than {} levels deep",
+                    self.depth
+                ),
+                pos,
+                out_of_memory: true,
+            });
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    async fn compile_inner(&mut self, stk: &mut Stk, form: &Syn, env: &Env) -> R<Expr> {
         match form {
             Syn::Sym(id, pos) => self.variable(id, env, *pos),
             Syn::Atom(a, _) => Ok(Expr::Const(self.atom_value(a))),
@@ -319,22 +365,24 @@ impl<'a> Front<'a> {
                     match self.meaning(id, env) {
                         Meaning::Macro(m) => {
                             let out = self.expand(&m, form, env, *pos)?;
-                            return self.compile(&out, env);
+                            return self.compile(stk, &out, env).await;
                         }
                         Meaning::Global(s) => match self.globals.syntax.get(&s).cloned() {
                             Some(GlobalSyntax::Macro(m)) => {
                                 let out = self.expand(&m, form, env, *pos)?;
-                                return self.compile(&out, env);
+                                return self.compile(stk, &out, env).await;
                             }
                             Some(GlobalSyntax::Special(sp)) => {
-                                return self.special_form(sp, items, env, *pos)
+                                return stk
+                                    .run(|stk| self.special_form(stk, sp, items, env, *pos))
+                                    .await
                             }
                             None => {}
                         },
                         Meaning::Var(_) => {}
                     }
                 }
-                self.application(items, env, *pos)
+                self.application(stk, items, env, *pos).await
             }
         }
     }
@@ -367,27 +415,30 @@ impl<'a> Front<'a> {
         }
     }
 
-    fn application(&mut self, items: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+    async fn application(&mut self, stk: &mut Stk, items: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
         // Inline a few primitives when the head is the untouched global.
         if let Syn::Sym(id, _) = &items[0] {
             if let Meaning::Global(s) = self.meaning(id, env) {
                 if let Some(op) = Inline::from_name(self.syms.name(s)) {
                     if op.arity() == items.len() - 1 {
-                        let args = items[1..]
-                            .iter()
-                            .map(|a| self.compile(a, env))
-                            .collect::<R<Vec<_>>>()?;
+                        let args = self.compile_all(stk, &items[1..], env).await?;
                         return Ok(Expr::Inline(op, args, pos));
                     }
                 }
             }
         }
-        let f = self.compile(&items[0], env)?;
-        let args = items[1..]
-            .iter()
-            .map(|a| self.compile(a, env))
-            .collect::<R<Vec<_>>>()?;
+        let f = self.compile(stk, &items[0], env).await?;
+        let args = self.compile_all(stk, &items[1..], env).await?;
         Ok(Expr::Call(Box::new(f), args, pos))
+    }
+
+    /// Each form compiled, in order.
+    async fn compile_all(&mut self, stk: &mut Stk, forms: &[Syn], env: &Env) -> R<Vec<Expr>> {
+        let mut out = Vec::with_capacity(forms.len());
+        for f in forms {
+            out.push(self.compile(stk, f, env).await?);
+        }
+        Ok(out)
     }
 
     /// A call of a primitive by index, whatever the global of its name
@@ -396,24 +447,28 @@ impl<'a> Front<'a> {
         Expr::Call(Box::new(Expr::Const(prim)), args, pos)
     }
 
-    fn body_of(&mut self, items: &[Syn], env: &Env, pos: Pos, what: &str) -> R<Expr> {
+    async fn body_of(
+        &mut self,
+        stk: &mut Stk,
+        items: &[Syn],
+        env: &Env,
+        pos: Pos,
+        what: &str,
+    ) -> R<Expr> {
         if items.is_empty() {
             return err(
                 format!("{what} needs at least one expression in its body"),
                 pos,
             );
         }
-        self.body(items, env, pos)
+        self.body(stk, items, env, pos).await
     }
 
-    fn seq(&mut self, items: &[Syn], env: &Env) -> R<Expr> {
+    async fn seq(&mut self, stk: &mut Stk, items: &[Syn], env: &Env) -> R<Expr> {
         if items.is_empty() {
             return Ok(Expr::Const(Value::Unspecified));
         }
-        let mut out = items
-            .iter()
-            .map(|i| self.compile(i, env))
-            .collect::<R<Vec<_>>>()?;
+        let mut out = self.compile_all(stk, items, env).await?;
         Ok(if out.len() == 1 {
             out.pop().unwrap_or(Expr::Const(Value::Unspecified))
         } else {
@@ -423,14 +478,11 @@ impl<'a> Front<'a> {
 
     /// Forms in sequence; at the top level each is compiled as a top-level
     /// form (its definitions are global definitions).
-    fn toplevel_seq(&mut self, forms: &[Syn], env: &Env) -> R<Expr> {
+    async fn toplevel_seq(&mut self, stk: &mut Stk, forms: &[Syn], env: &Env) -> R<Expr> {
         if env.is_some() {
-            return self.seq(forms, env);
+            return self.seq(stk, forms, env).await;
         }
-        let mut out = Vec::new();
-        for f in forms {
-            out.push(self.compile(f, env)?);
-        }
+        let out = self.compile_all(stk, forms, env).await?;
         Ok(if out.is_empty() {
             Expr::Const(Value::Unspecified)
         } else {
@@ -440,7 +492,14 @@ impl<'a> Front<'a> {
 
     // ---- special forms -----------------------------------------------------
 
-    fn special_form(&mut self, sp: Special, items: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+    async fn special_form(
+        &mut self,
+        stk: &mut Stk,
+        sp: Special,
+        items: &[Syn],
+        env: &Env,
+        pos: Pos,
+    ) -> R<Expr> {
         let args = &items[1..];
         let kw = match &items[0] {
             Syn::Sym(id, _) => self.name(id.sym),
@@ -452,44 +511,49 @@ impl<'a> Front<'a> {
                 if args.len() != 1 {
                     return err("quasiquote takes exactly one template", pos);
                 }
-                self.quasi(&args[0], 1, env)
+                self.quasi(stk, &args[0], 1, env).await
             }
             Special::Unquote | Special::UnquoteSplicing => {
                 err(format!("{kw} outside of quasiquote"), pos)
             }
-            Special::Lambda => self.lambda_form(args, env, pos),
-            Special::CaseLambda => self.case_lambda(args, env),
-            Special::Define => self.define_global(args, env, pos),
-            Special::Set => self.set(args, env, pos),
-            Special::If => self.if_form(args, env, pos),
-            Special::Begin => self.toplevel_seq(args, env),
-            Special::Let => self.let_form(args, env, pos),
-            Special::LetStar => self.let_star_form(args, env, pos),
-            Special::Letrec | Special::LetrecStar => self.letrec_form(args, env, pos, &kw),
-            Special::Cond => self.cond(args, env, pos),
-            Special::Case => self.case(args, env, pos),
-            Special::And => self.and(args, env),
-            Special::Or => self.or(args, env, pos),
-            Special::When | Special::Unless => {
-                self.when_unless(sp == Special::When, args, env, pos, &kw)
+            Special::Lambda => self.lambda_form(stk, args, env, pos).await,
+            Special::CaseLambda => self.case_lambda(stk, args, env).await,
+            Special::Define => self.define_global(stk, args, env, pos).await,
+            Special::Set => self.set(stk, args, env, pos).await,
+            Special::If => self.if_form(stk, args, env, pos).await,
+            Special::Begin => self.toplevel_seq(stk, args, env).await,
+            Special::Let => self.let_form(stk, args, env, pos).await,
+            Special::LetStar => self.let_star_form(stk, args, env, pos).await,
+            Special::Letrec | Special::LetrecStar => {
+                self.letrec_form(stk, args, env, pos, &kw).await
             }
-            Special::Do => self.do_loop(args, env, pos),
+            Special::Cond => self.cond(stk, args, env, pos).await,
+            Special::Case => self.case(stk, args, env, pos).await,
+            Special::And => self.and(stk, args, env).await,
+            Special::Or => self.or(stk, args, env, pos).await,
+            Special::When | Special::Unless => {
+                self.when_unless(stk, sp == Special::When, args, env, pos, &kw)
+                    .await
+            }
+            Special::Do => self.do_loop(stk, args, env, pos).await,
             Special::DefineSyntax => self.define_syntax_global(args, env, pos),
             Special::LetSyntax | Special::LetrecSyntax => {
-                self.let_syntax(sp == Special::LetrecSyntax, args, env, pos, &kw)
+                self.let_syntax(stk, sp == Special::LetrecSyntax, args, env, pos, &kw)
+                    .await
             }
             Special::SyntaxRules => err(
                 "syntax-rules is only valid as the transformer of define-syntax or let-syntax",
                 pos,
             ),
-            Special::DefineRecordType => self.define_record_type(args, env, pos),
+            Special::DefineRecordType => self.define_record_type(stk, args, env, pos).await,
             Special::Delay | Special::DelayForce | Special::MakePromiseLazy => {
-                self.delay(sp == Special::Delay, args, env, pos, &kw)
+                self.delay(stk, sp == Special::Delay, args, env, pos, &kw)
+                    .await
             }
             Special::Include => err("include is not available: Arbores reads no files", pos),
             Special::CondExpand => {
                 let chosen = self.cond_expand(args)?;
-                self.toplevel_seq(&chosen, env)
+                self.toplevel_seq(stk, &chosen, env).await
             }
             Special::Import => {
                 self.import(args)?;
@@ -498,7 +562,7 @@ impl<'a> Front<'a> {
             Special::DefineLibrary => err("define-library is only allowed at the top level", pos),
             Special::ArbRef => {
                 let (body, scope) = self.arb_ref_scope(args, env, pos)?;
-                self.body(&body, &Some(scope), pos)
+                self.body(stk, &body, &Some(scope), pos).await
             }
             Special::SyntaxError => self.syntax_error(args, pos),
             Special::Parameterize
@@ -520,6 +584,7 @@ impl<'a> Front<'a> {
         datum::to_value(self.heap, s).map_err(|e| CompileError {
             message: e.message,
             pos: e.pos,
+            out_of_memory: false,
         })
     }
 }

@@ -1,6 +1,8 @@
 //! `quasiquote`: templates to list construction (`cons`, `append`,
 //! `list->vector`), nested levels counted.
 
+use reblessive::Stk;
+
 use super::{Env, Front, R};
 use crate::compiler::ast::Expr;
 use crate::compiler::special::Special;
@@ -11,24 +13,34 @@ use crate::value::Value;
 impl Front<'_> {
     // ---- quasiquote --------------------------------------------------------
 
-    pub(super) fn quasi(&mut self, t: &Syn, depth: usize, env: &Env) -> R<Expr> {
-        self.nested(t.pos(), |front| front.quasi_inner(t, depth, env))
+    /// A template one level deeper, walked on the heap stack.
+    pub(super) async fn quasi(
+        &mut self,
+        stk: &mut Stk,
+        t: &Syn,
+        depth: usize,
+        env: &Env,
+    ) -> R<Expr> {
+        self.deeper(t.pos())?;
+        let r = stk.run(|stk| self.quasi_inner(stk, t, depth, env)).await;
+        self.depth -= 1;
+        r
     }
 
-    fn quasi_inner(&mut self, t: &Syn, depth: usize, env: &Env) -> R<Expr> {
+    async fn quasi_inner(&mut self, stk: &mut Stk, t: &Syn, depth: usize, env: &Env) -> R<Expr> {
         match t {
             Syn::List(items, tail, pos) => {
                 if let (Some(Syn::Sym(id, _)), None, 2) = (items.first(), tail, items.len()) {
                     match self.special(id, env) {
                         Some(Special::Unquote) => {
                             if depth == 1 {
-                                return self.compile(&items[1], env);
+                                return self.compile(stk, &items[1], env).await;
                             }
-                            let inner = self.quasi(&items[1], depth - 1, env)?;
+                            let inner = self.quasi(stk, &items[1], depth - 1, env).await?;
                             return Ok(self.wrap_list2(items[0].clone(), inner, *pos));
                         }
                         Some(Special::Quasiquote) => {
-                            let inner = self.quasi(&items[1], depth + 1, env)?;
+                            let inner = self.quasi(stk, &items[1], depth + 1, env).await?;
                             return Ok(self.wrap_list2(items[0].clone(), inner, *pos));
                         }
                         _ => {}
@@ -36,7 +48,7 @@ impl Front<'_> {
                 }
                 // Build from the end: tail, then each element (splicing where asked).
                 let mut acc = match tail {
-                    Some(t) => self.quasi(t, depth, env)?,
+                    Some(t) => self.quasi(stk, t, depth, env).await?,
                     None => Expr::Const(Value::Null),
                 };
                 for item in items.iter().rev() {
@@ -44,7 +56,7 @@ impl Front<'_> {
                         if let (Some(Syn::Sym(id, _)), 2) = (parts.first(), parts.len()) {
                             if self.special(id, env) == Some(Special::UnquoteSplicing) {
                                 if depth == 1 {
-                                    let spliced = self.compile(&parts[1], env)?;
+                                    let spliced = self.compile(stk, &parts[1], env).await?;
                                     acc = self.prim_call(
                                         self.known.prims.append,
                                         vec![spliced, acc],
@@ -52,21 +64,21 @@ impl Front<'_> {
                                     );
                                     continue;
                                 }
-                                let inner = self.quasi(&parts[1], depth - 1, env)?;
+                                let inner = self.quasi(stk, &parts[1], depth - 1, env).await?;
                                 let e = self.wrap_list2(parts[0].clone(), inner, *ipos);
                                 acc = self.prim_call(self.known.prims.cons, vec![e, acc], *ipos);
                                 continue;
                             }
                         }
                     }
-                    let e = self.quasi(item, depth, env)?;
+                    let e = self.quasi(stk, item, depth, env).await?;
                     acc = self.prim_call(self.known.prims.cons, vec![e, acc], *pos);
                 }
                 Ok(acc)
             }
             Syn::Vector(items, pos) => {
                 let as_list = Syn::List(items.clone(), None, *pos);
-                let l = self.quasi(&as_list, depth, env)?;
+                let l = self.quasi(stk, &as_list, depth, env).await?;
                 Ok(self.prim_call(self.known.prims.list_to_vector, vec![l], *pos))
             }
             other => Ok(Expr::Const(self.datum(other)?)),

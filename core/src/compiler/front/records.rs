@@ -2,6 +2,8 @@
 //! primitives (`%make-record-type`, `%record`, `%record?`, `%record-ref`,
 //! `%record-set!`).
 
+use reblessive::Stk;
+
 use super::{err, Env, Front, R};
 use crate::compiler::ast::Expr;
 use crate::number::Num;
@@ -9,7 +11,13 @@ use crate::pos::Pos;
 use crate::syntax::{Atom, Ident, Syn};
 
 impl Front<'_> {
-    pub(super) fn define_record_type(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
+    pub(super) async fn define_record_type(
+        &mut self,
+        stk: &mut Stk,
+        args: &[Syn],
+        env: &Env,
+        pos: Pos,
+    ) -> R<Expr> {
         if !self.at_toplevel(env) {
             return err(
                 "define-record-type is only allowed at the top level or at the start of a body",
@@ -19,7 +27,7 @@ impl Front<'_> {
         let forms = self.record_definitions(args, pos)?;
         let mut out = Vec::new();
         for f in &forms {
-            out.push(self.compile(f, env)?);
+            out.push(self.compile(stk, f, env).await?);
         }
         Ok(Expr::Seq(out))
     }
