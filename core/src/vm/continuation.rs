@@ -3,7 +3,7 @@
 //! back. Assigned variables live in boxes, so re-entering a continuation
 //! does not bring back their old values.
 
-use super::Vm;
+use super::{Vm, VmError};
 use crate::value::code::Frame;
 use crate::value::{Continuation, Object, Value};
 
@@ -30,6 +30,25 @@ impl Vm {
         if let Some(fr) = self.frames.pop() {
             self.resume_frame(fr);
         }
+    }
+
+    /// Before a capture copies the stack below `callee_idx` and the
+    /// frames: is there room for the copy under the memory cap? Checked
+    /// at every capture, not only at the next poll: a deepening recursion
+    /// that captures at every level copies ever longer stacks, and
+    /// between two polls (a few thousand steps) the copies alone could
+    /// take the process far past the cap.
+    pub(super) fn check_capture_room(&mut self, callee_idx: usize) -> Result<(), VmError> {
+        let bytes = callee_idx * std::mem::size_of::<Value>()
+            + (self.frames.len() + 1) * std::mem::size_of::<Frame>()
+            + 64;
+        if self.held() + bytes > self.heap.cap {
+            self.collect_garbage();
+            if self.held() + bytes > self.heap.cap {
+                return Err(self.memory_limit_error());
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn capture(&mut self, callee_idx: usize, tail: bool) -> Value {

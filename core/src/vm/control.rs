@@ -31,6 +31,7 @@ impl Vm {
             Control::Apply => self.apply(callee_idx, n),
             Control::CallCC => {
                 let f = arg(self, 0);
+                self.check_capture_room(callee_idx)?;
                 let k = self.capture(callee_idx, tail);
                 self.stack.truncate(callee_idx);
                 self.stack.push(f);
@@ -215,6 +216,7 @@ impl Vm {
                 self.stack.push(c);
                 Ok(Next::Call(0))
             }
+            Err(e) if e.out_of_memory => self.fail(callee_idx, Fault::OutOfMemory),
             Err(e) => {
                 let message = format!("eval: {}", e.message);
                 self.fail(callee_idx, Fault::Error(message, vec![]))
@@ -298,7 +300,12 @@ impl Vm {
         } else {
             datum::to_syntax(&self.heap, &mut self.syms, expr).map_err(Fault::ReadError)?
         };
-        self.compile_form(&syn, &None, false)
-            .map_err(|e| Fault::ReadError(e.message))
+        self.compile_form(&syn, &None, false).map_err(|e| {
+            if e.out_of_memory {
+                Fault::OutOfMemory
+            } else {
+                Fault::ReadError(e.message)
+            }
+        })
     }
 }
