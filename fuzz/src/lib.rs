@@ -6,6 +6,10 @@
 //!   (not only the hash check) sees the damage.
 //! - `arb`: the `arb:` procedures called with random arguments, in every
 //!   tier, inside and outside transactions.
+//! - `bundle`, `suspension`, `session`: the bundle (`arbores export`), a
+//!   suspended evaluation's bytes and a session snapshot, each valid,
+//!   damaged inside and sealed again (checksum or keyed hash), so the
+//!   decoders, not only the seals, see the damage.
 //!
 //! `scripts/fuzz TARGET SECONDS` runs one under libFuzzer; `tests/smoke.rs`
 //! runs each on a fixed set of generated inputs and on every input of

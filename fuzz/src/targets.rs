@@ -475,3 +475,259 @@ fn arb_arg(u: &mut Unstructured, out: &mut String, depth: u32) -> Result<()> {
     out.push_str(&s);
     Ok(())
 }
+
+// ---- the bundle, suspension and session snapshot formats ----------------
+//
+// Each is sealed (a checksum, or a keyed hash): bytes only flipped would
+// test the seal and nothing behind it. These targets damage the structure
+// inside and seal it again, so the decoders themselves see the damage.
+
+/// The bundle (`arbores export`): a valid one of the base knowledge base,
+/// its blobs and refs damaged as the store target damages them (renamed by
+/// their new hashes), encoded, then the container itself damaged (counts,
+/// lengths, names, order) and its checksum recomputed; decoded, and what
+/// decodes imported and checked as an import is.
+pub fn bundle(data: &[u8]) {
+    use arbores_core::repo::bundle;
+    let base = base_snapshot();
+    let mut u = Unstructured::new(data);
+    let mut snapshot = base.clone();
+    if u.ratio(1, 2).unwrap_or(false) {
+        let _ = damage(&mut u, &mut snapshot.blobs, &mut snapshot.refs);
+    }
+    let mut bytes = bundle::encode(&snapshot);
+    if u.ratio(2, 3).unwrap_or(true) {
+        let mut body = bytes[..bytes.len() - 32].to_vec();
+        for _ in 0..u.int_in_range(1..=3).unwrap_or(1) {
+            if mutate(&mut u, &mut body).is_err() {
+                break;
+            }
+        }
+        let reseal = u.ratio(7, 8).unwrap_or(true);
+        let old_sum = bytes[bytes.len() - 32..].to_vec();
+        bytes = body;
+        if reseal {
+            let sum = *blake3::hash(&bytes).as_bytes();
+            bytes.extend_from_slice(&sum);
+        } else {
+            bytes.extend_from_slice(&old_sum);
+        }
+    }
+    let Ok(decoded) = bundle::decode(&bytes) else {
+        return;
+    };
+    // What decodes is what was encoded, or damage the decoder cannot see
+    // on its own (the import checks the rest).
+    let _ = import_checked(&decoded.refs, &decoded.blobs);
+}
+
+/// The key the suspension and session targets seal with.
+const DUMP_KEY: [u8; 32] = *b"arbores fuzzing the dump formats";
+/// Magic, format, the build's fingerprint and the payload's length: the
+/// header of both envelopes (suspensions and session snapshots).
+const ENVELOPE_HEADER: usize = 8 + 4 + 32 + 8;
+const SEAL: usize = 32;
+
+/// An envelope with its payload (and now and then its header) damaged,
+/// its length field set to the new payload's and sealed again with the
+/// key (mostly: now and then the old seal stays, for the check itself).
+fn damage_envelope(u: &mut Unstructured, sealed: &[u8]) -> Vec<u8> {
+    let mut header = sealed[..ENVELOPE_HEADER].to_vec();
+    let mut payload = sealed[ENVELOPE_HEADER..sealed.len() - SEAL].to_vec();
+    for _ in 0..u.int_in_range(1..=3).unwrap_or(1) {
+        if mutate(u, &mut payload).is_err() {
+            break;
+        }
+    }
+    if u.ratio(1, 16).unwrap_or(false) {
+        let _ = mutate(u, &mut header);
+        header.resize(ENVELOPE_HEADER, 0);
+    }
+    reseal(u, header, payload, sealed)
+}
+
+fn reseal(u: &mut Unstructured, header: Vec<u8>, payload: Vec<u8>, sealed: &[u8]) -> Vec<u8> {
+    let mut out = header;
+    if !u.ratio(1, 16).unwrap_or(false) {
+        out[44..52].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+    }
+    out.extend_from_slice(&payload);
+    if u.ratio(15, 16).unwrap_or(true) {
+        let seal = *blake3::keyed_hash(&DUMP_KEY, &out).as_bytes();
+        out.extend_from_slice(&seal);
+    } else {
+        out.extend_from_slice(&sealed[sealed.len() - SEAL..]);
+    }
+    out
+}
+
+fn engine_with_tools() -> Engine {
+    let mut e = engine(Tier::ReadWrite);
+    e.set_dump_key(DUMP_KEY);
+    for (name, params) in [("search", &["query"][..]), ("calc", &["expression"][..])] {
+        e.define_tool(arbores_core::Tool {
+            name: name.into(),
+            params: params.iter().map(|p| p.to_string()).collect(),
+            description: String::new(),
+        })
+        .expect("the fuzzing tools are valid");
+    }
+    e
+}
+
+/// A session worth saving: closures sharing a box, a record, a string
+/// port, numbers of every kind, vectors, bytevectors, a hash table, a
+/// cyclic list, a parameter, a promise.
+const SESSION: &str = r#"
+(import (scheme hash-table))
+(define-record-type point (make-point x y) point? (x point-x) (y point-y set-point-y!))
+(define counter (let ((n 0)) (lambda () (set! n (+ n 1)) n)))
+(define big (expt 2 100))
+(define third (/ 1 3))
+(define z (make-rectangular 1.5 -2))
+(define p (make-point 1 (list 2 "two" #\2 'two)))
+(define log (open-output-string))
+(define v (vector 1 2.5 "s" #u8(1 2 3) (make-point 3 4)))
+(define h (make-hash-table equal?))
+(hash-table-set! h "k" '(1 . 2))
+(define cyc (list 1 2 3))
+(set-cdr! (cddr cyc) cyc)
+(define param (make-parameter 10))
+(define prom (delay (+ 1 2)))
+(define (f x . rest) (if (null? rest) (* x x) (apply f rest)))
+(counter)
+"#;
+
+/// A suspended evaluation as bytes: a valid dump (closures, a record, a
+/// port, a bignum, a `guard` and a `dynamic-wind` around the call),
+/// damaged inside and sealed again; loaded, and what loads resumed.
+pub fn suspension(data: &[u8]) {
+    static BASE: OnceLock<Vec<u8>> = OnceLock::new();
+    let base = BASE.get_or_init(|| {
+        let mut e = engine_with_tools();
+        let r = e.eval(SESSION);
+        assert!(r.error.is_none(), "the session: {r:?}");
+        let program = r#"
+          (define answer
+            (dynamic-wind
+              (lambda () (write-string "in " log))
+              (lambda ()
+                (guard (c (#t (list 'failed (error-object-message c))))
+                  (let ((r (search "cats")))
+                    (list r (counter) (point-y p) (+ big 1) (* third 3) (f 2 3)))))
+              (lambda () (write-string "out" log))))
+          (list answer (get-output-string log) (counter))
+        "#;
+        match e.start(program) {
+            arbores_core::Run::Suspended(s) => e.dump(s.id).expect("the suspension dumps"),
+            arbores_core::Run::Done(r) => panic!("the base program did not suspend: {r:?}"),
+        }
+    });
+    let mut u = Unstructured::new(data);
+    let bytes = damage_envelope(&mut u, base);
+    let mut e = engine_with_tools();
+    let Ok(loaded) = e.load_suspension(&bytes) else {
+        assert_usable(&mut e, "a suspension refused");
+        return;
+    };
+    let answers = loaded
+        .calls
+        .iter()
+        .map(|_| match u.int_in_range(0..=2).unwrap_or(0) {
+            0 => arbores_core::ToolAnswer::Value("\"an answer\"".into()),
+            1 => arbores_core::ToolAnswer::Value("(1 2 . #(3))".into()),
+            _ => arbores_core::ToolAnswer::Error("the tool failed".into()),
+        })
+        .collect();
+    let start = Instant::now();
+    e.set_interrupt_check(Some(Box::new(move || start.elapsed() > TIMEOUT)));
+    let resumed = e.resume(loaded.id, answers);
+    e.set_interrupt_check(None);
+    let took = start.elapsed();
+    assert!(
+        took <= TIMEOUT + GRACE,
+        "the limits did not stop a resumed suspension: it ran {took:?}"
+    );
+    let _ = resumed;
+    for probe in ["(counter)", "(write (list p v big third log))", "answer"] {
+        eval_checked(&mut e, probe);
+    }
+    assert_usable(&mut e, "a damaged suspension that loaded");
+}
+
+/// A store of session snapshot entries for the session target.
+struct Entries(std::collections::BTreeMap<[u8; 32], Vec<u8>>);
+
+impl arbores_core::SnapshotStore for Entries {
+    fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>> {
+        self.0.get(hash).cloned()
+    }
+
+    fn put(&mut self, hash: &[u8; 32], bytes: &[u8]) -> std::result::Result<bool, String> {
+        Ok(self.0.insert(*hash, bytes.to_vec()).is_none())
+    }
+}
+
+/// A session snapshot: a valid one (a manifest and its entries, one per
+/// binding), with entries damaged and renamed by their new hashes in the
+/// manifest, or the manifest itself damaged, sealed again; restored, and
+/// what restores evaluated.
+pub fn session(data: &[u8]) {
+    static BASE: OnceLock<(Vec<u8>, Vec<([u8; 32], Vec<u8>)>)> = OnceLock::new();
+    let (manifest, entries) = BASE.get_or_init(|| {
+        let mut e = engine_with_tools();
+        let r = e.eval(SESSION);
+        assert!(r.error.is_none(), "the session: {r:?}");
+        let mut store = Entries(Default::default());
+        let saved = e.save_snapshot(&mut store).expect("the session saves");
+        (saved.manifest, store.0.into_iter().collect())
+    });
+    let mut u = Unstructured::new(data);
+    let mut entries = entries.clone();
+    let mut header = manifest[..ENVELOPE_HEADER].to_vec();
+    let mut payload = manifest[ENVELOPE_HEADER..manifest.len() - SEAL].to_vec();
+    // Entries damaged, each renamed in the manifest by its new hash.
+    for _ in 0..u.int_in_range(0..=3).unwrap_or(0) {
+        if entries.is_empty() {
+            break;
+        }
+        let Ok(i) = u.choose_index(entries.len()) else {
+            break;
+        };
+        if mutate(&mut u, &mut entries[i].1).is_err() {
+            break;
+        }
+        if u.ratio(7, 8).unwrap_or(true) {
+            let old = entries[i].0;
+            let new = *blake3::hash(&entries[i].1).as_bytes();
+            entries[i].0 = new;
+            replace_all(&mut payload, &old, &new);
+        }
+    }
+    // The manifest itself.
+    if u.ratio(1, 3).unwrap_or(false) {
+        let _ = mutate(&mut u, &mut payload);
+    }
+    if u.ratio(1, 16).unwrap_or(false) {
+        let _ = mutate(&mut u, &mut header);
+        header.resize(ENVELOPE_HEADER, 0);
+    }
+    let bytes = reseal(&mut u, header, payload, manifest);
+    let store = Entries(entries.into_iter().collect());
+    let mut e = engine_with_tools();
+    if e.restore_snapshot(&bytes, &store).is_err() {
+        assert_usable(&mut e, "a snapshot refused");
+        return;
+    }
+    for probe in [
+        "(counter)",
+        "(write (list p v big third z log param prom))",
+        "(write cyc)",
+        "(list (f 3) (f 1 2 4) (param) (force prom) (point-y p))",
+        "(hash-table-ref/default h \"k\" #f)",
+        "(get-output-string log)",
+    ] {
+        eval_checked(&mut e, probe);
+    }
+    assert_usable(&mut e, "a damaged snapshot that restored");
+}

@@ -82,6 +82,21 @@ fn arb() {
 }
 
 #[test]
+fn bundle() {
+    smoke("bundle", targets::bundle, 100, 64, 0x5eed_0005);
+}
+
+#[test]
+fn suspension() {
+    smoke("suspension", targets::suspension, 150, 64, 0x5eed_0006);
+}
+
+#[test]
+fn session() {
+    smoke("session", targets::session, 150, 64, 0x5eed_0007);
+}
+
+#[test]
 fn an_undamaged_store_imports() {
     // Else the store target would fuzz nothing but the error paths.
     assert!(targets::store_undamaged_imports());
