@@ -23,6 +23,10 @@ use crate::value::{Object, Ref, Value};
 
 const NO_FREE: u32 = u32::MAX;
 
+/// The last collector stamp handed out (see `Heap::collect`).
+static MARK_STAMPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+#[derive(Clone)]
 pub struct Heap {
     objects: Vec<Object>,
     marks: Vec<bool>,
@@ -40,7 +44,7 @@ pub struct Heap {
     gc_threshold: usize,
     /// Stamp of the current marking, compared with templates' own stamps so a
     /// template shared by many closures is traced once per collection.
-    mark_stamp: u32,
+    mark_stamp: u64,
     pub collections: u64,
     /// The name and arity (least, most) of each primitive, by index: how a
     /// `Value::Prim` prints (`#<procedure car>`) and what
@@ -300,7 +304,10 @@ impl Heap {
         roots: impl Iterator<Item = Value>,
         templates: impl Iterator<Item = &'a Rc<Template>>,
     ) {
-        self.mark_stamp = self.mark_stamp.wrapping_add(1);
+        // Unique in the process, not per heap: engines made from one
+        // prepared image share its templates (`Vm::fresh_copy`), and a
+        // stamp another heap left on one must never read as this marking's.
+        self.mark_stamp = MARK_STAMPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let mut stack: Vec<Ref> = Vec::new();
         let mut tstack: Vec<Rc<Template>> = Vec::new();
         for v in roots {

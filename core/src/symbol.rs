@@ -9,7 +9,7 @@ use std::rc::Rc;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Sym(pub u32);
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct SymbolTable {
     names: Vec<Rc<str>>,
     ids: BTreeMap<Rc<str>, Sym>,

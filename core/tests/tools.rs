@@ -1,5 +1,6 @@
-//! Host tools: suspension, answers, errors, limits per run slice, abandon,
-//! and `par` waiting on several tools at once.
+//! Host tools: suspension, answers, errors, limits per run slice and a
+//! budget across the slices, abandon, and `par` waiting on several tools
+//! at once.
 
 use arbores_core::{Engine, ErrorKind, Limits, Run, Suspension, Tool, ToolAnswer, ToolCall};
 
@@ -202,6 +203,85 @@ fn the_step_budget_is_per_run_slice_and_a_limit_undoes_only_its_slice() {
     let r = done(e.resume(s.id, vec![value("1")]).unwrap());
     assert_eq!(r.error.unwrap().kind, ErrorKind::StepLimit);
     assert_eq!(e.eval("y").value.as_deref(), Some("1"));
+}
+
+#[test]
+fn a_budget_across_the_slices_ends_an_evaluation_the_slice_limit_would_not() {
+    let mut e = engine();
+    e.set_limits(Limits {
+        max_steps: 50_000,
+        ..Limits::default()
+    });
+    assert!(e
+        .eval("(define (burn n) (if (> n 0) (burn (- n 1)) 'ok))")
+        .error
+        .is_none());
+    let program = "(define x 0) (burn 30000) (search \"a\") (set! x 1) (burn 30000) (search \"b\") (set! x 2) (burn 30000) x";
+    // Without a budget each slice has its 50,000 steps: three slices of
+    // 30,000 finish.
+    let s = suspended(e.start(program));
+    let s = suspended(e.resume(s.id, vec![value("1")]).unwrap());
+    let r = done(e.resume(s.id, vec![value("2")]).unwrap());
+    assert_eq!(r.value.as_deref(), Some("2"));
+
+    // With a budget of 80,000 for the whole evaluation, the third slice
+    // runs out: it is undone (x stays 1, set by the second), and the
+    // message says it was the evaluation's budget.
+    e.set_evaluation_budget(Some(80_000));
+    assert_eq!(e.evaluation_budget(), Some(80_000));
+    let s = suspended(e.start(program));
+    let s = suspended(e.resume(s.id, vec![value("1")]).unwrap());
+    let r = done(e.resume(s.id, vec![value("2")]).unwrap());
+    let err = r.error.unwrap();
+    assert_eq!(err.kind, ErrorKind::StepLimit);
+    assert!(
+        err.message
+            .contains("budget of 80000 steps across its run slices"),
+        "{}",
+        err.message
+    );
+    assert_eq!(e.eval("x").value.as_deref(), Some("1"));
+    assert!(e.suspended().is_empty());
+
+    // The slice's own limit still applies when it is the smaller: then the
+    // message is the slice's.
+    e.set_evaluation_budget(Some(1_000_000));
+    let r = done(e.start("(burn 100000)"));
+    let err = r.error.unwrap();
+    assert_eq!(err.kind, ErrorKind::StepLimit);
+    assert!(!err.message.contains("budget of"), "{}", err.message);
+
+    // `eval` is one slice under the same budget.
+    e.set_evaluation_budget(Some(10_000));
+    let r = e.eval("(burn 20000)");
+    assert!(r.error.unwrap().message.contains("budget of 10000 steps"));
+}
+
+#[test]
+fn the_budget_belongs_to_the_evaluation_and_travels_in_its_dump() {
+    let mut e = engine();
+    assert!(e
+        .eval("(define (burn n) (if (> n 0) (burn (- n 1)) 'ok))")
+        .error
+        .is_none());
+    e.set_evaluation_budget(Some(50_000));
+    let program = "(burn 30000) (search \"a\") (burn 30000) 'end";
+    let s = suspended(e.start(program));
+    // A later change of the setting leaves the started evaluation as it is.
+    e.set_evaluation_budget(None);
+    let bytes = e.dump(s.id).unwrap();
+    let r = done(e.resume(s.id, vec![value("1")]).unwrap());
+    assert!(r.error.unwrap().message.contains("budget of 50000 steps"));
+    // Loaded elsewhere (an engine with no budget of its own), it still has
+    // only what its first slice left.
+    let mut other = engine();
+    let s = other.load_suspension(&bytes).unwrap();
+    let r = done(other.resume(s.id, vec![value("1")]).unwrap());
+    assert!(r.error.unwrap().message.contains("budget of 50000 steps"));
+    // And evaluations started without a budget run to the end.
+    let s = suspended(e.start(program));
+    let r = done(e.resume(s.id, vec![value("1")]).unwrap());
+    assert_eq!(r.value.as_deref(), Some("end"));
 }
 
 #[test]

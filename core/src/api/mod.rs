@@ -121,18 +121,49 @@ fn primitives() -> PrimTable {
     t
 }
 
+thread_local! {
+    /// The prepared image every new engine of this thread starts from: a
+    /// VM with the prelude loaded, made by the thread's first engine.
+    static PREPARED: Vm = prepared_vm();
+}
+
+/// A VM with the primitives bound and the prelude compiled and run.
+fn prepared_vm() -> Vm {
+    let mut vm = Vm::new(primitives());
+    if let Err(e) = vm.load_prelude(PRELUDE) {
+        // The prelude is part of the engine: a test fails first.
+        panic!("{e}");
+    }
+    vm
+}
+
 impl Engine {
+    /// A new engine: an empty session with the default limits, tier and
+    /// host. Its state is a copy of a prepared image (the primitives bound,
+    /// the prelude compiled and run) that the thread's first engine makes,
+    /// so the first `Engine::new` of a thread takes milliseconds and later
+    /// ones microseconds (docs/PERFORMANCE.md, "A new engine"); the
+    /// compiled code is shared, everything a session can change is its own.
     pub fn new() -> Engine {
-        let mut vm = Vm::new(primitives());
-        if let Err(e) = vm.load_prelude(PRELUDE) {
-            // The prelude is part of the engine: a test fails first.
-            panic!("{e}");
-        }
+        let vm = PREPARED.with(Vm::fresh_copy);
         Engine {
             limits: Limits::default(),
             vm,
             tools: Vec::new(),
             dump_key: crate::api::tools::DEFAULT_DUMP_KEY,
+        }
+    }
+
+    /// A new engine that compiles the prelude itself instead of copying
+    /// the prepared image: what every engine did before there was one, kept
+    /// to measure [`Engine::new`] against and to check that both start in
+    /// the same state.
+    pub fn new_unprepared() -> Engine {
+        Engine {
+            limits: Limits::default(),
+            vm: prepared_vm(),
+            tools: Vec::new(),
+            dump_key: tools::DEFAULT_DUMP_KEY,
         }
     }
 

@@ -133,6 +133,47 @@ impl Engine {
 
     /// Forgets suspended evaluation `id` (what it did before it suspended
     /// stays done); whether there was one.
+    /// Sets the most steps one evaluation may take across **all** its run
+    /// slices, for evaluations started from now on (`None`, the default:
+    /// only the per-slice limit of [`Engine::set_limits`] applies). Each
+    /// slice then gets its step limit or what the budget has left, the
+    /// smaller; when the budget runs out the slice ends with a
+    /// `step-limit` error that says so, undone like any limit, and the
+    /// evaluation is over. The budget and the steps taken so far belong to
+    /// the evaluation: a later change of the setting leaves it as it is, and
+    /// a dump carries them to the engine that loads it. [`Engine::eval`] is
+    /// one slice, under the same budget.
+    ///
+    /// ```
+    /// use arbores_core::{Engine, Run, Tool, ToolAnswer, ErrorKind};
+    ///
+    /// let mut engine = Engine::new();
+    /// engine.define_tool(Tool { name: "ask".into(), params: vec![], description: String::new() }).unwrap();
+    /// engine.set_evaluation_budget(Some(20_000));
+    /// // Each slice spins 8,000 steps, then asks again: the third slice runs out.
+    /// let mut run = engine.start("(let loop ((n 0)) (let spin ((i 0)) (if (< i 8000) (spin (+ i 1)))) (ask) (loop (+ n 1)))");
+    /// let mut slices = 1;
+    /// let evaluation = loop {
+    ///     match run {
+    ///         Run::Done(evaluation) => break evaluation,
+    ///         Run::Suspended(s) => {
+    ///             slices += 1;
+    ///             run = engine.resume(s.id, vec![ToolAnswer::Value("#t".into())]).unwrap();
+    ///         }
+    ///     }
+    /// };
+    /// assert_eq!(slices, 3);
+    /// assert_eq!(evaluation.error.unwrap().kind, ErrorKind::StepLimit);
+    /// ```
+    pub fn set_evaluation_budget(&mut self, max_steps: Option<u64>) {
+        self.vm.set_evaluation_budget(max_steps);
+    }
+
+    /// The budget of [`Engine::set_evaluation_budget`].
+    pub fn evaluation_budget(&self) -> Option<u64> {
+        self.vm.evaluation_budget()
+    }
+
     pub fn abandon(&mut self, id: u64) -> bool {
         self.vm.abandon(id)
     }

@@ -235,6 +235,7 @@ pub enum PrimKind {
     Knowledge(KnowledgeFn),
 }
 
+#[derive(Clone)]
 pub struct Prim {
     pub name: &'static str,
     pub min: u16,
@@ -242,7 +243,7 @@ pub struct Prim {
     pub kind: PrimKind,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct PrimTable {
     pub prims: Vec<Prim>,
     by_name: BTreeMap<&'static str, u32>,

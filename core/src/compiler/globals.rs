@@ -15,7 +15,7 @@ pub enum GlobalSyntax {
     Macro(Rc<Macro>),
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Globals {
     pub values: Vec<Value>,
     pub names: Vec<Sym>,

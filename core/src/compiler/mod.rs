@@ -32,6 +32,7 @@ pub struct CompileError {
 }
 
 /// Symbols and identifiers the compiler needs by name.
+#[derive(Clone)]
 pub struct Known {
     pub else_: Sym,
     pub arrow: Sym,
@@ -51,6 +52,7 @@ pub struct Known {
 /// The primitives derived forms expand into, called by index whatever the
 /// globals of their names hold (so redefining `cons` does not change what
 /// a quasiquote builds).
+#[derive(Clone)]
 pub struct KnownPrims {
     pub cons: Value,
     pub append: Value,

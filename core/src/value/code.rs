@@ -187,7 +187,7 @@ pub struct Template {
     /// Part of the engine's own prelude: hidden from backtraces.
     pub internal: bool,
     /// Collector stamp (see `Heap::collect`).
-    pub gc_stamp: Cell<u32>,
+    pub gc_stamp: Cell<u64>,
 }
 
 /// Dropping a template takes no Rust stack on the nesting of its lambdas

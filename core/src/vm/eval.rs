@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use super::suspend::{Parked, QueuedForm};
+use super::suspend::{EvaluationBudget, Parked, QueuedForm};
 use super::{ErrorKind, Limits, Vm, VmError};
 use crate::compiler::CompileError;
 use crate::datum;
@@ -72,7 +72,9 @@ impl Vm {
             global(self, "current-error-port"),
             global(self, "current-input-port"),
         ];
-        self.image = Some(super::image::PreludeImage::new(self, text, templates));
+        self.image = Some(Rc::new(super::image::PreludeImage::new(
+            self, text, templates,
+        )));
         self.collect_garbage();
         Ok(())
     }
@@ -127,7 +129,10 @@ impl Vm {
             }
         };
         let queue = forms.into_iter().map(|f| (f, None)).collect();
-        self.slice(queue, None, limits, may_suspend, form)
+        let budget = self
+            .evaluation_budget
+            .map(|max| EvaluationBudget { max, used: 0 });
+        self.slice(queue, None, limits, budget, may_suspend, form)
     }
 
     /// Continues parked evaluation `id` with the host's answers to its
@@ -181,24 +186,28 @@ impl Vm {
             parked.queue,
             Some((parked.k, answers)),
             limits,
+            parked.budget,
             true,
             ValueForm::Write,
         ))
     }
 
     /// One run slice: the parked continuation `resume` with its answers (if
-    /// any), then the forms of `queue`, within `limits`.
+    /// any), then the forms of `queue`, within `limits` and what `budget`
+    /// (the evaluation's across its slices) has left.
     fn slice(
         &mut self,
         mut queue: VecDeque<QueuedForm>,
         resume: Option<(Value, Value)>,
         limits: Limits,
+        budget: Option<EvaluationBudget>,
         may_suspend: bool,
         form: ValueForm,
     ) -> Outcome {
         self.reset_loading();
         self.out.start();
-        self.steps_left = limits.max_steps;
+        let steps = budget.map_or(limits.max_steps, |b| b.slice_steps(limits.max_steps));
+        self.steps_left = steps;
         self.heap.cap = limits.max_memory;
         self.parking.allowed = may_suspend;
         // A slice starts outside any `par` (one that suspended waits at
@@ -216,12 +225,27 @@ impl Vm {
             result = self.run_forms(&mut queue, result.unwrap_or(Value::Unspecified));
         }
         self.parking.allowed = false;
+        let budget = budget.map(|b| EvaluationBudget {
+            max: b.max,
+            used: b.used.saturating_add(steps - self.steps_left.min(steps)),
+        });
         let mut suspended = None;
-        if let Err(e) = &result {
+        if let Err(e) = &mut result {
             if self.is_suspending(e) {
                 let (k, calls) = self.parking.request.take().expect("checked");
-                suspended = Some(self.parking.park(Parked { k, calls, queue }));
+                suspended = Some(self.parking.park(Parked {
+                    k,
+                    calls,
+                    queue,
+                    budget,
+                }));
                 result = Ok(Value::Unspecified);
+            } else if e.kind == ErrorKind::StepLimit && steps < limits.max_steps {
+                // The evaluation's budget, not the slice's limit, ran out.
+                let max = budget.map_or(0, |b| b.max);
+                e.message = format!(
+                    "step limit exceeded: the evaluation ran out of its budget of {max} steps across its run slices"
+                );
             }
         }
         // A transaction still open was left by an error or a limit: it

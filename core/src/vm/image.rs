@@ -49,7 +49,7 @@ use crate::value::{
 
 const MAGIC: &[u8; 8] = b"ARBSUSP\0";
 /// The byte format; a change of it makes older dumps foreign.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 pub(super) const HASH_LEN: usize = 32;
 pub(super) const HEADER_LEN: usize = 8 + 4 + 32 + 8;
 
@@ -333,6 +333,14 @@ impl Vm {
             d.value(body, parked.k, image);
             d.value(body, parked.calls, image);
             body.str(&queue);
+            match parked.budget {
+                None => body.u(0),
+                Some(b) => {
+                    body.u(1);
+                    body.u(b.max);
+                    body.u(b.used);
+                }
+            }
         });
         Ok(seal(MAGIC, image, &payload, key))
     }
@@ -943,6 +951,14 @@ impl Vm {
         }
         let calls = self.read_value(&mut inp, &l)?;
         let queue_text = inp.str()?;
+        let budget = match inp.u()? {
+            0 => None,
+            1 => Some(super::suspend::EvaluationBudget {
+                max: inp.u()?,
+                used: inp.u()?,
+            }),
+            _ => return inp.err("the evaluation's budget is neither absent nor present"),
+        };
         if inp.pos != inp.buf.len() {
             return inp.err("data after the end");
         }
@@ -956,6 +972,7 @@ impl Vm {
             k,
             calls,
             queue: forms.into_iter().map(|f| (f, None)).collect(),
+            budget,
         }))
     }
 

@@ -37,7 +37,7 @@ use crate::value::code::Template;
 use crate::value::{Closure, Object, Value};
 
 /// What the session has loaded from the knowledge base.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Links {
     /// Loaded nodes and the global holding each one's value.
     loaded: BTreeMap<NodeId, u32>,

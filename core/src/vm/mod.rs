@@ -67,7 +67,7 @@ pub use snapshot::{EntryHash, Manifest};
 use suspend::ParkingLot;
 
 /// Globals holding prelude procedures the VM calls itself.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct PreludeHooks {
     /// `raise`: a primitive's error becomes a call of it when a handler is
     /// installed.
@@ -85,7 +85,7 @@ struct PreludeHooks {
 }
 
 /// The guards of the inline operations (see `code::Inline`).
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct InlineGuards {
     /// For each operation, the primitive its global must still hold.
     prims: Vec<u32>,
@@ -112,6 +112,9 @@ pub struct Vm {
     /// out when an evaluation ends.
     file_outputs: Vec<Value>,
     steps_left: u64,
+    /// The most steps one evaluation may take across all its run slices
+    /// (`Engine::set_evaluation_budget`); none: each slice has the limits.
+    evaluation_budget: Option<u64>,
     /// Units of primitive work charged since the host was last asked
     /// (`builtins::Budget`).
     work_unpolled: u64,
@@ -133,7 +136,7 @@ pub struct Vm {
     parking: ParkingLot,
     /// What the prelude made, which dumps name rather than write; set
     /// when the prelude is loaded.
-    image: Option<image::PreludeImage>,
+    image: Option<Rc<image::PreludeImage>>,
     halt: Rc<Template>,
     /// The frame below code run by `%arb:eval-at-tier`: puts the tier back.
     restore_tier: Rc<Template>,
@@ -191,6 +194,7 @@ impl Vm {
             out: Output::default(),
             file_outputs: Vec::new(),
             steps_left: u64::MAX,
+            evaluation_budget: None,
             work_unpolled: 0,
             inline,
             saved_globals: Vec::new(),
@@ -215,6 +219,53 @@ impl Vm {
         vm
     }
 
+    /// A VM in the state this idle one is in (the prelude loaded): a copy
+    /// of its heap, symbols, globals and primitives that shares its
+    /// compiled code, which nothing changes once compiled (templates are
+    /// traced by collector stamps unique in the process, see
+    /// `Heap::collect`). Nothing else carries over: a new VM gets the
+    /// engine's own host, no knowledge base, nothing parked, nothing
+    /// loaded, the default tier. How a new engine starts from the prepared
+    /// image instead of compiling the prelude again (`api::Engine::new`).
+    pub fn fresh_copy(&self) -> Vm {
+        debug_assert!(self.stack.is_empty() && self.frames.is_empty());
+        Vm {
+            heap: self.heap.clone(),
+            syms: self.syms.clone(),
+            globals: self.globals.clone(),
+            prims: self.prims.clone(),
+            known: self.known.clone(),
+            host: HostSlot::default(),
+            stack: Vec::new(),
+            frames: Vec::new(),
+            winders: Value::Null,
+            handlers: Value::Null,
+            out: Output::default(),
+            file_outputs: Vec::new(),
+            steps_left: u64::MAX,
+            evaluation_budget: None,
+            work_unpolled: 0,
+            inline: self.inline.clone(),
+            saved_globals: Vec::new(),
+            global_stamps: self.global_stamps.clone(),
+            eval_stamp: self.eval_stamp,
+            hooks: self.hooks.clone(),
+            knowledge: None,
+            tier: Tier::default(),
+            session_tier: Tier::default(),
+            links: Links::default(),
+            parking: ParkingLot::default(),
+            image: self.image.clone(),
+            halt: self.halt.clone(),
+            restore_tier: self.restore_tier.clone(),
+            pc: 0,
+            fp: 0,
+            tmpl: self.halt.clone(),
+            closure: Value::Null,
+            acc: Value::Unspecified,
+        }
+    }
+
     // ---- what the engine sets and reads --------------------------------------
 
     pub fn install_host(&mut self, host: Box<dyn Host>) {
@@ -230,6 +281,16 @@ impl Vm {
     /// Has the memory cap checked against the embedder's allocator.
     pub fn set_memory_meter(&mut self, meter: Option<MemoryMeter>) {
         self.heap.set_meter(meter);
+    }
+
+    /// The most steps an evaluation started from now on may take across
+    /// all its run slices (none: only each slice's limit).
+    pub fn set_evaluation_budget(&mut self, max_steps: Option<u64>) {
+        self.evaluation_budget = max_steps;
+    }
+
+    pub fn evaluation_budget(&self) -> Option<u64> {
+        self.evaluation_budget
     }
 
     /// The tier evaluations start in.

@@ -30,6 +30,24 @@ pub(crate) struct Parked {
     pub calls: Value,
     /// The top-level forms after the one that suspended.
     pub queue: VecDeque<QueuedForm>,
+    /// The evaluation's budget across its run slices, if it has one.
+    pub budget: Option<EvaluationBudget>,
+}
+
+/// The steps an evaluation may take across all its run slices, and those
+/// its slices so far took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EvaluationBudget {
+    pub max: u64,
+    pub used: u64,
+}
+
+impl EvaluationBudget {
+    /// The steps a slice may take: the limit, or what the budget has left
+    /// when that is less.
+    pub fn slice_steps(&self, limit: u64) -> u64 {
+        limit.min(self.max.saturating_sub(self.used))
+    }
 }
 
 /// The parked evaluations of a VM, by number.
