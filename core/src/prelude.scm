@@ -595,11 +595,12 @@
   (let ((t (assq tool %host-tools)))
     (cond (t (cdr t)) ((eq? tool 'calc) 1) (else #f))))
 
-;; Where a form is, for errors: (plan seq 2 let x) reads "plan > seq 2 > let x".
+;; Where a form is, for errors: the path from the top, innermost first;
+;; (2 seq plan) reads "plan > seq > 2", () "the top".
 (define (%plan-where path)
   (let loop ((p (reverse path)) (out ""))
     (if (null? p)
-        out
+        (if (string=? out "") "the top" out)
         (loop (cdr p)
               (string-append out (if (string=? out "") "" " > ")
                              (let ((x (car p)))
@@ -636,17 +637,20 @@
           ((eq? (car x) 'let)
            (if (not (and (= (length x) 3) (list? (cadr x))))
                (%plan-error "let takes bindings and one body step" x path))
-           (for-each
-            (lambda (b)
-              (if (not (and (list? b) (= (length b) 2) (symbol? (car b))))
-                  (%plan-error "a let binding is not (VAR STEP)" b (cons 'let path)))
-              (step (cadr b) vars (cons (car b) (cons 'let path))))
-            (cadr x))
+           (let loop ((bs (cadr x)) (i 1))
+             (if (pair? bs)
+                 (let ((b (car bs)))
+                   (if (not (and (list? b) (= (length b) 2) (symbol? (car b))))
+                       (%plan-error "a let binding is not (VAR STEP)" b
+                                    (cons i (cons 'bindings (cons 'let path)))))
+                   (step (cadr b) vars (cons (car b) (cons 'let path)))
+                   (loop (cdr bs) (+ i 1)))))
            (step (caddr x) (append (map car (cadr x)) vars) (cons 'body (cons 'let path))))
           ((not (symbol? (car x))) (%plan-error "not a step" x path))
           (else
            (let ((arity (%plan-arity (car x))))
-             (cond ((not arity) (%plan-error "unknown tool" (car x) path))
+             (cond ((not arity)
+                    (%plan-error (string-append "unknown tool " (symbol->string (car x))) x path))
                    ((not (= arity (length (cdr x))))
                     (%plan-error (string-append (symbol->string (car x)) " takes "
                                                 (number->string arity) " argument(s)")

@@ -117,33 +117,88 @@ fn a_tool_error_ends_the_plan_with_the_error_and_the_trace_so_far() {
 #[test]
 fn malformed_plans_are_refused_before_any_step_runs() {
     let mut e = engine();
+    // Each kind of malformed form, nested where a model would put it: the
+    // message says what is wrong and the path from the top to the form,
+    // and the form itself follows as the irritant.
     for (plan, message) in [
-        ("(seq (notify \"a\"))", "a plan is (plan STEP)"),
+        (
+            "(seq (notify \"a\"))",
+            "plan: a plan is (plan STEP) at the top: (seq (notify \"a\"))",
+        ),
+        ("(plan)", "plan: a plan is (plan STEP) at the top: (plan)"),
         (
             "(plan (seq (notify \"a\") (frobnicate 1)))",
-            "unknown tool at plan > seq > 2",
+            "plan: unknown tool frobnicate at plan > seq > 2: (frobnicate 1)",
+        ),
+        (
+            "(plan (seq (par (notify \"a\") (search \"b\")) (if (search \"c\") (notify \"d\") (notify zz))))",
+            "plan: unbound variable at plan > seq > 2 > if > else > notify > 1: zz",
         ),
         (
             "(plan (let ((x (search \"q\"))) (notify y)))",
-            "unbound variable at plan > let > body > notify > 1",
+            "plan: unbound variable at plan > let > body > notify > 1: y",
         ),
         (
-            "(plan (if (search \"q\") (notify \"a\")))",
-            "if takes a condition, a then and an else step at plan",
+            "(plan (seq (if (search \"q\") (notify \"a\"))))",
+            "plan: if takes a condition, a then and an else step at plan > seq > 1: (if (search \"q\") (notify \"a\"))",
         ),
-        ("(plan (search \"a\" \"b\"))", "search takes 1 argument(s)"),
-        ("(plan (par))", "par with no steps at plan"),
         (
-            "(plan (let (x) (notify \"a\")))",
-            "a let binding is not (VAR STEP)",
+            "(plan (par (notify \"a\") (search \"a\" \"b\")))",
+            "plan: search takes 1 argument(s) at plan > par > 2: (search \"a\" \"b\")",
         ),
+        ("(plan (par))", "plan: par with no steps at plan: (par)"),
+        (
+            "(plan (if #t (seq) 1))",
+            "plan: seq with no steps at plan > if > then: (seq)",
+        ),
+        (
+            "(plan (let ((x 1) (y)) (notify x)))",
+            "plan: a let binding is not (VAR STEP) at plan > let > bindings > 2: (y)",
+        ),
+        (
+            "(plan (let ((\"x\" 1)) (notify 1)))",
+            "plan: a let binding is not (VAR STEP) at plan > let > bindings > 1: (\"x\" 1)",
+        ),
+        (
+            "(plan (let ((x 1)) (notify x) (notify x)))",
+            "plan: let takes bindings and one body step at plan: (let ((x 1)) (notify x) (notify x))",
+        ),
+        (
+            "(plan (let ((x (calc (quote)))) x))",
+            "plan: malformed quote at plan > let > x > calc > 1: (quote)",
+        ),
+        (
+            "(plan (seq (notify \"a\") #(1 2)))",
+            "plan: not a step at plan > seq > 2: #(1 2)",
+        ),
+        (
+            "(plan (seq (notify . \"a\")))",
+            "plan: not a step at plan > seq > 1: (notify . \"a\")",
+        ),
+        (
+            "(plan (par ((calc \"1\") 2)))",
+            "plan: not a step at plan > par > 1: ((calc \"1\") 2)",
+        ),
+        ("(plan ())", "plan: not a step at plan: ()"),
     ] {
         let r = e.start(&format!("(plan-run '{plan})"));
         let Run::Done(ev) = r else {
             panic!("{plan}: a step ran before the check")
         };
         let err = ev.error.expect(plan).message;
-        assert!(err.contains(message), "{plan}: {err}");
+        assert_eq!(err, message, "{plan}");
+        // plan-check says the same, and a guard sees the form.
+        let checked = e.eval(&format!(
+            "(guard (c ((error-object? c) (list (error-object-message c) (error-object-irritants c)))) (plan-check '{plan}))"
+        ));
+        assert_eq!(checked.error, None, "{plan}");
+        let (what, rest) = message.split_once(" at ").unwrap();
+        let (path, form) = rest.split_once(": ").unwrap();
+        assert_eq!(
+            checked.value.unwrap(),
+            format!("(\"{what} at {path}\" ({form}))"),
+            "{plan}"
+        );
     }
     assert_eq!(
         e.eval("(plan-check '(plan (seq (notify \"a\") (calc \"1\"))))")
