@@ -248,6 +248,9 @@ pub trait Backend {
     fn start(&mut self, source: &str) -> (Run, bool);
     /// Continues a suspended evaluation with one answer per call.
     fn resume(&mut self, id: u64, answers: Vec<ToolAnswer>) -> Result<Run, String>;
+    /// The most steps one evaluation started from now on may take across
+    /// all its run slices (`Engine::set_evaluation_budget`).
+    fn set_evaluation_budget(&mut self, max_steps: Option<u64>) -> Result<(), String>;
     /// Forgets a suspended evaluation; whether there was one.
     fn abandon(&mut self, id: u64) -> Result<bool, String>;
     /// The bytes of a suspended evaluation and its session.

@@ -1,7 +1,7 @@
 //! Both engines, native and wasmtime, run the same tool-calling programs
 //! and give the same suspensions and results.
 
-use arbores_core::{Limits, Run, Tool, ToolAnswer};
+use arbores_core::{ErrorKind, Limits, Run, Tool, ToolAnswer};
 
 use crate::backend::{Backend, EngineKind, Settings, Stopper};
 use crate::store::{Access, Store};
@@ -200,5 +200,69 @@ fn a_session_saved_by_either_engine_restores_in_the_other() {
         // Refused: nothing changed.
         let (e, _) = engines[to].1.eval("(peek)");
         assert_eq!(e.value.as_deref(), Some("2"));
+    }
+}
+
+#[test]
+fn a_budget_across_run_slices_ends_the_same_slice_in_both_engines_and_travels_in_dumps() {
+    let program = "(define (burn n) (if (> n 0) (burn (- n 1)) 'ok))
+                   (define x 0) (burn 30000) (ask) (set! x 1) (burn 30000) (ask) (set! x 2) (burn 30000) x";
+    let mut engines = backends();
+    let mut dumps = Vec::new();
+    for (kind, b) in engines.iter_mut() {
+        b.define_tool(&tool("ask", &[])).unwrap();
+        b.set_evaluation_budget(Some(80_000)).unwrap();
+        let mut slices = vec![];
+        let (mut run, _) = b.start(program);
+        let evaluation = loop {
+            match run {
+                Run::Done(e) => break e,
+                Run::Suspended(s) => {
+                    slices.push(s.calls.len());
+                    if slices.len() == 1 {
+                        dumps.push(b.dump(s.id).unwrap());
+                    }
+                    run = b
+                        .resume(s.id, vec![ToolAnswer::Value("#t".into())])
+                        .unwrap();
+                }
+            }
+        };
+        assert_eq!(slices, [1, 1], "{kind:?}");
+        let err = evaluation.error.expect("the third slice runs out");
+        assert_eq!(err.kind, ErrorKind::StepLimit, "{kind:?}");
+        assert!(
+            err.message
+                .contains("budget of 80000 steps across its run slices"),
+            "{kind:?}: {}",
+            err.message
+        );
+        // The third slice is undone; what the second did stays.
+        let (e, _) = b.eval("x");
+        assert_eq!(e.value.as_deref(), Some("1"), "{kind:?}");
+        b.set_evaluation_budget(None).unwrap();
+    }
+    // Each engine's dump, loaded by the other (with no budget of its own),
+    // keeps the budget and what its first slice took.
+    for from in 0..2 {
+        let to = 1 - from;
+        let b = &mut engines[to].1;
+        let s = b.load_suspension(&dumps[from]).unwrap();
+        let run = b
+            .resume(s.id, vec![ToolAnswer::Value("#t".into())])
+            .unwrap();
+        let Run::Suspended(s) = run else {
+            panic!("{run:?}")
+        };
+        let run = b
+            .resume(s.id, vec![ToolAnswer::Value("#t".into())])
+            .unwrap();
+        let Run::Done(e) = run else { panic!("{run:?}") };
+        assert!(
+            e.error.unwrap().message.contains("budget of 80000 steps"),
+            "{:?} -> {:?}",
+            engines[from].0,
+            engines[to].0
+        );
     }
 }

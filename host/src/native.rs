@@ -129,6 +129,11 @@ impl Backend for NativeSession {
         self.engine.resume(id, answers)
     }
 
+    fn set_evaluation_budget(&mut self, max_steps: Option<u64>) -> Result<(), String> {
+        self.engine.set_evaluation_budget(max_steps);
+        Ok(())
+    }
+
     fn abandon(&mut self, id: u64) -> Result<bool, String> {
         Ok(self.engine.abandon(id))
     }

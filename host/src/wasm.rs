@@ -480,6 +480,13 @@ impl Backend for WasmSession {
         }
     }
 
+    fn set_evaluation_budget(&mut self, max_steps: Option<u64>) -> Result<(), String> {
+        self.call("setting the evaluation budget", |i, s| {
+            i.arbores_engine_tools()
+                .call_set_evaluation_budget(s, max_steps)
+        })
+    }
+
     fn abandon(&mut self, id: u64) -> Result<bool, String> {
         self.call("abandoning a suspended evaluation", |i, s| {
             i.arbores_engine_tools().call_abandon(s, id)

@@ -41,7 +41,7 @@ fn with_engine<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
     ENGINE.with(|cell| {
         let mut slot = cell.borrow_mut();
         let engine = slot.get_or_insert_with(|| {
-            install_panic_hook();
+            install_panic_hook(); // again after a reset: the same hook
             let mut engine = Engine::new();
             engine.set_host(Box::new(ComponentHost));
             engine.set_memory_meter(Some(|| ALLOCATOR.allocated()));
@@ -122,6 +122,11 @@ impl Guest for Component {
 
     fn eval(source: String) -> Evaluation {
         evaluation_to_wit(with_engine(|engine| engine.eval(&source)))
+    }
+
+    fn reset() {
+        ENGINE.with(|cell| cell.borrow_mut().take());
+        with_engine(|_| ());
     }
 
     fn set_tier(tier: wit::Tier) {
@@ -233,6 +238,10 @@ impl wit_tools::Guest for Component {
             })
             .collect();
         with_engine(|engine| engine.resume(id, answers)).map(run_to_wit)
+    }
+
+    fn set_evaluation_budget(max_steps: Option<u64>) {
+        with_engine(|engine| engine.set_evaluation_budget(max_steps))
     }
 
     fn abandon(id: u64) -> bool {
