@@ -482,7 +482,8 @@ impl Server {
         description = "Search the knowledge base: by meaning with `query` (any language; \
                        best first, with a score) or by symbol name with `pattern` and `mode` \
                        (prefix, exact, wildcard, regex, fuzzy). Returns {hits}, best first: \
-                       {id, description, score} by meaning, {id, names, description} by name.",
+                       {id, names, description, score} by meaning, {id, names, description} by \
+                       name. Only stored knowledge: the builtin arb: procedures are not hits.",
         annotations(read_only_hint = true)
     )]
     async fn search(
@@ -504,11 +505,31 @@ impl Server {
                         return Ok(invalid(format!("threshold: {t} is not between 0 and 1")))
                     }
                 };
+                // Stored knowledge only: the builtin nodes (the `arb:`
+                // procedures, in the reserved ids) are left out, so as many
+                // more are asked for as there are; each hit gets its names.
+                let limit = args.limit.map_or(DEFAULT_MEANING_LIMIT, u64::from);
+                let builtins = arbores_core::repo::builtins::ARB_PROCEDURES.len() as u64;
                 format!(
-                    "(arb:semantic-search {} {} {threshold} {} {version})",
-                    scheme_string(query),
-                    opt_num(args.limit.map(u64::from)),
-                    args.kind.as_deref().map_or("#f".to_string(), scheme_string),
+                    "(let ((hits (arb:semantic-search {query} {ask} {threshold} {kind} {version})))
+                       (if (arb:error? hits) hits
+                           (let loop ((h hits) (out '()) (n 0))
+                             (if (or (null? h) (= n {limit})) (reverse out)
+                                 (let* ((hit (car h)) (id (cdr (assoc \"id\" hit))))
+                                   (if (< (modulo id 65536) 256)
+                                       (loop (cdr h) out n)
+                                       (let ((m (arb:get-metadata id {version})))
+                                         (if (arb:error? m) m
+                                             (loop (cdr h)
+                                                   (cons (list (cons \"id\" id)
+                                                               (assoc \"symbol-names\" m)
+                                                               (assoc \"description\" hit)
+                                                               (assoc \"score\" hit))
+                                                         out)
+                                                   (+ n 1))))))))))",
+                    query = scheme_string(query),
+                    ask = limit.saturating_add(builtins),
+                    kind = args.kind.as_deref().map_or("#f".to_string(), scheme_string),
                 )
             }
             (None, Some(pattern)) => {
@@ -804,6 +825,10 @@ impl ServerHandler for Server {
             .with_instructions(self.instructions.clone())
     }
 }
+
+/// Hits by meaning when the call gives no `limit` (`arb:semantic-search`'s
+/// default).
+const DEFAULT_MEANING_LIMIT: u64 = 10;
 
 /// A node or a search hit as the tools show it: `names` for the `arb:`
 /// procedures' `symbol-names`, null for an absent (`#f`) description,

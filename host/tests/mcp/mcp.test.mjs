@@ -140,6 +140,7 @@ for (const engine of ['wasm', 'native']) {
       assert.deepEqual(byName.structuredContent.hits[0].names, ['zebra-crossing']);
       const byMeaning = await mcp.call('search', { query: 'pedestrian street crossing', limit: 3 });
       assert.equal(byMeaning.structuredContent.hits[0].id, id);
+      assert.deepEqual(byMeaning.structuredContent.hits[0].names, ['zebra-crossing']);
       assert.ok(byMeaning.structuredContent.hits[0].score > 0);
       const regex = await mcp.call('search', { pattern: '^zeb.*ing$', mode: 'regex' });
       assert.deepEqual(regex.structuredContent.hits.map((h) => h.id), [id]);
@@ -181,6 +182,46 @@ for (const engine of ['wasm', 'native']) {
       const unread = await mcp.call('create', { code: '(define (broken' });
       assert.equal(unread.isError, true);
       assert.equal(unread.structuredContent.error.kind, 'syntax-error');
+    });
+
+    test('search by meaning returns stored nodes only, each with its names', async () => {
+      const made = [];
+      for (const [name, description] of [
+        ['version-label', 'the label shown for the current version of a document'],
+        ['version-bump', 'makes the next version number of a release'],
+        ['tree-depth', 'how deep a tree is'],
+      ]) {
+        const created = await mcp.call('create', {
+          code: `(define (${name} x) x)`,
+          description,
+          type: 'function',
+          names: [name],
+        });
+        assert.equal(created.isError, false, JSON.stringify(created));
+        made.push(created.structuredContent.id);
+      }
+      // The words of builtin arb: procedures ("The id of the current
+      // version of the knowledge base", "Makes another version current"):
+      // without the filter they rank first.
+      const query = 'the current version of the knowledge base';
+      const hits = (await mcp.call('search', { query, limit: 2 })).structuredContent.hits;
+      assert.equal(hits.length, 2, JSON.stringify(hits));
+      for (const hit of hits) {
+        assert.deepEqual(Object.keys(hit).sort(), ['description', 'id', 'names', 'score'], JSON.stringify(hit));
+        assert.ok(hit.id % 65536 >= 256, `a builtin: ${JSON.stringify(hit)}`);
+        assert.ok(made.includes(hit.id), JSON.stringify(hit));
+        assert.ok(hit.score > 0 && hit.score <= 1, JSON.stringify(hit));
+      }
+      assert.deepEqual(hits[0].names, ['version-label']);
+      assert.equal(hits[0].description, 'the label shown for the current version of a document');
+      // Every hit without a limit: still no builtin, and the best first.
+      const all = (await mcp.call('search', { query, limit: 50 })).structuredContent.hits;
+      assert.ok(all.length >= 2 && all.every((h) => h.id % 65536 >= 256), JSON.stringify(all));
+      const scores = all.map((h) => h.score);
+      assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+      // The builtins are there to be found by name.
+      const byName = await mcp.call('search', { pattern: 'arb:current-version', mode: 'exact' });
+      assert.equal(byName.structuredContent.hits.length, 1);
     });
 
     test("another process's commit is seen by the next evaluation", async () => {
