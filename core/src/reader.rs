@@ -676,6 +676,14 @@ pub fn read_all(text: &str, symbols: &mut SymbolTable) -> Result<Vec<Syn>, ReadE
     Reader::new(text, symbols).read_all()
 }
 
+/// Reads all data in `text` with symbols and character names folded to
+/// lower case, as after `#!fold-case` (`include-ci`).
+pub fn read_all_fold_case(text: &str, symbols: &mut SymbolTable) -> Result<Vec<Syn>, ReadError> {
+    let mut r = Reader::new(text, symbols);
+    r.fold_case = true;
+    r.read_all()
+}
+
 /// Reads all data in `text`, nested as deep as `room` (the memory cap)
 /// allows.
 pub fn read_all_within(

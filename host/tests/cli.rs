@@ -136,6 +136,7 @@ both_engines!(
     repl_survives_timeout,
     repl_shows_errors_and_goes_on,
     files_only_as_granted,
+    include_only_as_granted,
     program_sees_its_process_context,
     repl_ends_at_exit,
     repl_prints_each_form,
@@ -344,6 +345,39 @@ fn files_only_as_granted(engine: &str) {
     );
     let out = arbores(engine, &["--allow-read", data_arg, "eval", &load], None);
     assert_eq!(stdout(&out), "42\n", "{}", describe(&out));
+}
+
+fn include_only_as_granted(engine: &str) {
+    let root = scratch(&format!("include-{engine}"));
+    let lib = root.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::write(lib.join("util.scm"), "(define (twice x) (* 2 x))\n").unwrap();
+    std::fs::write(lib.join("decls.scm"), "(export thrice) (import (scheme base))\n").unwrap();
+    std::fs::write(lib.join("body.scm"), "(define (thrice x) (* 3 x))\n").unwrap();
+    let util = lib.join("util.scm");
+    let (decls, body) = (lib.join("decls.scm"), lib.join("body.scm"));
+    let program = program_file(
+        &format!("include-{engine}.scm"),
+        &format!(
+            "(include {:?})
+             (define-library (inc util) (include-library-declarations {:?}) (include {:?}))
+             (import (inc util))
+             (display (list (twice 21) (thrice 3))) (newline)",
+            util.to_str().unwrap(),
+            decls.to_str().unwrap(),
+            body.to_str().unwrap()
+        ),
+    );
+    let (lib_arg, program) = (lib.to_str().unwrap(), program.to_str().unwrap());
+    // Not granted: refused with the grant to ask for, as a file would be.
+    let out = arbores(engine, &["run", program], None);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(stderr(&out).contains("include:"), "{}", describe(&out));
+    assert!(stderr(&out).contains("--allow-read"), "{}", describe(&out));
+    // Granted: the files' forms are spliced in.
+    let out = arbores(engine, &["--allow-read", lib_arg, "run", program], None);
+    assert!(out.status.success(), "{}", describe(&out));
+    assert_eq!(stdout(&out), "(42 9)\n", "{}", describe(&out));
 }
 
 fn program_sees_its_process_context(engine: &str) {

@@ -398,6 +398,7 @@ impl Vm {
             &mut self.globals,
             &self.known,
         );
+        front.host = Some(self.host.get());
         // Both walks recurse on the nesting of the code, on a heap stack
         // (reblessive), not the Rust stack.
         let mut stack = reblessive::Stack::new();
@@ -429,6 +430,7 @@ impl Vm {
             &mut self.globals,
             &self.known,
         );
+        front.host = Some(self.host.get());
         front.toplevel_begin(form, env)
     }
 }

@@ -115,6 +115,14 @@ impl Front<'_> {
                         }
                         form = Syn::nil(*fpos); // consumed
                     }
+                    Some(Special::Include) => {
+                        let ci = self.name(head.sym) == "include-ci";
+                        let (list, fpos) = (list.clone(), *fpos);
+                        for f in self.include_forms(&list[1..], ci, fpos)?.into_iter().rev() {
+                            queue.push_front(f);
+                        }
+                        form = Syn::nil(fpos); // consumed
+                    }
                     Some(Special::Define) => {
                         any_define = true;
                         let (list, fpos) = (list.clone(), *fpos);

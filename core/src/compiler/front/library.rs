@@ -161,7 +161,11 @@ impl Front<'_> {
         let mut exports: Vec<(Sym, Sym)> = Vec::new();
         // name seen inside -> global, for names an import set renamed
         let mut imported: Vec<(Sym, Sym)> = Vec::new();
-        for d in decls {
+        // Declarations still to take, in order; `include-library-declarations`
+        // puts a file's in front.
+        let mut queue: std::collections::VecDeque<Syn> = decls.iter().cloned().collect();
+        while let Some(d) = queue.pop_front() {
+            let d = &d;
             let Some(parts) = d.as_list().filter(|p| !p.is_empty()) else {
                 return err(
                     "define-library: expected (export ...), (import ...) or (begin ...)",
@@ -199,11 +203,15 @@ impl Front<'_> {
                     }
                 }
                 "begin" => body.extend(parts[1..].iter().cloned()),
-                "include" | "include-ci" | "include-library-declarations" => {
-                    return err(
-                        format!("{head} is not available: Arbores reads no files"),
-                        d.pos(),
-                    )
+                "include" | "include-ci" => {
+                    let forms = self.include_forms(&parts[1..], head == "include-ci", d.pos())?;
+                    body.extend(forms);
+                }
+                "include-library-declarations" => {
+                    let forms = self.include_forms(&parts[1..], false, d.pos())?;
+                    for f in forms.into_iter().rev() {
+                        queue.push_front(f);
+                    }
                 }
                 "cond-expand" => {
                     for f in self.cond_expand(&parts[1..])? {
@@ -259,8 +267,16 @@ impl Front<'_> {
     /// Names a library body form defines, found without expanding macros
     /// (`define`, `define-values`, `define-record-type`, `define-syntax`,
     /// and those inside `begin`).
-    pub(super) fn defined_names(&self, form: &Syn, out: &mut Vec<Sym>) {
-        defined_names(form, self.syms, out)
+    /// Also the hidden name through which a record type's procedures
+    /// reach the type (`%record-type:NAME`, see `records.rs`).
+    pub(super) fn defined_names(&mut self, form: &Syn, out: &mut Vec<Sym>) {
+        defined_names(form, self.syms, out);
+        let mut types = Vec::new();
+        record_type_names(form, self.syms, &mut types);
+        for t in types {
+            let hidden = format!("%record-type:{}", self.syms.name(t));
+            out.push(self.syms.intern(&hidden));
+        }
     }
 
     /// `(import SET ...)` at top level: the names the sets bring in stand
@@ -659,6 +675,32 @@ pub fn defined_names(form: &Syn, syms: &SymbolTable, out: &mut Vec<Sym>) {
                 }
             }
         }
+        _ => {}
+    }
+}
+
+/// The type names of the `define-record-type` forms in `form` (and in the
+/// `begin` forms it holds).
+fn record_type_names(form: &Syn, syms: &SymbolTable, out: &mut Vec<Sym>) {
+    let Some(items) = form.as_list() else { return };
+    let Some(Syn::Sym(head, _)) = items.first() else {
+        return;
+    };
+    match syms.name(head.sym) {
+        "begin" => {
+            for f in &items[1..] {
+                record_type_names(f, syms, out);
+            }
+        }
+        "define-record-type" => match items.get(1) {
+            Some(Syn::Sym(id, _)) => out.push(id.sym),
+            Some(Syn::List(inner, _, _)) => {
+                if let Some(Syn::Sym(id, _)) = inner.first() {
+                    out.push(id.sym);
+                }
+            }
+            _ => {}
+        },
         _ => {}
     }
 }

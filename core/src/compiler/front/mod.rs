@@ -24,6 +24,7 @@ mod body;
 mod bundled;
 mod core;
 mod derived;
+mod include;
 mod library;
 mod macros;
 mod quasiquote;
@@ -41,6 +42,7 @@ use super::syntax_rules::Expander;
 use super::{CompileError, Known};
 use crate::datum;
 use crate::heap::Heap;
+use crate::host::Host;
 use crate::pos::Pos;
 use crate::symbol::{Sym, SymbolTable};
 use crate::syntax::scope::{resolve, Macro, Meaning, Scope, VarId};
@@ -86,6 +88,10 @@ pub struct Front<'a> {
     /// The environment of top-level forms: none at the real top level, a
     /// library's scope for the body of a `define-library`.
     toplevel_env: Env,
+    /// Where `include` reads files: the engine's host, which grants or
+    /// refuses each path as it does for `(scheme file)`. None: `include`
+    /// is an error.
+    pub host: Option<&'a mut dyn Host>,
 }
 
 fn err<T>(message: impl Into<String>, pos: Pos) -> R<T> {
@@ -116,6 +122,7 @@ impl<'a> Front<'a> {
             expansions: 0,
             expansion_budget: MAX_EXPANSION_NODES,
             toplevel_env: None,
+            host: None,
         }
     }
 
@@ -254,6 +261,11 @@ impl<'a> Front<'a> {
             };
             return match special {
                 Some(Special::Begin) => Ok(Some(with((items[1..].to_vec(), env.clone())))),
+                Some(Special::Include) => {
+                    let ci = self.name(head.sym) == "include-ci";
+                    let forms = self.include_forms(&items[1..], ci, *pos)?;
+                    Ok(Some(with((forms, env.clone()))))
+                }
                 Some(Special::DefineLibrary) if env.is_none() => self
                     .define_library(&items[1..], *pos)
                     .map(|d| Some(with(d))),
@@ -550,7 +562,10 @@ impl<'a> Front<'a> {
                 self.delay(stk, sp == Special::Delay, args, env, pos, &kw)
                     .await
             }
-            Special::Include => err("include is not available: Arbores reads no files", pos),
+            Special::Include => {
+                let forms = self.include_forms(args, kw == "include-ci", pos)?;
+                self.toplevel_seq(stk, &forms, env).await
+            }
             Special::CondExpand => {
                 let chosen = self.cond_expand(args)?;
                 self.toplevel_seq(stk, &chosen, env).await

@@ -8,6 +8,7 @@ use super::{err, Env, Front, R};
 use crate::compiler::ast::Expr;
 use crate::number::Num;
 use crate::pos::Pos;
+use crate::syntax::scope::Alias;
 use crate::syntax::{Atom, Ident, Syn};
 
 impl Front<'_> {
@@ -76,7 +77,30 @@ impl Front<'_> {
             let q = me.known.quote_alias.clone();
             Syn::list(vec![Syn::Sym(q, p), s], p)
         };
-        let type_var = Syn::Sym(tname.clone(), p);
+        // The procedures refer to the type through a second, hidden name
+        // (with the type name's renaming, so hygiene is kept), so that a
+        // constructor, predicate or accessor named like the type replaces
+        // the type name's binding without breaking the others, as in chibi
+        // (R7RS 5.5: the type name and the procedures are separate
+        // bindings).
+        let hidden_sym = {
+            let name = self.name(tname.sym).to_string();
+            self.syms.intern(&format!("%record-type:{name}"))
+        };
+        // A type name a macro introduced is renamed; the hidden name is
+        // renamed alike (the same macro environment), so it resolves as
+        // the type name would.
+        let hidden = match &tname.alias {
+            None => Ident::plain(hidden_sym),
+            Some(a) => Ident {
+                sym: hidden_sym,
+                alias: Some(std::rc::Rc::new(Alias {
+                    orig: Ident::plain(hidden_sym),
+                    env: a.env.clone(),
+                })),
+            },
+        };
+        let type_var = Syn::Sym(hidden, p);
         let mut out = Vec::new();
         let fields_syn = Syn::list(
             fields
@@ -93,6 +117,7 @@ impl Front<'_> {
             type_var.clone(),
             Syn::list(vec![mk, qname, qfields], p),
         ));
+        out.push(def(self, Syn::Sym(tname.clone(), p), type_var.clone()));
         // constructor
         match &args[1] {
             Syn::List(items, None, cpos) if !items.is_empty() => {
