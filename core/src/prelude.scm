@@ -767,3 +767,17 @@
        (cond (((|comparator-equality-predicate@(scheme comparator)| cmp) x y) equal)
              (((|comparator-ordering-predicate@(scheme comparator)| cmp) x y) less)
              (else greater))))))
+
+;; `let-string-start+end` of (srfi 13), here for the reason
+;; `comparator-if<=>` is: (let-string-start+end (start end [rest]) proc s
+;; args body ...) binds the optional start and end of args for string s.
+(define-syntax |let-string-start+end@(srfi 13)|
+  (syntax-rules ()
+    ((_ (start end) proc s args body ...)
+     (call-with-values
+         (lambda () (|string-parse-final-start+end@(srfi 13)| proc s args))
+       (lambda (start end) body ...)))
+    ((_ (start end rest) proc s args body ...)
+     (call-with-values
+         (lambda () (|string-parse-start+end@(srfi 13)| proc s args))
+       (lambda (start end rest) body ...)))))

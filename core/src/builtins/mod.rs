@@ -14,6 +14,7 @@
 
 mod bitwise;
 mod chars;
+mod charsets;
 mod complex;
 mod control;
 mod files;
@@ -315,6 +316,7 @@ pub fn register(t: &mut PrimTable) {
     files::register(t);
     process::register(t);
     control::register(t);
+    charsets::register(t);
 }
 
 // ---- argument helpers ------------------------------------------------------

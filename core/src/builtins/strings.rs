@@ -163,18 +163,12 @@ pub fn register(t: &mut PrimTable) {
         }
         Ok(Value::Unspecified)
     });
-    t.add("string-contains", 2, Some(2), |c, a| {
-        // Not R7RS-small (SRFI 13): the index of the first occurrence, or #f.
-        let s = string(c, "string-contains", a[0])?.clone();
-        let p = string(c, "string-contains", a[1])?;
-        if p.is_empty() {
-            return Ok(Value::Int(0));
-        }
-        Ok(s.windows(p.len())
-            .position(|w| w == p.as_slice())
-            .map(|i| Value::Int(i as i64))
-            .unwrap_or(Value::Bool(false)))
-    });
+    // Not R7RS-small (SRFI 13): (string-contains S1 S2 [START1 END1 START2
+    // END2]), the index in s1 of the first occurrence of s2[start2, end2)
+    // within s1[start1, end1), or #f. `%string-contains` is the same
+    // primitive under the name `(srfi 13)` builds on.
+    t.add("string-contains", 2, Some(6), |c, a| contains(c, a, "string-contains"));
+    t.add("%string-contains", 2, Some(6), |c, a| contains(c, a, "string-contains"));
     t.add("string-join", 1, Some(2), |c, a| {
         let items = list_items(c, "string-join", a[0])?;
         let sep: Vec<char> = match a.get(1) {
@@ -197,6 +191,25 @@ pub fn register(t: &mut PrimTable) {
     });
     let _ = type_error;
     let _ = upcase;
+}
+
+fn contains(c: &mut Ctx, a: &[Value], who: &str) -> Result<Value, Fault> {
+    let n1 = string(c, who, a[0])?.len();
+    let n2 = string(c, who, a[1])?.len();
+    let (s1, e1) = range(c, who, &a[..a.len().min(4)], 2, n1)?;
+    let (s2, e2) = range(c, who, a, 4, n2)?;
+    let hay = &string(c, who, a[0])?[s1..e1];
+    let needle = &string(c, who, a[1])?[s2..e2];
+    if needle.is_empty() {
+        return Ok(Value::Int(s1 as i64));
+    }
+    let found = hay
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|i| Value::Int((s1 + i) as i64))
+        .unwrap_or(Value::Bool(false));
+    c.charge(((e1 - s1) as u64).saturating_mul(needle.len().min(64) as u64) / 8)?;
+    Ok(found)
 }
 
 fn copy(c: &mut Ctx, a: &[Value], who: &str) -> Result<Value, Fault> {

@@ -58,6 +58,31 @@ pub const BUNDLED: &[Bundled] = &[
         source: include_str!("../../libraries/vector.scm"),
     },
     Bundled {
+        names: &["scheme charset", "srfi 14"],
+        features: &["srfi-14"],
+        source: include_str!("../../libraries/charset.scm"),
+    },
+    Bundled {
+        names: &["srfi 13"],
+        features: &["srfi-13"],
+        source: include_str!("../../libraries/strings.scm"),
+    },
+    Bundled {
+        names: &["scheme generator", "srfi 158", "srfi 121"],
+        features: &["srfi-158", "srfi-121"],
+        source: include_str!("../../libraries/generator.scm"),
+    },
+    Bundled {
+        names: &["scheme lseq", "srfi 127"],
+        features: &["srfi-127"],
+        source: include_str!("../../libraries/lseq.scm"),
+    },
+    Bundled {
+        names: &["scheme ephemeron", "srfi 124"],
+        features: &["srfi-124"],
+        source: include_str!("../../libraries/ephemeron.scm"),
+    },
+    Bundled {
         names: &["srfi 151"],
         features: &["srfi-151"],
         source: include_str!("../../libraries/bitwise.scm"),
