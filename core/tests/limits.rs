@@ -166,3 +166,33 @@ fn long_comparisons_walks_and_writes_are_charged_to_the_budget() {
         assert_eq!(e.eval("(+ 1 2)").value.as_deref(), Some("3"));
     }
 }
+
+#[test]
+fn a_sort_with_the_programs_order_honours_every_limit() {
+    let setup = "(import (scheme sort))
+                 (define v (let loop ((i 0) (acc '()))
+                             (if (= i 20000) (list->vector acc) (loop (+ i 1) (cons (modulo (* i 7919) 10007) acc)))))";
+    // Steps: each call of the order counts; the sort ends at the budget.
+    let mut e = engine(200_000, 256 << 20);
+    assert!(e.eval(setup).error.is_none());
+    let r = e.eval("(vector-sort (lambda (a b) (< a b)) v)");
+    assert_eq!(r.error.expect("an error").kind, ErrorKind::StepLimit);
+    assert_eq!(e.eval("(vector-ref v 0)").value.as_deref(), Some("1299"));
+    // Memory: an order that allocates without end stops at the cap.
+    let mut e = engine(u64::MAX, 48 << 20);
+    assert!(e.eval(setup).error.is_none());
+    let r = e.eval("(define keep '()) (vector-sort (lambda (a b) (set! keep (cons (make-vector 100) keep)) (< a b)) v)");
+    assert_eq!(r.error.expect("an error").kind, ErrorKind::MemoryLimit);
+    assert_eq!(e.eval("(+ 1 2)").value.as_deref(), Some("3"));
+    // Time: the host's interrupt check stops an order that loops.
+    let mut e = engine(u64::MAX, 256 << 20);
+    assert!(e.eval(setup).error.is_none());
+    let polls = Rc::new(Cell::new(0u32));
+    let p = polls.clone();
+    e.set_interrupt_check(Some(Box::new(move || {
+        p.set(p.get() + 1);
+        p.get() > 50
+    })));
+    let r = e.eval("(list-sort (lambda (a b) (let loop () (loop))) (vector->list v))");
+    assert_eq!(r.error.expect("an error").kind, ErrorKind::Interrupted);
+}

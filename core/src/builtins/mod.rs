@@ -317,6 +317,7 @@ pub fn register(t: &mut PrimTable) {
     process::register(t);
     control::register(t);
     charsets::register(t);
+    sort::register_merge(t);
 }
 
 // ---- argument helpers ------------------------------------------------------

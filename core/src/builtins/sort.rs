@@ -131,3 +131,202 @@ pub fn register(t: &mut PrimTable) {
         }
     });
 }
+
+// ---- a merge sort whose order is the program's own -----------------------
+//
+// A primitive never calls back into Scheme, so the merge sort is a state
+// machine the library drives: `(%merge-sort-start V START END)` makes the
+// state, a vector; each `(%merge-sort-step! S ANSWER)` takes the order's
+// answer for the last pair, moves elements until the next comparison is
+// needed, leaves that pair in S[0] (an element of the right run) and S[1]
+// (one of the left run), and returns #f; or returns #t when the sort is
+// done, its result in S[2]. The library's loop calls the order between
+// steps, so the order runs as any Scheme call does: under the step, memory
+// and time limits, free to raise or to escape by a continuation (which
+// abandons the state). Bottom-up and stable: on a tie (the order says the
+// right element is not less) the left element goes first.
+
+/// The state's slots.
+const X: usize = 0;
+const Y: usize = 1;
+const SRC: usize = 2;
+const DST: usize = 3;
+const WIDTH: usize = 4;
+const I: usize = 5;
+const MID: usize = 6;
+const J: usize = 7;
+const HI: usize = 8;
+const K: usize = 9;
+const WAITING: usize = 10;
+const SLOTS: usize = 11;
+
+struct Merge {
+    width: usize,
+    i: usize,
+    mid: usize,
+    j: usize,
+    hi: usize,
+    k: usize,
+    waiting: bool,
+}
+
+fn bad_state() -> Fault {
+    Fault::Error("%merge-sort-step!: not a merge sort state".into(), vec![])
+}
+
+fn state_fields(c: &Ctx, s: Value) -> Result<(Value, Value, Merge), Fault> {
+    let Some(Object::Vector(v)) = c.heap.obj(s) else {
+        return Err(bad_state());
+    };
+    if v.len() != SLOTS {
+        return Err(bad_state());
+    }
+    let n = |i: usize| match v[i] {
+        Value::Int(x) if x >= 0 => Ok(x as usize),
+        _ => Err(bad_state()),
+    };
+    let m = Merge {
+        width: n(WIDTH)?,
+        i: n(I)?,
+        mid: n(MID)?,
+        j: n(J)?,
+        hi: n(HI)?,
+        k: n(K)?,
+        waiting: matches!(v[WAITING], Value::Bool(true)),
+    };
+    Ok((v[SRC], v[DST], m))
+}
+
+pub fn register_merge(t: &mut PrimTable) {
+    t.add("%merge-sort-start", 3, Some(3), |c, a| {
+        let who = "vector-sort";
+        let len = match c.heap.obj(a[0]) {
+            Some(Object::Vector(v)) => v.len(),
+            _ => return Err(super::type_error(c, who, "a vector", a[0])),
+        };
+        let (start, end) = super::range(c, who, a, 1, len)?;
+        let n = end - start;
+        c.heap.check_room(n.saturating_mul(32).saturating_add(256))?;
+        c.charge(n as u64 / 4)?;
+        let items = match c.heap.obj(a[0]) {
+            Some(Object::Vector(v)) => v[start..end].to_vec(),
+            _ => return Err(bad_state()),
+        };
+        let src = c.heap.alloc(Object::Vector(items));
+        let dst = c.heap.alloc(Object::Vector(vec![Value::Bool(false); n]));
+        let int = |x: usize| Value::Int(x as i64);
+        let mut slots = vec![Value::Bool(false); SLOTS];
+        slots[SRC] = src;
+        slots[DST] = dst;
+        slots[WIDTH] = int(1);
+        // The first pair of runs: [0, 1) and [1, 2), clipped to n.
+        slots[I] = int(0);
+        slots[MID] = int(1.min(n));
+        slots[J] = int(1.min(n));
+        slots[HI] = int(2.min(n));
+        slots[K] = int(0);
+        Ok(c.heap.alloc(Object::Vector(slots)))
+    });
+    t.add("%merge-sort-step!", 2, Some(2), |c, a| {
+        let (src, dst, mut m) = state_fields(c, a[0])?;
+        let (mut src, mut dst) = (src, dst);
+        let n = match (c.heap.obj(src), c.heap.obj(dst)) {
+            (Some(Object::Vector(x)), Some(Object::Vector(y))) if x.len() == y.len() => x.len(),
+            _ => return Err(bad_state()),
+        };
+        if m.mid > m.hi || m.hi > n || m.i > m.mid || m.j > m.hi || m.k > n || m.width == 0 {
+            return Err(bad_state());
+        }
+        let get = |c: &Ctx, v: Value, i: usize| match c.heap.obj(v) {
+            Some(Object::Vector(x)) => x.get(i).copied(),
+            _ => None,
+        };
+        let put = |c: &mut Ctx, v: Value, i: usize, x: Value| match c.heap.obj_mut(v) {
+            Some(Object::Vector(y)) if i < y.len() => {
+                y[i] = x;
+                Ok(())
+            }
+            _ => Err(bad_state()),
+        };
+        if m.waiting {
+            let right_first = !matches!(a[1], Value::Bool(false));
+            let from = if right_first { m.j } else { m.i };
+            if (right_first && m.j >= m.hi) || (!right_first && m.i >= m.mid) {
+                return Err(bad_state());
+            }
+            let x = get(c, src, from).ok_or_else(bad_state)?;
+            put(c, dst, m.k, x)?;
+            if right_first {
+                m.j += 1;
+            } else {
+                m.i += 1;
+            }
+            m.k += 1;
+            m.waiting = false;
+        }
+        let mut moved = 0u64;
+        let done = loop {
+            if m.i < m.mid && m.j < m.hi {
+                break false;
+            }
+            // One run is used up: the rest of the other follows as it is.
+            let rest: Vec<Value> = match c.heap.obj(src) {
+                Some(Object::Vector(x)) => x[m.i..m.mid]
+                    .iter()
+                    .chain(&x[m.j..m.hi])
+                    .copied()
+                    .collect(),
+                _ => return Err(bad_state()),
+            };
+            moved += rest.len() as u64;
+            match c.heap.obj_mut(dst) {
+                Some(Object::Vector(y)) if m.k + rest.len() <= y.len() => {
+                    y[m.k..m.k + rest.len()].copy_from_slice(&rest);
+                }
+                _ => return Err(bad_state()),
+            }
+            // The next pair of runs, or the next pass.
+            let mut lo = m.hi;
+            if lo >= n {
+                std::mem::swap(&mut src, &mut dst);
+                m.width = m.width.saturating_mul(2);
+                if m.width >= n {
+                    break true;
+                }
+                lo = 0;
+            }
+            m.i = lo;
+            m.mid = (lo + m.width).min(n);
+            m.j = m.mid;
+            m.hi = (lo + 2 * m.width).min(n);
+            m.k = lo;
+        };
+        c.charge(2 + moved / 4)?;
+        let pair = if done {
+            None
+        } else {
+            Some((
+                get(c, src, m.j).ok_or_else(bad_state)?,
+                get(c, src, m.i).ok_or_else(bad_state)?,
+            ))
+        };
+        let int = |x: usize| Value::Int(x as i64);
+        let Some(Object::Vector(s)) = c.heap.obj_mut(a[0]) else {
+            return Err(bad_state());
+        };
+        s[SRC] = src;
+        s[DST] = dst;
+        s[WIDTH] = int(m.width);
+        s[I] = int(m.i);
+        s[MID] = int(m.mid);
+        s[J] = int(m.j);
+        s[HI] = int(m.hi);
+        s[K] = int(m.k);
+        s[WAITING] = Value::Bool(!done);
+        if let Some((x, y)) = pair {
+            s[X] = x;
+            s[Y] = y;
+        }
+        Ok(Value::Bool(done))
+    });
+}

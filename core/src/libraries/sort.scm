@@ -1,9 +1,11 @@
 ;; (scheme sort), also (srfi 132): sorting lists and vectors. Every sort
-;; is a stable merge sort. When the order is one of the engine's own
-;; procedures (< > string<? string>? string-ci<? string-ci>? char<? char>?
-;; char-ci<? char-ci>?) and every element is of its type (fixnums, or
-;; flonums, for < and >), the sort runs natively (`%sort!`); otherwise the
-;; order is called from Scheme.
+;; is stable. When the order is one of the engine's own procedures (< >
+;; string<? string>? string-ci<? string-ci>? char<? char>? char-ci<?
+;; char-ci>?) and every element is of its type (fixnums, or flonums, for <
+;; and >), the sort runs natively (`%sort!`); otherwise a native bottom-up
+;; merge sort runs in steps, and this library calls the order between
+;; them (a primitive never calls back into Scheme). A list is sorted as a
+;; vector.
 (define-library (scheme sort)
   (export
    list-sorted? vector-sorted?
@@ -69,27 +71,14 @@
                           (loop cell (cdr a) b)))))
                (cdr head)))))
 
-    ;; A stable merge sort of the first n elements of l: the sorted list
-    ;; and the rest of l.
-    (define (sort-prefix less l n)
-      (cond ((= n 0) (values '() l))
-            ((= n 1) (values (list (car l)) (cdr l)))
-            (else
-             (let*-values (((h) (quotient n 2))
-                           ((a rest) (sort-prefix less l h))
-                           ((b rest) (sort-prefix less rest (- n h))))
-               (values (merge-lists less a b) rest)))))
-
     (define (sort-list who less l)
       (check-procedure who less)
       (check-list who l)
-      (let ((code (native-order less)))
-        (or (and code (pair? l)
-                 (let ((v (list->vector l)))
-                   (and (%sort! v 0 (vector-length v) code)
-                        (vector->list v))))
-            (let-values (((sorted rest) (sort-prefix less l (length l))))
-              sorted))))
+      (if (or (null? l) (null? (cdr l)))
+          l
+          (let ((v (list->vector l)))
+            (sort-range! who less v 0 (vector-length v))
+            (vector->list v))))
 
     (define (list-sort less l) (sort-list 'list-sort less l))
     (define (list-stable-sort less l) (sort-list 'list-stable-sort less l))
@@ -119,19 +108,19 @@
 
     ;; ---- vectors ---------------------------------------------------------------
 
-    ;; Sorts v[start, end) in place, stably.
+    ;; Sorts v[start, end) in place, stably: natively for the engine's own
+    ;; orders, else by the native merge sort's steps (`%merge-sort-step!`),
+    ;; calling the order between them.
     (define (sort-range! who less v start end)
       (let ((code (native-order less)))
         (if (not (and code (%sort! v start end code)))
-            (let loop ((i start)
-                       (l (let-values (((sorted rest)
-                                        (sort-prefix less
-                                                     (vector->list v start end)
-                                                     (- end start))))
-                            sorted)))
-              (if (pair? l)
-                  (begin (vector-set! v i (car l))
-                         (loop (+ i 1) (cdr l))))))))
+            (let ((state (%merge-sort-start v start end)))
+              (let loop ((done (%merge-sort-step! state #f)))
+                (if done
+                    (vector-copy! v start (vector-ref state 2))
+                    (loop (%merge-sort-step! state
+                                             (less (vector-ref state 0)
+                                                   (vector-ref state 1))))))))))
 
     (define (sort-vector who less v opt)
       (check-procedure who less)
