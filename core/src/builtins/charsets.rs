@@ -138,14 +138,31 @@ fn standard(name: &str) -> Option<&'static Ranges> {
             }),
             ("blank", |p, g| p == 9 || g == G::SpaceSeparator),
         ];
-        let mut out: Vec<(&'static str, Ranges)> =
-            names.iter().map(|(n, _)| (*n, Vec::new())).collect();
+        // One pass over the code points makes runs of one category (and
+        // one White_Space value); each set then takes the runs it wants.
+        let mut runs: Vec<(u32, u32, G, bool)> = Vec::new();
         for p in 0..END {
             let Some(ch) = char::from_u32(p) else { continue };
-            let g = get_general_category(ch);
-            for (i, (_, keep)) in names.iter().enumerate() {
-                if keep(p, g) {
-                    push(&mut out[i].1, p, p + 1);
+            let (g, w) = (get_general_category(ch), white(p));
+            match runs.last_mut() {
+                Some(last) if last.1 == p && last.2 == g && last.3 == w => last.1 = p + 1,
+                _ => runs.push((p, p + 1, g, w)),
+            }
+        }
+        let mut out: Vec<(&'static str, Ranges)> =
+            names.iter().map(|(n, _)| (*n, Vec::new())).collect();
+        for (i, (_, keep)) in names.iter().enumerate() {
+            for &(lo, hi, g, w) in &runs {
+                // Within a run only the code point may change the answer
+                // (iso-control, blank's tab): those runs are split by it.
+                if w || g == G::Control {
+                    for p in lo..hi {
+                        if keep(p, g) {
+                            push(&mut out[i].1, p, p + 1);
+                        }
+                    }
+                } else if keep(lo, g) {
+                    push(&mut out[i].1, lo, hi);
                 }
             }
         }
