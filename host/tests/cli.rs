@@ -352,7 +352,11 @@ fn include_only_as_granted(engine: &str) {
     let lib = root.join("lib");
     std::fs::create_dir_all(&lib).unwrap();
     std::fs::write(lib.join("util.scm"), "(define (twice x) (* 2 x))\n").unwrap();
-    std::fs::write(lib.join("decls.scm"), "(export thrice) (import (scheme base))\n").unwrap();
+    std::fs::write(
+        lib.join("decls.scm"),
+        "(export thrice) (import (scheme base))\n",
+    )
+    .unwrap();
     std::fs::write(lib.join("body.scm"), "(define (thrice x) (* 3 x))\n").unwrap();
     let util = lib.join("util.scm");
     let (decls, body) = (lib.join("decls.scm"), lib.join("body.scm"));

@@ -60,10 +60,7 @@ fn to_value(c: &mut Ctx, r: &[(u32, u32)]) -> Result<Value, Fault> {
 /// Adds `[lo, hi)` at the end of sorted ranges, merging with the last run
 /// when they touch, and leaving the surrogates out.
 fn push(out: &mut Ranges, lo: u32, hi: u32) {
-    let pieces = [
-        (lo, hi.min(SURROGATES.0)),
-        (lo.max(SURROGATES.1), hi),
-    ];
+    let pieces = [(lo, hi.min(SURROGATES.0)), (lo.max(SURROGATES.1), hi)];
     for (lo, hi) in pieces {
         if lo >= hi {
             continue;
@@ -142,7 +139,9 @@ fn standard(name: &str) -> Option<&'static Ranges> {
         // one White_Space value); each set then takes the runs it wants.
         let mut runs: Vec<(u32, u32, G, bool)> = Vec::new();
         for p in 0..END {
-            let Some(ch) = char::from_u32(p) else { continue };
+            let Some(ch) = char::from_u32(p) else {
+                continue;
+            };
             let (g, w) = (get_general_category(ch), white(p));
             match runs.last_mut() {
                 Some(last) if last.1 == p && last.2 == g && last.3 == w => last.1 = p + 1,
@@ -273,14 +272,18 @@ pub fn register(t: &mut PrimTable) {
         push(&mut r, lo, hi.max(lo));
         to_value(c, &r)
     });
-    t.add("%cs-union", 2, Some(2), |c, a| op(c, a, "char-set-union", |x, y| x || y));
+    t.add("%cs-union", 2, Some(2), |c, a| {
+        op(c, a, "char-set-union", |x, y| x || y)
+    });
     t.add("%cs-intersection", 2, Some(2), |c, a| {
         op(c, a, "char-set-intersection", |x, y| x && y)
     });
     t.add("%cs-difference", 2, Some(2), |c, a| {
         op(c, a, "char-set-difference", |x, y| x && !y)
     });
-    t.add("%cs-xor", 2, Some(2), |c, a| op(c, a, "char-set-xor", |x, y| x != y));
+    t.add("%cs-xor", 2, Some(2), |c, a| {
+        op(c, a, "char-set-xor", |x, y| x != y)
+    });
     t.add("%cs-complement", 1, Some(1), |c, a| {
         let r = ranges(c, "char-set-complement", a[0])?;
         let out = combine(&r, &[], |x, _| !x);
@@ -377,7 +380,10 @@ mod tests {
         assert_eq!(combine(&a, &b, |x, y| x || y), vec![(0, 30)]);
         assert_eq!(combine(&a, &b, |x, y| x && y), vec![(5, 10), (20, 25)]);
         assert_eq!(combine(&a, &b, |x, y| x && !y), vec![(0, 5), (25, 30)]);
-        assert_eq!(combine(&a, &b, |x, y| x != y), vec![(0, 5), (10, 20), (25, 30)]);
+        assert_eq!(
+            combine(&a, &b, |x, y| x != y),
+            vec![(0, 5), (10, 20), (25, 30)]
+        );
         assert!(contains(&a, 0) && contains(&a, 29) && !contains(&a, 10) && !contains(&a, 30));
     }
 

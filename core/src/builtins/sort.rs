@@ -206,7 +206,8 @@ pub fn register_merge(t: &mut PrimTable) {
         };
         let (start, end) = super::range(c, who, a, 1, len)?;
         let n = end - start;
-        c.heap.check_room(n.saturating_mul(32).saturating_add(256))?;
+        c.heap
+            .check_room(n.saturating_mul(32).saturating_add(256))?;
         c.charge(n as u64 / 4)?;
         let items = match c.heap.obj(a[0]) {
             Some(Object::Vector(v)) => v[start..end].to_vec(),
@@ -271,11 +272,9 @@ pub fn register_merge(t: &mut PrimTable) {
             }
             // One run is used up: the rest of the other follows as it is.
             let rest: Vec<Value> = match c.heap.obj(src) {
-                Some(Object::Vector(x)) => x[m.i..m.mid]
-                    .iter()
-                    .chain(&x[m.j..m.hi])
-                    .copied()
-                    .collect(),
+                Some(Object::Vector(x)) => {
+                    x[m.i..m.mid].iter().chain(&x[m.j..m.hi]).copied().collect()
+                }
                 _ => return Err(bad_state()),
             };
             moved += rest.len() as u64;

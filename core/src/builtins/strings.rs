@@ -167,8 +167,12 @@ pub fn register(t: &mut PrimTable) {
     // END2]), the index in s1 of the first occurrence of s2[start2, end2)
     // within s1[start1, end1), or #f. `%string-contains` is the same
     // primitive under the name `(srfi 13)` builds on.
-    t.add("string-contains", 2, Some(6), |c, a| contains(c, a, "string-contains"));
-    t.add("%string-contains", 2, Some(6), |c, a| contains(c, a, "string-contains"));
+    t.add("string-contains", 2, Some(6), |c, a| {
+        contains(c, a, "string-contains")
+    });
+    t.add("%string-contains", 2, Some(6), |c, a| {
+        contains(c, a, "string-contains")
+    });
     t.add("string-join", 1, Some(2), |c, a| {
         let items = list_items(c, "string-join", a[0])?;
         let sep: Vec<char> = match a.get(1) {

@@ -104,16 +104,26 @@ mod tests {
     #[test]
     fn include_splices_the_files_forms_at_top_level_in_a_body_and_in_a_library() {
         let mut e = engine();
-        assert_eq!(run(&mut e, "(include \"defs.scm\") (add2 x)").as_deref(), Ok("42"));
+        assert_eq!(
+            run(&mut e, "(include \"defs.scm\") (add2 x)").as_deref(),
+            Ok("42")
+        );
         assert_eq!(
             run(&mut e, "(define (f) (include \"defs.scm\") (add2 x)) (f)").as_deref(),
             Ok("42")
         );
         assert_eq!(
-            run(&mut e, "(let () (include \"defs.scm\" \"y.scm\") (list x y))").as_deref(),
+            run(
+                &mut e,
+                "(let () (include \"defs.scm\" \"y.scm\") (list x y))"
+            )
+            .as_deref(),
             Ok("(40 Hello)")
         );
-        assert_eq!(run(&mut e, "(include-ci \"upper.scm\") y").as_deref(), Ok("hello"));
+        assert_eq!(
+            run(&mut e, "(include-ci \"upper.scm\") y").as_deref(),
+            Ok("hello")
+        );
         let lib = "(define-library (inc test) (include-library-declarations \"decls.scm\")
                      (include \"body.scm\"))
                    (import (inc test)) (twice 21)";
