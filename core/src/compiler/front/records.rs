@@ -77,29 +77,7 @@ impl Front<'_> {
             let q = me.known.quote_alias.clone();
             Syn::list(vec![Syn::Sym(q, p), s], p)
         };
-        // The procedures refer to the type through a second, hidden name
-        // (with the type name's renaming, so hygiene is kept), so that a
-        // constructor, predicate or accessor named like the type replaces
-        // the type name's binding without breaking the others, as in chibi
-        // (R7RS 5.5: the type name and the procedures are separate
-        // bindings).
-        let hidden_sym = {
-            let name = self.name(tname.sym).to_string();
-            self.syms.intern(&format!("%record-type:{name}"))
-        };
-        // A type name a macro introduced is renamed; the hidden name is
-        // renamed alike (the same macro environment), so it resolves as
-        // the type name would.
-        let hidden = match &tname.alias {
-            None => Ident::plain(hidden_sym),
-            Some(a) => Ident {
-                sym: hidden_sym,
-                alias: Some(std::rc::Rc::new(Alias {
-                    orig: Ident::plain(hidden_sym),
-                    env: a.env.clone(),
-                })),
-            },
-        };
+        let hidden = self.record_type_hidden(&tname);
         let type_var = Syn::Sym(hidden, p);
         let mut out = Vec::new();
         let fields_syn = Syn::list(
@@ -192,6 +170,30 @@ impl Front<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// The second, hidden name through which a record type's procedures
+    /// refer to the type, so that a constructor, predicate or accessor
+    /// named like the type replaces the type name's binding without
+    /// breaking the others, as in chibi (R7RS 5.5: the type name and the
+    /// procedures are separate bindings). A type name a macro introduced
+    /// is renamed; the hidden name is renamed alike (the same macro
+    /// environment), so it resolves as the type name would.
+    fn record_type_hidden(&mut self, tname: &Ident) -> Ident {
+        let hidden_sym = {
+            let name = self.name(tname.sym).to_string();
+            self.syms.intern(&format!("%record-type:{name}"))
+        };
+        match &tname.alias {
+            None => Ident::plain(hidden_sym),
+            Some(a) => Ident {
+                sym: hidden_sym,
+                alias: Some(std::rc::Rc::new(Alias {
+                    orig: Ident::plain(hidden_sym),
+                    env: a.env.clone(),
+                })),
+            },
+        }
     }
 
     /// The constructor's arguments: each must name a field.
