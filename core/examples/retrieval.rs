@@ -67,6 +67,27 @@ fn main() -> ExitCode {
     if let Some(f) = option("--floor") {
         fusion.vector_floor = f.parse().expect("--floor takes a number");
     }
+    if let Some(f) = option("--gloss") {
+        fusion.gloss_weight = f.parse().expect("--gloss takes a number");
+    }
+    if let Some(f) = option("--translation") {
+        fusion.translation_weight = f.parse().expect("--translation takes a number");
+    }
+    if let Some(f) = option("--rendition") {
+        fusion.rendition_weight = f.parse().expect("--rendition takes a number");
+    }
+    if let Some(f) = option("--rendition-glosses") {
+        fusion.rendition_glosses = f.parse().expect("--rendition-glosses takes a number");
+    }
+    if args.iter().any(|a| a == "--no-lexicon") {
+        engine.knowledge().indexes.lexicon = None;
+    }
+    if let Some(f) = option("--group-idf") {
+        arbores_core::repo::index::lexical::GROUP_IDF.store(f.parse().unwrap(), std::sync::atomic::Ordering::Relaxed);
+    }
+    if args.iter().any(|a| a == "--no-cross") {
+        arbores_core::repo::index::lexical::CROSS_PAIRS.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
     let program = format!(
         "(define (%verbose?) {})\n(define %nodes '(\n{}\n))\n(define %queries '(\n{}\n))\n{}",
         if verbose { "#t" } else { "#f" },
@@ -82,6 +103,23 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     eprintln!("({:.1} s)", started.elapsed().as_secs_f64());
+    if let Some(text) = option("--explain") {
+        use arbores_core::repo::index::hybrid::Words;
+        use arbores_core::repo::index::SemanticQuery;
+        let k = engine.knowledge();
+        let ix = &k.indexes;
+        let words = Words { lexicon: ix.lexicon.as_deref(), semantic: &ix.semantic, fusion: &ix.fusion };
+        let lq = ix.lexical.query(&text, &words).unwrap();
+        println!("{lq:?}");
+        let qv = arbores_core::repo::index::hybrid::query_vector(&ix.semantic, ix.lexicon.as_deref(), &ix.fusion, &text).unwrap();
+        let hits = ix.search(&text, &SemanticQuery { top_k: 15, threshold: 0.0, kind: None }).unwrap();
+        for h in hits {
+            let lex = ix.lexical.score(&lq, h.id).unwrap();
+            let cos = qv.as_ref().map_or(0.0, |v| ix.semantic.score_of(h.id, v).unwrap());
+            let d = k.get(h.id).ok().flatten().and_then(|n| n.description.clone()).unwrap_or_default();
+            println!("{:.3} lex {:.3} cos {:.3}  {}", h.score, lex, cos, d);
+        }
+    }
     ExitCode::SUCCESS
 }
 

@@ -96,6 +96,9 @@ let queue = ready.catch(() => {});
 const table = ready.then(() => fetch(new URL('./embedder.table', import.meta.url)));
 table.catch(() => {}); // reported by loadEmbedderTable
 queue = queue.then(() => loadEmbedderTable(table));
+const lexicon = ready.then(() => fetch(new URL('./zh-en.lexicon', import.meta.url)));
+lexicon.catch(() => {}); // reported by loadLexicon
+queue = queue.then(() => loadLexicon(lexicon));
 self.onmessage = ({ data }) => {
   // Seen at once: the saved session must not be restored.
   if (data?.type === ToWorker.NEW_SESSION) session.forget = true;
@@ -274,6 +277,21 @@ async function loadEmbedderTable(table) {
     engine.setEmbedderTable(new Uint8Array(await response.arrayBuffer()));
   } catch (e) {
     console.error(`embedder.table could not be loaded; search matches words only: ${describe(e)}`);
+  }
+}
+
+// The Chinese-English lexicon (Chinese queries find English descriptions
+// by their words; docs/SEARCH.md), 3.4 MB: fetched once the page is ready,
+// like the embedder's table. Until it is set, and if it cannot be had,
+// search works without it; a failure is reported on the console.
+async function loadLexicon(lexicon) {
+  if (broken || !engine) return;
+  try {
+    const response = await lexicon;
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    engine.setLexicon(new Uint8Array(await response.arrayBuffer()));
+  } catch (e) {
+    console.error(`zh-en.lexicon could not be loaded; Chinese queries find English text by meaning only: ${describe(e)}`);
   }
 }
 

@@ -10,7 +10,7 @@ use crate::heap::MemoryMeter;
 use crate::host::{Host, InterruptCheck};
 use crate::pos::Pos;
 use crate::repo::forest::{ForestError, Hash, ImportError, Snapshot, VersionForest};
-use crate::repo::index::{Embedder, SemanticConfig};
+use crate::repo::index::{Embedder, Lexicon, SemanticConfig};
 use crate::repo::knowledge::{Knowledge, KnowledgeStore};
 use crate::repo::Tier;
 use crate::vm::{ErrorKind, Limits, ValueForm, Vm, VmError};
@@ -229,6 +229,13 @@ impl Engine {
     pub fn set_embedder(&mut self, embedder: Box<dyn Embedder>, config: SemanticConfig) {
         self.vm.knowledge().set_embedder(embedder, config);
         self.vm.forget_loaded();
+    }
+
+    /// Replaces the Chinese-English lexicon the lexical scorer cuts and
+    /// translates queries with (`None`: no lexicon). Only queries change:
+    /// nothing stored depends on it.
+    pub fn set_lexicon(&mut self, lexicon: Option<std::sync::Arc<Lexicon>>) {
+        self.vm.knowledge().indexes.lexicon = lexicon;
     }
 
     /// The whole state of the knowledge base as blobs and a refs record.

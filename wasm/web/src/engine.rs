@@ -78,6 +78,19 @@ impl Engine {
         Ok(())
     }
 
+    /// Hands the engine the Chinese-English lexicon (the bytes of
+    /// `zh-en.lexicon`, served beside the page): Chinese queries then find
+    /// English descriptions by their words too, exactly as the native and
+    /// sandboxed engines do. Until it is given, search works without it.
+    /// Nothing stored depends on it. Throws if the bytes are not a lexicon.
+    #[wasm_bindgen(js_name = setLexicon)]
+    pub fn set_lexicon(&mut self, lexicon: &[u8]) -> Result<(), JsError> {
+        let lexicon = arbores_core::repo::index::Lexicon::from_bytes(lexicon.to_vec())
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        self.inner.set_lexicon(Some(std::sync::Arc::new(lexicon)));
+        Ok(())
+    }
+
     /// Sets the per-evaluation budget: `steps` procedure calls and
     /// `memoryBytes` bytes of Scheme heap and stacks. Both must be positive
     /// whole numbers (JavaScript numbers, exact up to 2^53).

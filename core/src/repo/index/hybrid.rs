@@ -18,7 +18,8 @@
 //! it. `w` and `floor` are tuned on the labelled set in tests/retrieval
 //! (docs/PERFORMANCE.md gives the figures).
 
-use super::lexical::{FieldWeights, LexicalIndex};
+use super::lexical::{FieldWeights, LexicalIndex, QueryWords};
+use super::lexicon::Lexicon;
 use super::semantic::{vector_text, SemanticHit, SemanticIndex, SemanticQuery};
 use super::vector::dot;
 use super::IndexError;
@@ -34,6 +35,17 @@ pub struct Fusion {
     /// Candidates taken from each scorer: at least this many, and at least
     /// three times the hits asked for.
     pub candidates: usize,
+    /// How much a node holding a dictionary gloss of a query word (排序 →
+    /// sort) gets of that word, times the gloss's own weight.
+    pub gloss_weight: f32,
+    /// How much a node holding one of the embedder's translations of a
+    /// query word gets of that word, times its similarity.
+    pub translation_weight: f32,
+    /// The weight of the query's glosses in its vector, beside the query's
+    /// own embedding (0: the query's own only).
+    pub rendition_weight: f32,
+    /// Glosses per word in that rendition.
+    pub rendition_glosses: usize,
 }
 
 impl Default for Fusion {
@@ -44,6 +56,10 @@ impl Default for Fusion {
             vector_weight: 0.3,
             vector_floor: 0.1,
             candidates: 40,
+            gloss_weight: 0.9,
+            translation_weight: 1.0,
+            rendition_weight: 1.0,
+            rendition_glosses: 1,
         }
     }
 }
@@ -58,12 +74,111 @@ impl Fusion {
     }
 }
 
+/// A query's words as the lexical scorer looks for them: CJK runs cut by
+/// the lexicon, and each word's glosses (the lexicon's) and translations
+/// (the embedder's).
+pub struct Words<'a> {
+    pub lexicon: Option<&'a Lexicon>,
+    pub semantic: &'a SemanticIndex,
+    pub fusion: &'a Fusion,
+}
+
+impl QueryWords for Words<'_> {
+    fn cut(&self, run: &[char]) -> Option<Vec<usize>> {
+        self.lexicon.map(|l| l.cut(run))
+    }
+
+    fn alternatives(&self, word: &str) -> Vec<(String, f32)> {
+        let mut out = Vec::new();
+        if let Some(l) = self.lexicon {
+            let w = self.fusion.gloss_weight;
+            out.extend(l.glosses(word).into_iter().map(|(g, x)| (g, x * w)));
+        }
+        let w = self.fusion.translation_weight;
+        out.extend(
+            self.semantic
+                .translations(word)
+                .into_iter()
+                .map(|(t, x)| (t, x * w)),
+        );
+        out
+    }
+}
+
+/// The query's words in the other language: each Chinese word as the
+/// lexicon cut it replaced by its first glosses, other words kept.
+/// Empty if nothing was translated.
+pub fn rendition(lexicon: &Lexicon, text: &str, glosses: usize) -> String {
+    let mut out = String::new();
+    let mut translated = false;
+    let mut scratch = super::text::Scratch::default();
+    super::text::pieces(text, &mut scratch, &mut |p| match p {
+        super::text::Piece::Word(w) => {
+            out.push_str(w);
+            out.push(' ');
+        }
+        super::text::Piece::Cjk(run) => {
+            let mut at = 0;
+            for len in lexicon.cut(run) {
+                let word: String = run[at..at + len].iter().collect();
+                at += len;
+                for (g, _) in lexicon.glosses(&word).into_iter().take(glosses) {
+                    out.push_str(&g);
+                    out.push(' ');
+                    translated = true;
+                }
+            }
+        }
+    });
+    if translated {
+        out
+    } else {
+        String::new()
+    }
+}
+
+/// The query's vector: its own embedding and, when the lexicon translates
+/// some of its words, the embedding of its rendition (`rendition`) beside
+/// it, so that the query is said in both languages.
+pub fn query_vector(
+    semantic: &SemanticIndex,
+    lexicon: Option<&Lexicon>,
+    fusion: &Fusion,
+    text: &str,
+) -> Result<Option<Vec<f32>>, IndexError> {
+    let own = semantic.embed_query(text)?;
+    let w = fusion.rendition_weight;
+    let Some(l) = lexicon.filter(|_| w > 0.0) else {
+        return Ok(own);
+    };
+    let r = rendition(l, text, fusion.rendition_glosses);
+    if r.is_empty() {
+        return Ok(own);
+    }
+    Ok(match (own, semantic.embed_query(&r)?) {
+        (Some(mut a), Some(b)) => {
+            for (x, y) in a.iter_mut().zip(&b) {
+                *x += w * y;
+            }
+            let n = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if n > 0.0 && n.is_finite() {
+                a.iter_mut().for_each(|x| *x /= n);
+                Some(a)
+            } else {
+                None
+            }
+        }
+        (a, b) => a.or(b),
+    })
+}
+
 /// The nodes best matching `text` by both scorers: by fused score, highest
 /// first, then by ascending id; only positive scores at least the query's
 /// threshold, only nodes of its type if it names one.
 pub fn search(
     lexical: &LexicalIndex,
     semantic: &SemanticIndex,
+    lexicon: Option<&Lexicon>,
     fusion: &Fusion,
     text: &str,
     query: &SemanticQuery<'_>,
@@ -73,9 +188,16 @@ pub fn search(
     }
     let threshold = threshold_of(query);
     let lq = lexical
-        .query(text, &semantic.translations(text))
+        .query(
+            text,
+            &Words {
+                lexicon,
+                semantic,
+                fusion,
+            },
+        )
         .map_err(IndexError::Store)?;
-    let qv = semantic.embed_query(text)?;
+    let qv = query_vector(semantic, lexicon, fusion, text)?;
     let wanted = fusion.candidates.max(query.top_k.saturating_mul(3));
     let mut ids: Vec<NodeId> = Vec::new();
     if let Some(v) = &qv {
@@ -131,6 +253,7 @@ fn threshold_of(query: &SemanticQuery<'_>) -> f32 {
 pub fn scan<'a>(
     nodes: impl Iterator<Item = &'a Node>,
     semantic: &SemanticIndex,
+    lexicon: Option<&Lexicon>,
     fusion: &Fusion,
     text: &str,
     query: &SemanticQuery<'_>,
@@ -155,9 +278,16 @@ pub fn scan<'a>(
         vectors.push((node.id, v));
     }
     let lq = lexical
-        .query(text, &semantic.translations(text))
+        .query(
+            text,
+            &Words {
+                lexicon,
+                semantic,
+                fusion,
+            },
+        )
         .map_err(IndexError::Store)?;
-    let qv = semantic.embed_query(text)?;
+    let qv = query_vector(semantic, lexicon, fusion, text)?;
     let mut hits: Vec<SemanticHit> = Vec::with_capacity(vectors.len());
     for (id, v) in vectors {
         let cosine = match (&qv, &v) {
@@ -226,7 +356,7 @@ mod tests {
         let f = Fusion::default();
         // "sort" in English finds the Chinese description by meaning, and
         // the English ones by words too.
-        let hits = search(&lex, &sem, &f, "sort", &q(10, 0.0, None)).unwrap();
+        let hits = search(&lex, &sem, None, &f, "sort", &q(10, 0.0, None)).unwrap();
         let ids: Vec<NodeId> = hits.iter().map(|h| h.id).collect();
         assert!(
             ids.contains(&1) && ids.contains(&2) && ids.contains(&4),
@@ -236,20 +366,20 @@ mod tests {
         assert!(hits.iter().all(|h| h.score > 0.0 && h.score <= 1.0));
         assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
         // A symbol name finds its node first.
-        let hits = search(&lex, &sem, &f, "tree-walk", &q(10, 0.0, None)).unwrap();
+        let hits = search(&lex, &sem, None, &f, "tree-walk", &q(10, 0.0, None)).unwrap();
         assert_eq!(hits[0].id, 3);
         // Options.
-        let one = search(&lex, &sem, &f, "sort", &q(1, 0.0, None)).unwrap();
+        let one = search(&lex, &sem, None, &f, "sort", &q(1, 0.0, None)).unwrap();
         assert_eq!(one.len(), 1);
-        let consts = search(&lex, &sem, &f, "sort", &q(10, 0.0, Some("constant"))).unwrap();
+        let consts = search(&lex, &sem, None, &f, "sort", &q(10, 0.0, Some("constant"))).unwrap();
         assert_eq!(consts.iter().map(|h| h.id).collect::<Vec<_>>(), vec![4]);
-        let all = search(&lex, &sem, &f, "sort", &q(10, 0.0, None)).unwrap();
-        let cut = search(&lex, &sem, &f, "sort", &q(10, all[1].score, None)).unwrap();
+        let all = search(&lex, &sem, None, &f, "sort", &q(10, 0.0, None)).unwrap();
+        let cut = search(&lex, &sem, None, &f, "sort", &q(10, all[1].score, None)).unwrap();
         assert_eq!(cut, all[..2].to_vec());
-        assert!(search(&lex, &sem, &f, "", &q(10, 0.0, None))
+        assert!(search(&lex, &sem, None, &f, "", &q(10, 0.0, None))
             .unwrap()
             .is_empty());
-        assert!(search(&lex, &sem, &f, "sort", &q(0, 0.0, None))
+        assert!(search(&lex, &sem, None, &f, "sort", &q(0, 0.0, None))
             .unwrap()
             .is_empty());
     }
@@ -261,8 +391,8 @@ mod tests {
         for text in ["sort", "排序", "tree walk", "order", "zebra words"] {
             for kind in [None, Some("function")] {
                 let query = q(10, 0.0, kind);
-                let a = search(&lex, &sem, &f, text, &query).unwrap();
-                let b = scan(nodes().iter(), &sem, &f, text, &query).unwrap();
+                let a = search(&lex, &sem, None, &f, text, &query).unwrap();
+                let b = scan(nodes().iter(), &sem, None, &f, text, &query).unwrap();
                 assert_eq!(a.len(), b.len(), "{text}");
                 for (x, y) in a.iter().zip(&b) {
                     assert_eq!(x.id, y.id, "{text}");
@@ -270,6 +400,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_lexicon_finds_english_for_chinese_and_scanning_agrees() {
+        let lexicon =
+            Lexicon::from_bytes(crate::repo::index::lexicon::tests::small_lexicon()).unwrap();
+        let mut all = nodes();
+        all.push(node(6, "Insert into a binary tree", &["tree-insert"], "function"));
+        all.push(node(7, "Compound interest", &["compound"], "function"));
+        let embedder = StaticEmbedder::from_bytes(small_table()).unwrap();
+        let mut sem = SemanticIndex::new(Box::new(embedder), SemanticConfig::default());
+        let mut lex = LexicalIndex::new(FieldWeights::default());
+        for n in &all {
+            sem.insert(n);
+            lex.insert(n).unwrap();
+        }
+        let f = Fusion::default();
+        let l = Some(&lexicon);
+        let top = |text: &str, l: Option<&Lexicon>| {
+            search(&lex, &sem, l, &f, text, &q(10, 0.0, None))
+                .unwrap()
+                .iter()
+                .map(|h| h.id)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(top("复利", l)[0], 7);
+        assert!(!top("复利", None).contains(&7));
+        assert_eq!(top("二叉树插入", l)[0], 6);
+        for text in ["复利", "二叉树插入", "排序", "sort 堆", "tree"] {
+            let query = q(10, 0.0, None);
+            let a = search(&lex, &sem, l, &f, text, &query).unwrap();
+            let b = scan(all.iter(), &sem, l, &f, text, &query).unwrap();
+            assert_eq!(a.len(), b.len(), "{text}");
+            for (x, y) in a.iter().zip(&b) {
+                assert_eq!(x.id, y.id, "{text}");
+                assert!((x.score - y.score).abs() < 1e-5, "{text}");
+            }
+        }
+        // The rendition of a Chinese query: its words' first glosses.
+        assert_eq!(rendition(&lexicon, "复利 rate", 1), "compound interest rate ");
+        assert_eq!(rendition(&lexicon, "rate", 1), "");
     }
 
     #[test]

@@ -165,16 +165,60 @@ fn decode_doc(bytes: &[u8]) -> Result<DocRecord, StoreError> {
     Ok(DocRecord { len, kind, terms })
 }
 
+/// How a query's words may also be found: a CJK run cut into words, and
+/// each word's other spellings (its translations).
+pub trait QueryWords {
+    /// The lengths, in characters, of the words of a CJK run (summing to
+    /// its length), or `None` to look for the run's character pairs as
+    /// documents hold them, each on its own.
+    fn cut(&self, run: &[char]) -> Option<Vec<usize>>;
+    /// Other ways to say `word` (a word, or a CJK run or word): phrases,
+    /// each with how much it counts, from 0 to 1.
+    fn alternatives(&self, word: &str) -> Vec<(String, f32)>;
+}
+
+/// Only the query's own words.
+pub struct PlainWords;
+
+impl QueryWords for PlainWords {
+    fn cut(&self, _: &[char]) -> Option<Vec<usize>> {
+        None
+    }
+    fn alternatives(&self, _: &str) -> Vec<(String, f32)> {
+        Vec::new()
+    }
+}
+
+/// One way to say one word of a query: terms that all count, each by its
+/// share of their idf.
+#[derive(Clone, Debug)]
+struct Alternative {
+    /// How much a node holding every term gets of the word, 0 to 1.
+    factor: f32,
+    /// (term number in `LexicalQuery::terms`, idf share).
+    terms: Vec<(usize, f32)>,
+}
+
+/// One word of a query (a concept): the node gets the best of its
+/// alternatives, so a word said in two languages counts once.
+#[derive(Clone, Debug)]
+struct Group {
+    /// The word's weight: its idf (times its factor for a translation of
+    /// a word no dictionary cut).
+    weight: f32,
+    /// Whether one of its terms is held by more than half the nodes
+    /// (`top` reads such lists only for candidates it still lacks).
+    common: bool,
+    alternatives: Vec<Alternative>,
+}
+
 /// A query analysed against the index's dictionary.
 #[derive(Clone, Debug, Default)]
 pub struct LexicalQuery {
-    /// (term, idf × the term's weight in the query), for terms some node
-    /// has, by term.
-    terms: Vec<(Box<str>, f32)>,
-    /// Per term: whether more than half the nodes hold it (`top` reads
-    /// such a list only for candidates it still lacks).
-    common: Vec<bool>,
-    /// The sum of every counted term's weight: the score of a node that
+    /// Every term looked for, each once, by term.
+    terms: Vec<Box<str>>,
+    groups: Vec<Group>,
+    /// The sum of every counted word's weight: the score of a node that
     /// has them all.
     total: f32,
     /// The average node length the scores are computed with.
@@ -183,9 +227,22 @@ pub struct LexicalQuery {
 
 impl LexicalQuery {
     pub fn is_empty(&self) -> bool {
-        self.terms.is_empty()
+        self.groups.is_empty()
+    }
+
+    /// A node's part of group `g`, given each term's saturated part.
+    fn matched(&self, g: &Group, part: &dyn Fn(usize) -> f32) -> f32 {
+        g.alternatives
+            .iter()
+            .map(|a| a.factor * a.terms.iter().map(|&(t, s)| s * part(t)).sum::<f32>())
+            .fold(0.0, f32::max)
     }
 }
+
+/// How a group's weight is chosen among its alternatives' idfs (tuning).
+pub static GROUP_IDF: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+/// Whether the pairs across the words of a cut CJK run are looked for.
+pub static CROSS_PAIRS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
 /// The header's counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -462,69 +519,50 @@ impl LexicalIndex {
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 
-    /// Analyses a query. Terms no node contains count against every node
-    /// (a word the knowledge base does not know), except CJK pairs.
-    /// `translations` are words of other languages meaning what the
-    /// query's words mean, with their similarity: each is looked for too,
-    /// counting that much.
-    pub fn query(
-        &self,
-        text: &str,
-        translations: &[(String, f32)],
-    ) -> Result<LexicalQuery, StoreError> {
+    /// Analyses a query. Each word is a group of alternatives: the word
+    /// itself and what `words` says it may also be (translations); a node
+    /// gets the best alternative's part of the word, so a word found in
+    /// two languages counts once. A word's weight is its idf. A word no
+    /// node contains, in none of its forms, counts against every node (a
+    /// word the knowledge base does not know), except CJK text.
+    pub fn query(&self, text: &str, words: &dyn QueryWords) -> Result<LexicalQuery, StoreError> {
         let counts = self.counts()?;
-        let mut q = LexicalQuery {
-            average: if counts.docs == 0 {
-                1.0
-            } else {
-                ((counts.len as f64 / UNITS as f64) / counts.docs as f64).max(1e-3) as f32
-            },
-            ..LexicalQuery::default()
+        let average = if counts.docs == 0 {
+            1.0
+        } else {
+            ((counts.len as f64 / UNITS as f64) / counts.docs as f64).max(1e-3) as f32
+        };
+        let mut b = QueryBuilder {
+            index: self,
+            docs: counts.docs,
+            dfs: BTreeMap::new(),
+            groups: Vec::new(),
+            unknown: 0.0,
+            scratch: Scratch::default(),
         };
         let unknown_idf = Self::idf(counts.docs, 0);
         let mut scratch = Scratch::default();
-        let mut wanted: BTreeMap<Box<str>, (f32, bool)> = BTreeMap::new();
-        let mut failed = None;
-        let mut add = |q: &mut LexicalQuery, text: &str, weight: f32, scratch: &mut Scratch| {
-            pieces(text, scratch, &mut |p| {
-                let cjk = matches!(p, Piece::Cjk(_));
-                for_each_term(p, false, &mut |term| {
-                    let df = if term.len() > MAX_TERM {
-                        0
-                    } else {
-                        match self.df(term) {
-                            Ok(df) => df,
-                            Err(e) => {
-                                failed.get_or_insert(e);
-                                0
-                            }
+        let mut failed: Option<StoreError> = None;
+        pieces(text, &mut scratch, &mut |p| {
+            let r = match p {
+                Piece::Word(w) => {
+                    let own = vec![stem(w).to_string()];
+                    b.word(&own, words.alternatives(w), true).map(|known| {
+                        if !known {
+                            b.unknown += unknown_idf;
                         }
-                    };
-                    if df > 0 {
-                        let w = Self::idf(counts.docs, df) * weight;
-                        // A term repeated counts once, with its largest weight.
-                        let common = df.saturating_mul(2) > counts.docs;
-                        let (old, _) = wanted.entry(term.into()).or_insert((0.0, common));
-                        if w > *old {
-                            q.total += w - *old;
-                            *old = w;
-                        }
-                    } else if !(cjk || weight < 1.0) {
-                        q.total += unknown_idf;
-                    }
-                })
-            });
-        };
-        add(&mut q, text, 1.0, &mut scratch);
-        for (word, similarity) in translations {
-            add(&mut q, word, similarity.clamp(0.0, 1.0), &mut scratch);
-        }
+                    })
+                }
+                Piece::Cjk(run) => b.cjk(run, words),
+            };
+            if let Err(e) = r {
+                failed.get_or_insert(e);
+            }
+        });
         if let Some(e) = failed {
             return Err(e);
         }
-        q.common = wanted.values().map(|w| w.1).collect();
-        q.terms = wanted.into_iter().map(|(t, (w, _))| (t, w)).collect();
-        Ok(q)
+        Ok(b.finish(average))
     }
 
     /// A term's saturated part in a document of length `len`.
@@ -549,14 +587,56 @@ impl LexicalIndex {
         if q.total <= 0.0 {
             return Ok(0.0);
         }
-        let mut sum = 0.0;
-        for (term, idf) in &q.terms {
-            if let Some(bytes) = self.map.get(&posting_key(term, id))? {
-                let (count, len) = Self::posting(bytes)?;
-                sum += idf * Self::part(count, len, q.average);
+        let mut parts = Vec::with_capacity(q.terms.len());
+        for term in &q.terms {
+            parts.push(match self.map.get(&posting_key(term, id))? {
+                Some(bytes) => {
+                    let (count, len) = Self::posting(bytes)?;
+                    Self::part(count, len, q.average)
+                }
+                None => 0.0,
+            });
+        }
+        let sum: f32 = q
+            .groups
+            .iter()
+            .map(|g| g.weight * q.matched(g, &|t| parts[t]))
+            .sum();
+        Ok((sum / q.total).clamp(0.0, 1.0))
+    }
+
+    /// Each node's part of group `g` (its weight times its best
+    /// alternative), by ascending node.
+    fn group_parts(&self, q: &LexicalQuery, g: &Group) -> Result<Vec<(NodeId, f32)>, StoreError> {
+        if let [a] = &g.alternatives[..] {
+            if let [(t, share)] = a.terms[..] {
+                let w = g.weight * a.factor * share;
+                let mut out = Vec::new();
+                for p in self.postings(&q.terms[t]) {
+                    let (id, count, len) = p?;
+                    out.push((id, w * Self::part(count, len, q.average)));
+                }
+                return Ok(out);
             }
         }
-        Ok((sum / q.total).clamp(0.0, 1.0))
+        let mut best: BTreeMap<NodeId, f32> = BTreeMap::new();
+        for a in &g.alternatives {
+            let mut sums: BTreeMap<NodeId, f32> = BTreeMap::new();
+            for &(t, share) in &a.terms {
+                for p in self.postings(&q.terms[t]) {
+                    let (id, count, len) = p?;
+                    *sums.entry(id).or_insert(0.0) += share * Self::part(count, len, q.average);
+                }
+            }
+            for (id, s) in sums {
+                let v = g.weight * a.factor * s;
+                let e = best.entry(id).or_insert(0.0);
+                if v > *e {
+                    *e = v;
+                }
+            }
+        }
+        Ok(best.into_iter().collect())
     }
 
     /// The postings of `term`: (node, count, length), by ascending node.
@@ -595,11 +675,12 @@ impl LexicalIndex {
         k: usize,
         keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
     ) -> Result<Vec<(f32, NodeId)>, StoreError> {
-        if k == 0 || q.total <= 0.0 || q.terms.is_empty() {
+        if k == 0 || q.total <= 0.0 || q.groups.is_empty() {
             return Ok(Vec::new());
         }
-        let mut order: Vec<usize> = (0..q.terms.len()).collect();
-        order.sort_by(|&a, &b| q.terms[b].1.total_cmp(&q.terms[a].1).then(a.cmp(&b)));
+        let weight = |i: usize| q.groups[i].weight;
+        let mut order: Vec<usize> = (0..q.groups.len()).collect();
+        order.sort_by(|&a, &b| weight(b).total_cmp(&weight(a)).then(a.cmp(&b)));
         // Partial sums by node, ascending node.
         let mut acc: Vec<(NodeId, f32)> = Vec::new();
         let mut kept: BTreeMap<NodeId, bool> = BTreeMap::new();
@@ -607,7 +688,7 @@ impl LexicalIndex {
         let mut rest = 0.0f32;
         for (n, &i) in order.iter().enumerate() {
             if n > 0 && acc.len() >= k {
-                let left: f32 = order[n..].iter().map(|&j| q.terms[j].1).sum();
+                let left: f32 = order[n..].iter().map(|&j| weight(j)).sum();
                 let bar = kth_kept(&acc, k, &mut kept, keep)?;
                 // A margin for the rounding of sums in another order.
                 if bar.is_some_and(|b| left * (1.0 + 1e-4) + 1e-6 < b) {
@@ -615,22 +696,30 @@ impl LexicalIndex {
                     break;
                 }
             }
-            let (term, idf) = &q.terms[i];
-            if q.common[i] {
-                // A term most nodes hold (a word of every description)
-                // adds little to any score, and its list is most of the
-                // index: it only makes up the candidates the rarer terms
+            let group = &q.groups[i];
+            if group.common {
+                // A word most nodes hold (a word of every description)
+                // adds little to any score, and its lists are most of the
+                // index: it only makes up the candidates the rarer words
                 // left short, in node order, and every candidate is then
                 // scored exactly.
                 let mut ids: Vec<NodeId> = Vec::new();
                 let known: std::collections::BTreeSet<NodeId> = acc.iter().map(|a| a.0).collect();
-                if acc.len() < k {
-                    for p in self.postings(term) {
+                let terms: std::collections::BTreeSet<usize> = group
+                    .alternatives
+                    .iter()
+                    .flat_map(|a| a.terms.iter().map(|t| t.0))
+                    .collect();
+                'lists: for t in terms {
+                    if acc.len() + ids.len() >= k {
+                        break;
+                    }
+                    for p in self.postings(&q.terms[t]) {
                         let (id, _, _) = p?;
-                        if !known.contains(&id) {
+                        if !known.contains(&id) && !ids.contains(&id) {
                             ids.push(id);
                             if acc.len() + ids.len() >= k {
-                                break;
+                                break 'lists;
                             }
                         }
                     }
@@ -639,15 +728,14 @@ impl LexicalIndex {
                 acc.sort_unstable_by_key(|a| a.0);
                 rest = order[n..]
                     .iter()
-                    .map(|&j| q.terms[j].1)
+                    .map(|&j| weight(j))
                     .sum::<f32>()
                     .max(f32::MIN_POSITIVE);
                 break;
             }
             let mut merged = Vec::with_capacity(acc.len());
             let mut old = acc.into_iter().peekable();
-            for p in self.postings(term) {
-                let (id, count, len) = p?;
+            for (id, add) in self.group_parts(q, group)? {
                 while let Some(&(o, s)) = old.peek() {
                     if o >= id {
                         break;
@@ -655,7 +743,6 @@ impl LexicalIndex {
                     merged.push((o, s));
                     old.next();
                 }
-                let add = idf * Self::part(count, len, q.average);
                 match old.peek() {
                     Some(&(o, s)) if o == id => {
                         merged.push((o, s + add));
@@ -714,6 +801,201 @@ impl LexicalIndex {
         }
         hits.sort_unstable_by(by_score);
         Ok(hits)
+    }
+}
+
+/// Builds a `LexicalQuery`: its groups, and the document frequency of
+/// every term met (each read once).
+struct QueryBuilder<'a> {
+    index: &'a LexicalIndex,
+    docs: u64,
+    dfs: BTreeMap<Box<str>, u64>,
+    /// (weight, common, alternatives as (factor, [(term, idf)])).
+    groups: Vec<(f32, bool, Vec<(f32, Vec<(Box<str>, f32)>)>)>,
+    /// The weight of the words no node holds.
+    unknown: f32,
+    scratch: Scratch,
+}
+
+impl QueryBuilder<'_> {
+    fn df(&mut self, term: &str) -> Result<u64, StoreError> {
+        if term.len() > MAX_TERM {
+            return Ok(0);
+        }
+        if let Some(&df) = self.dfs.get(term) {
+            return Ok(df);
+        }
+        let df = self.index.df(term)?;
+        self.dfs.insert(term.into(), df);
+        Ok(df)
+    }
+
+    /// The terms of `text` some node holds, with their idf.
+    fn known_terms(&mut self, text: &str) -> Result<Vec<(Box<str>, f32)>, StoreError> {
+        let mut terms: Vec<String> = Vec::new();
+        let mut scratch = std::mem::take(&mut self.scratch);
+        pieces(text, &mut scratch, &mut |p| {
+            for_each_term(p, false, &mut |t| {
+                if !terms.iter().any(|x| x == t) {
+                    terms.push(t.to_string());
+                }
+            })
+        });
+        self.scratch = scratch;
+        self.known(&terms)
+    }
+
+    fn known(&mut self, terms: &[String]) -> Result<Vec<(Box<str>, f32)>, StoreError> {
+        let mut out = Vec::new();
+        for t in terms {
+            let df = self.df(t)?;
+            if df > 0 {
+                out.push((Box::from(t.as_str()), LexicalIndex::idf(self.docs, df)));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Adds one word: its own terms (all counting) and its alternatives.
+    /// Whether some node holds one of its forms.
+    fn word(
+        &mut self,
+        own: &[String],
+        alternatives: Vec<(String, f32)>,
+        counted: bool,
+    ) -> Result<bool, StoreError> {
+        let mut alts: Vec<(f32, Vec<(Box<str>, f32)>)> = Vec::new();
+        let own = self.known(own)?;
+        if !own.is_empty() {
+            alts.push((1.0, own));
+        }
+        for (phrase, factor) in alternatives {
+            let factor = factor.clamp(0.0, 1.0);
+            if factor <= 0.0 {
+                continue;
+            }
+            let terms = self.known_terms(&phrase)?;
+            if !terms.is_empty() {
+                alts.push((factor, terms));
+            }
+        }
+        if alts.is_empty() {
+            return Ok(false);
+        }
+        let _ = counted;
+        let idf_of = |a: &(f32, Vec<(Box<str>, f32)>)| {
+            // The phrase is as rare as its rarest... its most common term.
+            a.1.iter().map(|t| t.1).fold(f32::INFINITY, f32::min)
+        };
+        let weight = match GROUP_IDF.load(std::sync::atomic::Ordering::Relaxed) {
+            // The first known form: the word itself, else its first gloss.
+            0 => idf_of(&alts[0]),
+            // The most common form.
+            1 => alts.iter().map(idf_of).fold(f32::INFINITY, f32::min),
+            // The factor-weighted mean.
+            _ => {
+                let w: f32 = alts.iter().map(|a| a.0).sum();
+                alts.iter().map(|a| a.0 * idf_of(a)).sum::<f32>() / w
+            }
+        };
+        let mut common = false;
+        for a in &alts {
+            for (t, _) in &a.1 {
+                let df = self.dfs.get(t).copied().unwrap_or(0);
+                common |= df.saturating_mul(2) > self.docs;
+            }
+        }
+        self.groups.push((weight, common, alts));
+        Ok(true)
+    }
+
+    /// Adds a CJK run: cut into words by `words` (each word a group, and
+    /// the pairs across two words each a group of its own), or, without a
+    /// cut, each pair a group and the run's translations each one more,
+    /// weighted by their factor.
+    fn cjk(&mut self, run: &[char], words: &dyn QueryWords) -> Result<(), StoreError> {
+        let text: String = run.iter().collect();
+        let terms_of = |chars: &[char]| {
+            let mut out: Vec<String> = Vec::new();
+            for_each_term(Piece::Cjk(chars), false, &mut |t| out.push(t.to_string()));
+            out
+        };
+        match words.cut(run) {
+            Some(lengths) if lengths.iter().sum::<usize>() == run.len() => {
+                let mut at = 0;
+                for (i, &len) in lengths.iter().enumerate() {
+                    let word = &run[at..at + len];
+                    let w: String = word.iter().collect();
+                    self.word(&terms_of(word), words.alternatives(&w), false)?;
+                    if i + 1 < lengths.len()
+                        && CROSS_PAIRS.load(std::sync::atomic::Ordering::Relaxed)
+                    {
+                        self.word(&terms_of(&run[at + len - 1..at + len + 1]), Vec::new(), false)?;
+                    }
+                    at += len;
+                }
+            }
+            _ => {
+                for pair in terms_of(run) {
+                    self.word(&[pair], Vec::new(), false)?;
+                }
+                for (phrase, factor) in words.alternatives(&text) {
+                    let terms = self.known_terms(&phrase)?;
+                    let factor = factor.clamp(0.0, 1.0);
+                    for (t, idf) in terms {
+                        if factor > 0.0 {
+                            let df = self.dfs.get(&t).copied().unwrap_or(0);
+                            let common = df.saturating_mul(2) > self.docs;
+                            self.groups.push((idf * factor, common, vec![(1.0, vec![(t, 1.0)])]));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self, average: f32) -> LexicalQuery {
+        // A word asked twice (the same forms) counts once, with its
+        // largest weight.
+        let mut groups: Vec<(f32, bool, Vec<(f32, Vec<(Box<str>, f32)>)>)> = Vec::new();
+        for g in self.groups {
+            match groups.iter_mut().find(|h| h.2 == g.2) {
+                Some(h) => h.0 = h.0.max(g.0),
+                None => groups.push(g),
+            }
+        }
+        let mut terms: Vec<Box<str>> = groups
+            .iter()
+            .flat_map(|g| g.2.iter().flat_map(|a| a.1.iter().map(|t| t.0.clone())))
+            .collect();
+        terms.sort_unstable();
+        terms.dedup();
+        let number = |t: &str| terms.binary_search_by(|x| (**x).cmp(t)).unwrap_or(0);
+        let groups: Vec<Group> = groups
+            .iter()
+            .map(|(weight, common, alts)| Group {
+                weight: *weight,
+                common: *common,
+                alternatives: alts
+                    .iter()
+                    .map(|(factor, ts)| {
+                        let sum: f32 = ts.iter().map(|t| t.1).sum::<f32>().max(f32::MIN_POSITIVE);
+                        Alternative {
+                            factor: *factor,
+                            terms: ts.iter().map(|(t, idf)| (number(t), idf / sum)).collect(),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        let total = groups.iter().map(|g| g.weight).sum::<f32>() + self.unknown;
+        LexicalQuery {
+            terms,
+            groups,
+            total,
+            average,
+        }
     }
 }
 
@@ -798,10 +1080,10 @@ mod tests {
 
     impl LexicalIndex {
         fn query_plain(&self, text: &str) -> LexicalQuery {
-            self.query(text, &[]).unwrap()
+            self.query(text, &PlainWords).unwrap()
         }
         fn query_t(&self, text: &str, t: &[(String, f32)]) -> LexicalQuery {
-            self.query(text, t).unwrap()
+            self.query(text, &Same(t.to_vec())).unwrap()
         }
         fn put(&mut self, n: &Node) {
             self.insert(n).unwrap()
@@ -825,6 +1107,37 @@ mod tests {
             map.iter()
                 .map(|e| e.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
                 .collect()
+        }
+    }
+
+    /// The same alternatives for every word, and no cut.
+    struct Same(Vec<(String, f32)>);
+
+    impl QueryWords for Same {
+        fn cut(&self, _: &[char]) -> Option<Vec<usize>> {
+            None
+        }
+        fn alternatives(&self, _: &str) -> Vec<(String, f32)> {
+            self.0.clone()
+        }
+    }
+
+    /// The words of the test lexicon.
+    struct Dictionary(crate::repo::index::lexicon::Lexicon);
+
+    impl Dictionary {
+        fn new() -> Self {
+            let bytes = crate::repo::index::lexicon::tests::small_lexicon();
+            Dictionary(crate::repo::index::lexicon::Lexicon::from_bytes(bytes).unwrap())
+        }
+    }
+
+    impl QueryWords for Dictionary {
+        fn cut(&self, run: &[char]) -> Option<Vec<usize>> {
+            Some(self.0.cut(run))
+        }
+        fn alternatives(&self, word: &str) -> Vec<(String, f32)> {
+            self.0.glosses(word)
         }
     }
 
@@ -978,6 +1291,76 @@ mod tests {
                 fresh.top_t(&b, 20, &|_| true),
                 "{text}"
             );
+        }
+    }
+
+    #[test]
+    fn a_word_counts_once_whatever_its_language() {
+        let mut ix = LexicalIndex::new(FieldWeights::default());
+        ix.put(&node(1, "Sort a list by inserting each item", &["insertion-sort"], ""));
+        ix.put(&node(2, "插入排序", &["insertion-sort"], ""));
+        ix.put(&node(3, "Pile of plates", &["plates"], ""));
+        ix.put(&node(4, "Compound interest over years", &["compound"], ""));
+        ix.put(&node(5, "Interest rates", &["rates"], ""));
+        ix.put(&node(6, "插入排序", &["zz"], ""));
+        let words = Dictionary::new();
+        let q = ix.query("插入排序", &words).unwrap();
+        // Without the dictionary the English node shares nothing.
+        assert_eq!(ix.score_t(&ix.query_plain("插入排序"), 1), 0.0);
+        let (en, zh) = (ix.score_t(&q, 1), ix.score_t(&q, 2));
+        assert!(en > 0.5 && zh > 0.8 && zh <= 1.0, "{en} {zh}");
+        // The node that says it in both languages (its names are English)
+        // does not count it twice: it scores no more than the same
+        // Chinese with a name that means nothing.
+        let alone = ix.score_t(&q, 6);
+        assert!(zh <= alone + 1e-3, "{zh} {alone}");
+        let all = |_: NodeId| true;
+        assert_eq!(ids(&ix.top_t(&q, 3, &all)), vec![6, 2, 1]);
+        // A gloss of several words counts by their share: both words beat
+        // one of them.
+        let q = ix.query("复利", &words).unwrap();
+        assert_eq!(ids(&ix.top_t(&q, 10, &all)), vec![4, 5]);
+        assert!(ix.score_t(&q, 5) < ix.score_t(&q, 4));
+        // A later sense counts less than the first (heap 0.8 after pile).
+        let q = ix.query("堆", &words).unwrap();
+        assert_eq!(ids(&ix.top_t(&q, 10, &all)), vec![3]);
+    }
+
+    #[test]
+    fn top_agrees_with_scoring_every_node() {
+        let mut ix = LexicalIndex::new(FieldWeights::default());
+        let words = ["sort", "insert", "tree", "pile", "heap", "compound", "interest", "list"];
+        let han = ["排序", "插入", "二叉树", "堆", "复利", "列表"];
+        for i in 0..400u64 {
+            let a = words[(i % 8) as usize];
+            let b = words[((i / 8) % 8) as usize];
+            let c = han[((i / 3) % 6) as usize];
+            let desc = if i % 3 == 0 {
+                format!("{a} {b} {a}")
+            } else {
+                format!("{c}{}", han[(i % 6) as usize])
+            };
+            ix.put(&node(i, &desc, &[b], ""));
+        }
+        let dictionary = Dictionary::new();
+        for text in ["插入排序", "堆 tree", "复利 list", "二叉树排序算法", "sort", "排序"] {
+            for words in [&dictionary as &dyn QueryWords, &PlainWords] {
+                let q = ix.query(text, words).unwrap();
+                let mut all: Vec<(f32, NodeId)> = (0..400)
+                    .map(|id| (ix.score_t(&q, id), id))
+                    .filter(|h| h.0 > 0.0)
+                    .collect();
+                all.sort_by(by_score);
+                for k in [1, 5, 20] {
+                    let top = ix.top_t(&q, k, &|_| true);
+                    let n = k.min(all.len());
+                    assert_eq!(top.len(), n, "{text} {k}");
+                    // The same scores; ids may differ only among ties.
+                    for (x, y) in top.iter().zip(&all[..n]) {
+                        assert!((x.0 - y.0).abs() < 1e-5, "{text} {k}: {top:?}");
+                    }
+                }
+            }
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod deps;
 pub mod embed;
 pub mod hybrid;
 pub mod lexical;
+pub mod lexicon;
 pub mod semantic;
 pub mod static_embed;
 pub mod symbol;
@@ -36,6 +37,7 @@ pub use deps::DependencyIndex;
 pub use embed::{Embedder, HashingEmbedder};
 pub use hybrid::Fusion;
 pub use lexical::{FieldWeights, LexicalIndex};
+pub use lexicon::{Lexicon, LexiconError};
 pub use semantic::{SemanticConfig, SemanticHit, SemanticIndex, SemanticQuery};
 pub use static_embed::{StaticEmbedder, TableError};
 pub use symbol::{SymbolHit, SymbolIndex, SymbolMode};
@@ -115,6 +117,10 @@ pub struct Indexes {
     pub semantic: SemanticIndex,
     pub lexical: LexicalIndex,
     pub fusion: Fusion,
+    /// The Chinese-English dictionary the lexical scorer cuts Chinese
+    /// queries with and translates their words by (`lexicon`): the
+    /// built-in one unless a host sets another or none.
+    pub lexicon: Option<Arc<Lexicon>>,
     /// Whether the lexical index describes the working state. Until then,
     /// changes are not applied to it (it is built from the nodes when a
     /// search needs it); the semantic index keeps its stored form in step
@@ -134,6 +140,27 @@ impl Default for Indexes {
 pub const BUILTIN_TABLE: Option<&[u8]> = Some(include_bytes!("../../../data/zh-en-static.table"));
 #[cfg(not(feature = "builtin-table"))]
 pub const BUILTIN_TABLE: Option<&[u8]> = None;
+
+/// The built-in Chinese-English lexicon (docs/SEARCH.md), when the crate
+/// is built with it (feature `builtin-lexicon`, on by default).
+#[cfg(feature = "builtin-lexicon")]
+pub const BUILTIN_LEXICON: Option<&[u8]> = Some(include_bytes!("../../../data/zh-en.lexicon"));
+#[cfg(not(feature = "builtin-lexicon"))]
+pub const BUILTIN_LEXICON: Option<&[u8]> = None;
+
+/// The lexicon used unless a host sets another: the built-in one, parsed
+/// once per process and shared by every engine.
+pub fn default_lexicon() -> Option<Arc<Lexicon>> {
+    static BUILTIN: OnceLock<Option<Arc<Lexicon>>> = OnceLock::new();
+    BUILTIN
+        .get_or_init(|| {
+            // A built-in lexicon that does not parse is a build error that
+            // the test `builtin_lexicon_translates` reports; search works
+            // without it meanwhile.
+            BUILTIN_LEXICON.and_then(|b| Lexicon::from_static(b).ok().map(Arc::new))
+        })
+        .clone()
+}
 
 /// The embedder used unless a host sets another: the static embedder over
 /// the built-in table; without one, the model-free hashing embedder.
@@ -185,6 +212,7 @@ impl Indexes {
             semantic: SemanticIndex::new(embedder, config),
             lexical: LexicalIndex::new(FieldWeights::default()),
             fusion: Fusion::default(),
+            lexicon: default_lexicon(),
             lexical_built: true,
         }
     }
@@ -345,7 +373,14 @@ impl Indexes {
         text: &str,
         query: &SemanticQuery<'_>,
     ) -> Result<Vec<SemanticHit>, IndexError> {
-        hybrid::search(&self.lexical, &self.semantic, &self.fusion, text, query)
+        hybrid::search(
+            &self.lexical,
+            &self.semantic,
+            self.lexicon.as_deref(),
+            &self.fusion,
+            text,
+            query,
+        )
     }
 
     /// Forget everything and index exactly `nodes` (loading a version from

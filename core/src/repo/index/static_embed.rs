@@ -87,7 +87,7 @@ impl std::error::Error for TableError {}
 
 /// A table's bytes: compiled into the program, or handed over at run time.
 #[derive(Clone)]
-enum Bytes {
+pub(crate) enum Bytes {
     Static(&'static [u8]),
     Shared(Arc<[u8]>),
 }

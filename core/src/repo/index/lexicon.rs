@@ -1,0 +1,529 @@
+//! `Lexicon`: a Chinese-English dictionary for the lexical scorer.
+//!
+//! A Chinese query finds English descriptions through it: the query is cut
+//! into the dictionary's words (插入排序 → 插入, 排序) and each word also
+//! looks for its English glosses (排序 → "sort", "arrange order"), each a
+//! phrase whose words all count, weighted by how early its sense comes
+//! (`lexical::LexicalIndex::query` says how they are scored). The built-in
+//! lexicon is derived from CC-CEDICT by `scripts/build-lexicon`
+//! (docs/SEARCH.md: source, licence, how to rebuild).
+//!
+//! # Format (little-endian)
+//!
+//! ```text
+//! magic "ARBLEX01"
+//! u32 n, n bytes: UTF-8 text about the lexicon (source, licence)
+//! u32 W: headwords, sorted by their UTF-8 bytes, no two equal
+//! u32 n, n bytes: the headwords, concatenated
+//! u32 × (W + 1): offset of each headword in those bytes
+//! u32 E: English words, sorted by their bytes
+//! u32 n, n bytes: the English words, concatenated
+//! u32 × (E + 1): offset of each English word
+//! u32 n, n bytes: the glosses of every headword, in headword order: per
+//!     headword a count, then per gloss its weight (u8, /255), its number
+//!     of words and each word's number (LEB128 unsigned)
+//! u32 × (W + 1): offset of each headword's glosses in those bytes
+//! ```
+//!
+//! Parsing checks every length, offset, order and gloss: a damaged lexicon
+//! is an error, never a panic. Lookups are binary searches in place: a
+//! lexicon costs no allocation beyond its bytes.
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::static_embed::Bytes;
+
+const MAGIC: &[u8; 8] = b"ARBLEX01";
+/// The longest headword considered when cutting a query, in characters.
+const LONGEST: usize = 8;
+
+/// Why a lexicon was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LexiconError(pub String);
+
+impl fmt::Display for LexiconError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid lexicon: {}", self.0)
+    }
+}
+
+impl std::error::Error for LexiconError {}
+
+/// A list of strings in the lexicon's bytes.
+#[derive(Clone, Copy)]
+struct Strings {
+    count: usize,
+    bytes: usize,
+    offsets: usize,
+}
+
+pub struct Lexicon {
+    bytes: Bytes,
+    info: (usize, usize),
+    heads: Strings,
+    english: Strings,
+    glosses: usize,
+    gloss_offsets: usize,
+    /// The longest headword, in characters (at most `LONGEST`).
+    longest: usize,
+}
+
+impl fmt::Debug for Lexicon {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Lexicon({} headwords)", self.heads.count)
+    }
+}
+
+fn le_u32(b: &[u8], at: usize) -> usize {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]) as usize
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize, what: &str) -> Result<usize, LexiconError> {
+        let start = self.at;
+        let end = start
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or_else(|| LexiconError(format!("truncated at {what} (byte {start})")))?;
+        self.at = end;
+        Ok(start)
+    }
+
+    fn u32(&mut self, what: &str) -> Result<usize, LexiconError> {
+        let at = self.take(4, what)?;
+        Ok(le_u32(self.bytes, at))
+    }
+
+    fn offsets(&mut self, count: usize, what: &str) -> Result<usize, LexiconError> {
+        let n = count
+            .checked_add(1)
+            .and_then(|c| c.checked_mul(4))
+            .ok_or_else(|| LexiconError(format!("{what} too large")))?;
+        self.take(n, what)
+    }
+
+    /// A count, a blob of `n` bytes and `count + 1` offsets into it, each
+    /// checked: in order, in range, and (for strings) on UTF-8 boundaries.
+    fn strings(&mut self, what: &str, sorted: bool) -> Result<Strings, LexiconError> {
+        let count = self.u32(what)?;
+        let n = self.u32(what)?;
+        let bytes = self.take(n, what)?;
+        let offsets = self.offsets(count, what)?;
+        let b = self.bytes;
+        let text = std::str::from_utf8(&b[bytes..bytes + n])
+            .map_err(|_| LexiconError(format!("{what}: not UTF-8")))?;
+        let mut last = 0;
+        let mut previous: Option<&str> = None;
+        for i in 0..=count {
+            let o = le_u32(b, offsets + 4 * i);
+            if o < last || o > n || !text.is_char_boundary(o) || (i == 0 && o != 0) {
+                return Err(LexiconError(format!(
+                    "{what}: offset {i} out of order or range"
+                )));
+            }
+            if i > 0 {
+                let s = &text[last..o];
+                if s.is_empty() {
+                    return Err(LexiconError(format!("{what}: entry {} is empty", i - 1)));
+                }
+                if sorted && previous.is_some_and(|p| p.as_bytes() >= s.as_bytes()) {
+                    return Err(LexiconError(format!(
+                        "{what}: entry {} is out of order",
+                        i - 1
+                    )));
+                }
+                previous = Some(s);
+            }
+            last = o;
+        }
+        if last != n {
+            return Err(LexiconError(format!("{what}: bytes after the last entry")));
+        }
+        Ok(Strings {
+            count,
+            bytes,
+            offsets,
+        })
+    }
+}
+
+/// Reads a LEB128 number at `*at`, below `limit`.
+fn leb(b: &[u8], at: &mut usize, end: usize) -> Option<usize> {
+    let mut n: usize = 0;
+    for shift in (0..35).step_by(7) {
+        if *at >= end {
+            return None;
+        }
+        let x = b[*at];
+        *at += 1;
+        n |= usize::from(x & 0x7f) << shift;
+        if x & 0x80 == 0 {
+            return Some(n);
+        }
+    }
+    None
+}
+
+impl Lexicon {
+    /// A lexicon's bytes, checked whole first.
+    pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Result<Lexicon, LexiconError> {
+        Self::parse(Bytes::Shared(bytes.into()))
+    }
+
+    /// A lexicon compiled into the program (not copied).
+    pub fn from_static(bytes: &'static [u8]) -> Result<Lexicon, LexiconError> {
+        Self::parse(Bytes::Static(bytes))
+    }
+
+    fn parse(bytes: Bytes) -> Result<Lexicon, LexiconError> {
+        let b = &bytes[..];
+        if b.len() < 8 || &b[..8] != MAGIC {
+            return Err(LexiconError("not an Arbores lexicon (bad magic)".into()));
+        }
+        let mut r = Reader { bytes: b, at: 8 };
+        let n = r.u32("the description")?;
+        let info = (r.take(n, "the description")?, n);
+        if std::str::from_utf8(&b[info.0..info.0 + n]).is_err() {
+            return Err(LexiconError("the description is not UTF-8".into()));
+        }
+        let heads = r.strings("the headwords", true)?;
+        let english = r.strings("the English words", false)?;
+        let n = r.u32("the glosses")?;
+        let glosses = r.take(n, "the glosses")?;
+        let gloss_offsets = r.offsets(heads.count, "the gloss offsets")?;
+        if r.at != b.len() {
+            return Err(LexiconError(format!(
+                "{} bytes after the gloss offsets",
+                b.len() - r.at
+            )));
+        }
+        let mut lexicon = Lexicon {
+            bytes,
+            info,
+            heads,
+            english,
+            glosses,
+            gloss_offsets,
+            longest: 1,
+        };
+        let mut last = 0;
+        let mut longest = 1;
+        for i in 0..heads.count {
+            let (start, end) = lexicon.gloss_range(i);
+            if start != last || end < start || end > n {
+                return Err(LexiconError(format!(
+                    "the glosses of headword {i} are out of order or range"
+                )));
+            }
+            last = end;
+            let ok = lexicon.each_gloss(i, &mut |_, words| {
+                words.iter().all(|&w| w < english.count)
+            });
+            if !ok {
+                return Err(LexiconError(format!(
+                    "the glosses of headword {i} do not decode"
+                )));
+            }
+            longest = longest.max(lexicon.head(i).chars().count());
+        }
+        if last != n || le_u32(&lexicon.bytes, gloss_offsets + 4 * heads.count) != n {
+            return Err(LexiconError("bytes after the last gloss".into()));
+        }
+        lexicon.longest = longest.min(LONGEST);
+        Ok(lexicon)
+    }
+
+    /// The lexicon's own description (where it comes from, its licence).
+    pub fn info(&self) -> &str {
+        let (at, n) = self.info;
+        std::str::from_utf8(&self.bytes[at..at + n]).unwrap_or("")
+    }
+
+    /// Number of headwords.
+    pub fn len(&self) -> usize {
+        self.heads.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heads.count == 0
+    }
+
+    fn string(&self, list: Strings, i: usize) -> &str {
+        let b = &self.bytes[..];
+        let start = le_u32(b, list.offsets + 4 * i);
+        let end = le_u32(b, list.offsets + 4 * (i + 1));
+        // Checked in `parse`: in order, in range, on character boundaries.
+        std::str::from_utf8(&b[list.bytes + start..list.bytes + end]).unwrap_or("")
+    }
+
+    fn head(&self, i: usize) -> &str {
+        self.string(self.heads, i)
+    }
+
+    fn gloss_range(&self, i: usize) -> (usize, usize) {
+        let b = &self.bytes[..];
+        (
+            le_u32(b, self.gloss_offsets + 4 * i),
+            le_u32(b, self.gloss_offsets + 4 * (i + 1)),
+        )
+    }
+
+    /// Calls `f` with each gloss of headword `i` (its weight and its
+    /// words' numbers) while it returns true; false if a gloss does not
+    /// decode or `f` said stop.
+    fn each_gloss(&self, i: usize, f: &mut dyn FnMut(f32, &[usize]) -> bool) -> bool {
+        let (start, end) = self.gloss_range(i);
+        let b = &self.bytes[self.glosses..];
+        let mut at = start;
+        let Some(count) = leb(b, &mut at, end) else {
+            return false;
+        };
+        let mut words = Vec::new();
+        for _ in 0..count {
+            if at >= end {
+                return false;
+            }
+            let weight = f32::from(b[at]) / 255.0;
+            at += 1;
+            let Some(n) = leb(b, &mut at, end) else {
+                return false;
+            };
+            words.clear();
+            for _ in 0..n {
+                match leb(b, &mut at, end) {
+                    Some(w) => words.push(w),
+                    None => return false,
+                }
+            }
+            if !f(weight, &words) {
+                return false;
+            }
+        }
+        at == end
+    }
+
+    /// The headword number of `word`.
+    fn find(&self, word: &str) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.heads.count);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.head(mid).as_bytes().cmp(word.as_bytes()) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// Whether `word` is a headword.
+    pub fn contains(&self, word: &str) -> bool {
+        self.find(word).is_some()
+    }
+
+    /// The English glosses of `word`, each a phrase (its words separated by
+    /// spaces) with its weight from 0 to 1: empty if it is no headword.
+    pub fn glosses(&self, word: &str) -> Vec<(String, f32)> {
+        let mut out = Vec::new();
+        if let Some(i) = self.find(word) {
+            self.each_gloss(i, &mut |weight, words| {
+                let mut phrase = String::new();
+                for &w in words {
+                    if !phrase.is_empty() {
+                        phrase.push(' ');
+                    }
+                    phrase.push_str(self.string(self.english, w));
+                }
+                out.push((phrase, weight));
+                true
+            });
+        }
+        out
+    }
+
+    /// Cuts a run of CJK characters into headwords: the lengths of its
+    /// words, in characters, summing to the run's length. The cut has the
+    /// fewest words (a character no headword covers is a word of its own);
+    /// among as few, the one whose words are the longest earliest.
+    pub fn cut(&self, run: &[char]) -> Vec<usize> {
+        let n = run.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        // best[i]: fewest words covering run[i..], and the first's length.
+        let mut best = vec![(usize::MAX, 1usize); n + 1];
+        best[n] = (0, 0);
+        let mut word = String::new();
+        for start in (0..n).rev() {
+            word.clear();
+            for len in 1..=self.longest.min(n - start) {
+                word.push(run[start + len - 1]);
+                if len > 1 && !self.contains(&word) {
+                    continue;
+                }
+                let words = best[start + len].0.saturating_add(1);
+                // A longer first word wins a tie (`>=` since lengths rise).
+                if words <= best[start].0 {
+                    best[start] = (words, len);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        let mut at = 0;
+        while at < n {
+            let len = best[at].1.max(1);
+            out.push(len);
+            at += len;
+        }
+        out
+    }
+}
+
+/// Writes a lexicon (the format above) of `(headword, [(gloss words,
+/// weight)])`; used by tests and tools that make small lexicons.
+pub fn write_lexicon(info: &str, entries: &[(&str, &[(&str, f32)])]) -> Vec<u8> {
+    let mut heads: Vec<&(&str, &[(&str, f32)])> = entries.iter().collect();
+    heads.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    heads.dedup_by(|a, b| a.0 == b.0);
+    let mut english: Vec<&str> = entries
+        .iter()
+        .flat_map(|e| e.1.iter().flat_map(|g| g.0.split(' ')))
+        .filter(|w| !w.is_empty())
+        .collect();
+    english.sort_unstable();
+    english.dedup();
+    let number = |w: &str| english.binary_search(&w).unwrap_or(0);
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    let u32 = |out: &mut Vec<u8>, n: usize| out.extend_from_slice(&(n as u32).to_le_bytes());
+    let leb = |out: &mut Vec<u8>, mut n: usize| loop {
+        let b = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(b);
+            break;
+        }
+        out.push(b | 0x80);
+    };
+    u32(&mut out, info.len());
+    out.extend_from_slice(info.as_bytes());
+    for list in [
+        heads.iter().map(|h| h.0).collect::<Vec<_>>(),
+        english.clone(),
+    ] {
+        u32(&mut out, list.len());
+        u32(&mut out, list.iter().map(|s| s.len()).sum());
+        for s in &list {
+            out.extend_from_slice(s.as_bytes());
+        }
+        let mut at = 0;
+        u32(&mut out, 0);
+        for s in &list {
+            at += s.len();
+            u32(&mut out, at);
+        }
+    }
+    let mut stream = Vec::new();
+    let mut offsets = vec![0];
+    for h in &heads {
+        leb(&mut stream, h.1.len());
+        for (words, weight) in h.1 {
+            stream.push((weight.clamp(0.0, 1.0) * 255.0).round() as u8);
+            let ws: Vec<&str> = words.split(' ').filter(|w| !w.is_empty()).collect();
+            leb(&mut stream, ws.len());
+            for w in ws {
+                leb(&mut stream, number(w));
+            }
+        }
+        offsets.push(stream.len());
+    }
+    u32(&mut out, stream.len());
+    out.extend_from_slice(&stream);
+    for o in offsets {
+        u32(&mut out, o);
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub(crate) fn small_lexicon() -> Vec<u8> {
+        write_lexicon(
+            "test lexicon",
+            &[
+                ("排序", &[("sort", 1.0), ("arrange order", 0.8)]),
+                ("插入", &[("insert", 1.0)]),
+                ("算法", &[("algorithm", 1.0)]),
+                ("复利", &[("compound interest", 1.0)]),
+                ("堆", &[("pile", 1.0), ("heap", 0.8)]),
+                ("二叉树", &[("binary tree", 1.0)]),
+                ("树", &[("tree", 1.0)]),
+                ("二叉", &[]),
+            ],
+        )
+    }
+
+    #[test]
+    fn looks_up_and_cuts() {
+        let l = Lexicon::from_bytes(small_lexicon()).unwrap();
+        assert_eq!(l.info(), "test lexicon");
+        assert_eq!(l.len(), 8);
+        assert_eq!(
+            l.glosses("排序"),
+            vec![("sort".to_string(), 1.0), ("arrange order".to_string(), 0.8)]
+        );
+        assert_eq!(l.glosses("复利"), vec![("compound interest".to_string(), 1.0)]);
+        assert!(l.glosses("树木").is_empty());
+        assert!(l.contains("二叉") && l.glosses("二叉").is_empty());
+        let cut = |s: &str| l.cut(&s.chars().collect::<Vec<_>>());
+        assert_eq!(cut("插入排序"), vec![2, 2]);
+        assert_eq!(cut("堆排序算法"), vec![1, 2, 2]);
+        // The fewest words: 二叉树 whole, not 二叉 + 树.
+        assert_eq!(cut("二叉树排序"), vec![3, 2]);
+        // Characters no headword covers stand alone.
+        assert_eq!(cut("快速排序"), vec![1, 1, 2]);
+        assert_eq!(cut(""), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn damaged_lexicons_are_errors() {
+        let good = small_lexicon();
+        assert!(Lexicon::from_bytes(good.clone()).is_ok());
+        for cut in [0, 7, 8, 12, good.len() / 2, good.len() - 1] {
+            assert!(Lexicon::from_bytes(good[..cut].to_vec()).is_err(), "{cut}");
+        }
+        let mut longer = good.clone();
+        longer.push(0);
+        assert!(Lexicon::from_bytes(longer).is_err());
+        // Every single-byte change either parses or is refused; none panics,
+        // and what parses answers.
+        for i in 0..good.len() {
+            for flip in [0x01, 0x80, 0xA5] {
+                let mut b = good.clone();
+                b[i] ^= flip;
+                if let Ok(l) = Lexicon::from_bytes(b) {
+                    let _ = l.glosses("排序");
+                    let _ = l.cut(&"插入排序算法".chars().collect::<Vec<_>>());
+                }
+            }
+        }
+    }
+
+    #[cfg(feature = "builtin-lexicon")]
+    #[test]
+    fn builtin_lexicon_translates() {
+        let l = Lexicon::from_static(crate::repo::index::BUILTIN_LEXICON.unwrap())
+            .expect("the built-in lexicon parses");
+        assert!(l.info().contains("CC-CEDICT"), "{}", l.info());
+        assert!(l.glosses("排序").iter().any(|g| g.0 == "sort"));
+        assert_eq!(l.cut(&"插入排序".chars().collect::<Vec<_>>()), vec![2, 2]);
+    }
+}
