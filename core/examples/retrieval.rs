@@ -73,6 +73,9 @@ fn main() -> ExitCode {
     if let Some(f) = option("--translation") {
         fusion.translation_weight = f.parse().expect("--translation takes a number");
     }
+    if let Some(f) = option("--reverse") {
+        fusion.reverse_weight = f.parse().expect("--reverse takes a number");
+    }
     if let Some(f) = option("--rendition") {
         fusion.rendition_weight = f.parse().expect("--rendition takes a number");
     }
@@ -81,12 +84,6 @@ fn main() -> ExitCode {
     }
     if args.iter().any(|a| a == "--no-lexicon") {
         engine.knowledge().indexes.lexicon = None;
-    }
-    if let Some(f) = option("--group-idf") {
-        arbores_core::repo::index::lexical::GROUP_IDF.store(f.parse().unwrap(), std::sync::atomic::Ordering::Relaxed);
-    }
-    if args.iter().any(|a| a == "--no-cross") {
-        arbores_core::repo::index::lexical::CROSS_PAIRS.store(false, std::sync::atomic::Ordering::Relaxed);
     }
     let program = format!(
         "(define (%verbose?) {})\n(define %nodes '(\n{}\n))\n(define %queries '(\n{}\n))\n{}",

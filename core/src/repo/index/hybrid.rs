@@ -41,6 +41,10 @@ pub struct Fusion {
     /// How much a node holding one of the embedder's translations of a
     /// query word gets of that word, times its similarity.
     pub translation_weight: f32,
+    /// How much a node holding a headword that an English query word
+    /// glosses on its own (sort → 排序) gets of that word, times the
+    /// gloss's weight.
+    pub reverse_weight: f32,
     /// The weight of the query's glosses in its vector, beside the query's
     /// own embedding (0: the query's own only).
     pub rendition_weight: f32,
@@ -58,6 +62,7 @@ impl Default for Fusion {
             candidates: 40,
             gloss_weight: 0.9,
             translation_weight: 1.0,
+            reverse_weight: 0.9,
             rendition_weight: 1.0,
             rendition_glosses: 1,
         }
@@ -93,6 +98,10 @@ impl QueryWords for Words<'_> {
         if let Some(l) = self.lexicon {
             let w = self.fusion.gloss_weight;
             out.extend(l.glosses(word).into_iter().map(|(g, x)| (g, x * w)));
+            let w = self.fusion.reverse_weight;
+            if w > 0.0 {
+                out.extend(l.headwords_for(word).into_iter().map(|(g, x)| (g, x * w)));
+            }
         }
         let w = self.fusion.translation_weight;
         out.extend(

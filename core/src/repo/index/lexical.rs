@@ -239,11 +239,6 @@ impl LexicalQuery {
     }
 }
 
-/// How a group's weight is chosen among its alternatives' idfs (tuning).
-pub static GROUP_IDF: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-/// Whether the pairs across the words of a cut CJK run are looked for.
-pub static CROSS_PAIRS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
-
 /// The header's counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Counts {
@@ -547,7 +542,7 @@ impl LexicalIndex {
             let r = match p {
                 Piece::Word(w) => {
                     let own = vec![stem(w).to_string()];
-                    b.word(&own, words.alternatives(w), true).map(|known| {
+                    b.word(&own, words.alternatives(w)).map(|known| {
                         if !known {
                             b.unknown += unknown_idf;
                         }
@@ -862,7 +857,6 @@ impl QueryBuilder<'_> {
         &mut self,
         own: &[String],
         alternatives: Vec<(String, f32)>,
-        counted: bool,
     ) -> Result<bool, StoreError> {
         let mut alts: Vec<(f32, Vec<(Box<str>, f32)>)> = Vec::new();
         let own = self.known(own)?;
@@ -882,22 +876,20 @@ impl QueryBuilder<'_> {
         if alts.is_empty() {
             return Ok(false);
         }
-        let _ = counted;
-        let idf_of = |a: &(f32, Vec<(Box<str>, f32)>)| {
-            // The phrase is as rare as its rarest... its most common term.
-            a.1.iter().map(|t| t.1).fold(f32::INFINITY, f32::min)
-        };
-        let weight = match GROUP_IDF.load(std::sync::atomic::Ordering::Relaxed) {
-            // The first known form: the word itself, else its first gloss.
-            0 => idf_of(&alts[0]),
-            // The most common form.
-            1 => alts.iter().map(idf_of).fold(f32::INFINITY, f32::min),
-            // The factor-weighted mean.
-            _ => {
-                let w: f32 = alts.iter().map(|a| a.0).sum();
-                alts.iter().map(|a| a.0 * idf_of(a)).sum::<f32>() / w
-            }
-        };
+        // The word's weight is the idf of how many nodes hold one of its
+        // forms: the sum of each form's document frequency (a phrase's is
+        // at most its rarest word's), as if no node held two forms: a word
+        // is as rare as the nodes that say it in either language.
+        let mut df: u64 = 0;
+        for (_, terms) in &alts {
+            let least = terms
+                .iter()
+                .map(|t| self.dfs.get(&t.0).copied().unwrap_or(0))
+                .min()
+                .unwrap_or(0);
+            df = df.saturating_add(least);
+        }
+        let weight = LexicalIndex::idf(self.docs, df.min(self.docs));
         let mut common = false;
         for a in &alts {
             for (t, _) in &a.1 {
@@ -926,18 +918,18 @@ impl QueryBuilder<'_> {
                 for (i, &len) in lengths.iter().enumerate() {
                     let word = &run[at..at + len];
                     let w: String = word.iter().collect();
-                    self.word(&terms_of(word), words.alternatives(&w), false)?;
-                    if i + 1 < lengths.len()
-                        && CROSS_PAIRS.load(std::sync::atomic::Ordering::Relaxed)
-                    {
-                        self.word(&terms_of(&run[at + len - 1..at + len + 1]), Vec::new(), false)?;
+                    self.word(&terms_of(word), words.alternatives(&w))?;
+                    if i + 1 < lengths.len() {
+                        // The pair across two words: found where the
+                        // words stand together as in the query.
+                        self.word(&terms_of(&run[at + len - 1..at + len + 1]), Vec::new())?;
                     }
                     at += len;
                 }
             }
             _ => {
                 for pair in terms_of(run) {
-                    self.word(&[pair], Vec::new(), false)?;
+                    self.word(&[pair], Vec::new())?;
                 }
                 for (phrase, factor) in words.alternatives(&text) {
                     let terms = self.known_terms(&phrase)?;

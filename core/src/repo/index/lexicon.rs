@@ -30,13 +30,15 @@
 //! lexicon costs no allocation beyond its bytes.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::static_embed::Bytes;
 
 const MAGIC: &[u8; 8] = b"ARBLEX01";
 /// The longest headword considered when cutting a query, in characters.
 const LONGEST: usize = 8;
+/// Headwords an English word is translated into, at most.
+const REVERSE_KEPT: usize = 4;
 
 /// Why a lexicon was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,6 +69,10 @@ pub struct Lexicon {
     gloss_offsets: usize,
     /// The longest headword, in characters (at most `LONGEST`).
     longest: usize,
+    /// (English word, headword, weight) of every one-word gloss of a
+    /// headword of two characters or more, by English word: built on
+    /// first use.
+    reverse: OnceLock<Vec<(u32, u32, u8)>>,
 }
 
 impl fmt::Debug for Lexicon {
@@ -211,6 +217,7 @@ impl Lexicon {
             glosses,
             gloss_offsets,
             longest: 1,
+            reverse: OnceLock::new(),
         };
         let mut last = 0;
         let mut longest = 1;
@@ -344,6 +351,53 @@ impl Lexicon {
                 true
             });
         }
+        out
+    }
+
+    /// The English word `word`'s number.
+    fn english_number(&self, word: &str) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.english.count);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.string(self.english, mid).cmp(word) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// The headwords (of two characters or more) that `word` glosses on
+    /// its own, with that gloss's weight, best first: the other direction
+    /// of `glosses` (sort → 排序).
+    pub fn headwords_for(&self, word: &str) -> Vec<(String, f32)> {
+        let Some(e) = self.english_number(word) else {
+            return Vec::new();
+        };
+        let reverse = self.reverse.get_or_init(|| {
+            let mut out = Vec::new();
+            for i in 0..self.heads.count {
+                if self.head(i).chars().nth(1).is_none() {
+                    continue;
+                }
+                self.each_gloss(i, &mut |weight, words| {
+                    if let [w] = words {
+                        out.push((*w as u32, i as u32, (weight * 255.0).round() as u8));
+                    }
+                    true
+                });
+            }
+            out.sort_unstable_by_key(|r| (r.0, std::cmp::Reverse(r.2), r.1));
+            out
+        });
+        let start = reverse.partition_point(|r| (r.0 as usize) < e);
+        let mut out: Vec<(String, f32)> = reverse[start..]
+            .iter()
+            .take_while(|r| r.0 as usize == e)
+            .map(|r| (self.head(r.1 as usize).to_string(), f32::from(r.2) / 255.0))
+            .collect();
+        out.truncate(REVERSE_KEPT);
         out
     }
 
