@@ -1300,7 +1300,7 @@ mod tests {
         // Without the dictionary the English node shares nothing.
         assert_eq!(ix.score_t(&ix.query_plain("插入排序"), 1), 0.0);
         let (en, zh) = (ix.score_t(&q, 1), ix.score_t(&q, 2));
-        assert!(en > 0.5 && zh > 0.8 && zh <= 1.0, "{en} {zh}");
+        assert!(en > 0.4 && zh > 0.8 && zh <= 1.0, "{en} {zh}");
         // The node that says it in both languages (its names are English)
         // does not count it twice: it scores no more than the same
         // Chinese with a name that means nothing.

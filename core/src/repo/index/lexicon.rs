@@ -545,6 +545,13 @@ pub(crate) mod tests {
         // Characters no headword covers stand alone.
         assert_eq!(cut("快速排序"), vec![1, 1, 2]);
         assert_eq!(cut(""), Vec::<usize>::new());
+        // The other direction: headwords of two characters or more that a
+        // word glosses on its own.
+        assert_eq!(l.headwords_for("sort"), vec![("排序".to_string(), 1.0)]);
+        assert_eq!(l.headwords_for("algorithm"), vec![("算法".to_string(), 1.0)]);
+        assert!(l.headwords_for("heap").is_empty()); // 堆 is one character
+        assert!(l.headwords_for("interest").is_empty()); // only in a phrase
+        assert!(l.headwords_for("zebra").is_empty());
     }
 
     #[test]
