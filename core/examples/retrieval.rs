@@ -105,15 +105,41 @@ fn main() -> ExitCode {
         use arbores_core::repo::index::SemanticQuery;
         let k = engine.knowledge();
         let ix = &k.indexes;
-        let words = Words { lexicon: ix.lexicon.as_deref(), semantic: &ix.semantic, fusion: &ix.fusion };
+        let words = Words {
+            lexicon: ix.lexicon.as_deref(),
+            semantic: &ix.semantic,
+            fusion: &ix.fusion,
+        };
         let lq = ix.lexical.query(&text, &words).unwrap();
         println!("{lq:?}");
-        let qv = arbores_core::repo::index::hybrid::query_vector(&ix.semantic, ix.lexicon.as_deref(), &ix.fusion, &text).unwrap();
-        let hits = ix.search(&text, &SemanticQuery { top_k: 15, threshold: 0.0, kind: None }).unwrap();
+        let qv = arbores_core::repo::index::hybrid::query_vector(
+            &ix.semantic,
+            ix.lexicon.as_deref(),
+            &ix.fusion,
+            &text,
+        )
+        .unwrap();
+        let hits = ix
+            .search(
+                &text,
+                &SemanticQuery {
+                    top_k: 15,
+                    threshold: 0.0,
+                    kind: None,
+                },
+            )
+            .unwrap();
         for h in hits {
             let lex = ix.lexical.score(&lq, h.id).unwrap();
-            let cos = qv.as_ref().map_or(0.0, |v| ix.semantic.score_of(h.id, v).unwrap());
-            let d = k.get(h.id).ok().flatten().and_then(|n| n.description.clone()).unwrap_or_default();
+            let cos = qv
+                .as_ref()
+                .map_or(0.0, |v| ix.semantic.score_of(h.id, v).unwrap());
+            let d = k
+                .get(h.id)
+                .ok()
+                .flatten()
+                .and_then(|n| n.description.clone())
+                .unwrap_or_default();
             println!("{:.3} lex {:.3} cos {:.3}  {}", h.score, lex, cos, d);
         }
     }

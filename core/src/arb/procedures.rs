@@ -345,7 +345,8 @@ fn semantic_search(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
             &ix.fusion,
             &query,
             &q,
-        ).map_err(err)?;
+        )
+        .map_err(err)?;
         if let Some(e) = unreadable {
             return Err(forest_error(a.who, e.into()));
         }

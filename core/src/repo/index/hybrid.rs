@@ -416,7 +416,12 @@ mod tests {
         let lexicon =
             Lexicon::from_bytes(crate::repo::index::lexicon::tests::small_lexicon()).unwrap();
         let mut all = nodes();
-        all.push(node(6, "Insert into a binary tree", &["tree-insert"], "function"));
+        all.push(node(
+            6,
+            "Insert into a binary tree",
+            &["tree-insert"],
+            "function",
+        ));
         all.push(node(7, "Compound interest", &["compound"], "function"));
         let embedder = StaticEmbedder::from_bytes(small_table()).unwrap();
         let mut sem = SemanticIndex::new(Box::new(embedder), SemanticConfig::default());
@@ -448,7 +453,10 @@ mod tests {
             }
         }
         // The rendition of a Chinese query: its words' first glosses.
-        assert_eq!(rendition(&lexicon, "复利 rate", 1), "compound interest rate ");
+        assert_eq!(
+            rendition(&lexicon, "复利 rate", 1),
+            "compound interest rate "
+        );
         assert_eq!(rendition(&lexicon, "rate", 1), "");
     }
 

@@ -938,7 +938,8 @@ impl QueryBuilder<'_> {
                         if factor > 0.0 {
                             let df = self.dfs.get(&t).copied().unwrap_or(0);
                             let common = df.saturating_mul(2) > self.docs;
-                            self.groups.push((idf * factor, common, vec![(1.0, vec![(t, 1.0)])]));
+                            self.groups
+                                .push((idf * factor, common, vec![(1.0, vec![(t, 1.0)])]));
                         }
                     }
                 }
@@ -1289,7 +1290,12 @@ mod tests {
     #[test]
     fn a_word_counts_once_whatever_its_language() {
         let mut ix = LexicalIndex::new(FieldWeights::default());
-        ix.put(&node(1, "Sort a list by inserting each item", &["insertion-sort"], ""));
+        ix.put(&node(
+            1,
+            "Sort a list by inserting each item",
+            &["insertion-sort"],
+            "",
+        ));
         ix.put(&node(2, "插入排序", &["insertion-sort"], ""));
         ix.put(&node(3, "Pile of plates", &["plates"], ""));
         ix.put(&node(4, "Compound interest over years", &["compound"], ""));
@@ -1321,7 +1327,9 @@ mod tests {
     #[test]
     fn top_agrees_with_scoring_every_node() {
         let mut ix = LexicalIndex::new(FieldWeights::default());
-        let words = ["sort", "insert", "tree", "pile", "heap", "compound", "interest", "list"];
+        let words = [
+            "sort", "insert", "tree", "pile", "heap", "compound", "interest", "list",
+        ];
         let han = ["排序", "插入", "二叉树", "堆", "复利", "列表"];
         for i in 0..400u64 {
             let a = words[(i % 8) as usize];
@@ -1335,7 +1343,14 @@ mod tests {
             ix.put(&node(i, &desc, &[b], ""));
         }
         let dictionary = Dictionary::new();
-        for text in ["插入排序", "堆 tree", "复利 list", "二叉树排序算法", "sort", "排序"] {
+        for text in [
+            "插入排序",
+            "堆 tree",
+            "复利 list",
+            "二叉树排序算法",
+            "sort",
+            "排序",
+        ] {
             for words in [&dictionary as &dyn QueryWords, &PlainWords] {
                 let q = ix.query(text, words).unwrap();
                 let mut all: Vec<(f32, NodeId)> = (0..400)

@@ -37,6 +37,8 @@ use super::static_embed::Bytes;
 const MAGIC: &[u8; 8] = b"ARBLEX01";
 /// The longest headword considered when cutting a query, in characters.
 const LONGEST: usize = 8;
+/// Words of a gloss, at most.
+const MAX_GLOSS_WORDS: usize = 16;
 /// Headwords an English word is translated into, at most.
 const REVERSE_KEPT: usize = 4;
 
@@ -58,6 +60,7 @@ struct Strings {
     count: usize,
     bytes: usize,
     offsets: usize,
+    len: usize,
 }
 
 pub struct Lexicon {
@@ -67,8 +70,12 @@ pub struct Lexicon {
     english: Strings,
     glosses: usize,
     gloss_offsets: usize,
-    /// The longest headword, in characters (at most `LONGEST`).
-    longest: usize,
+    /// Once the contents are checked (`check`): the longest headword, in
+    /// characters (at most `LONGEST`); `None` if they are damaged (the
+    /// lexicon then knows no word).
+    checked: OnceLock<Option<usize>>,
+    /// The length of the glosses' bytes.
+    glosses_len: usize,
     /// (English word, headword, weight) of every one-word gloss of a
     /// headword of two characters or more, by English word: built on
     /// first use.
@@ -114,49 +121,62 @@ impl Reader<'_> {
         self.take(n, what)
     }
 
-    /// A count, a blob of `n` bytes and `count + 1` offsets into it, each
-    /// checked: in order, in range, and (for strings) on UTF-8 boundaries.
-    fn strings(&mut self, what: &str, sorted: bool) -> Result<Strings, LexiconError> {
+    /// A count, a blob of `n` bytes and `count + 1` offsets into it (their
+    /// values are checked by `check_strings`).
+    fn strings(&mut self, what: &str) -> Result<Strings, LexiconError> {
         let count = self.u32(what)?;
         let n = self.u32(what)?;
         let bytes = self.take(n, what)?;
         let offsets = self.offsets(count, what)?;
-        let b = self.bytes;
-        let text = std::str::from_utf8(&b[bytes..bytes + n])
-            .map_err(|_| LexiconError(format!("{what}: not UTF-8")))?;
-        let mut last = 0;
-        let mut previous: Option<&str> = None;
-        for i in 0..=count {
-            let o = le_u32(b, offsets + 4 * i);
-            if o < last || o > n || !text.is_char_boundary(o) || (i == 0 && o != 0) {
-                return Err(LexiconError(format!(
-                    "{what}: offset {i} out of order or range"
-                )));
-            }
-            if i > 0 {
-                let s = &text[last..o];
-                if s.is_empty() {
-                    return Err(LexiconError(format!("{what}: entry {} is empty", i - 1)));
-                }
-                if sorted && previous.is_some_and(|p| p.as_bytes() >= s.as_bytes()) {
-                    return Err(LexiconError(format!(
-                        "{what}: entry {} is out of order",
-                        i - 1
-                    )));
-                }
-                previous = Some(s);
-            }
-            last = o;
-        }
-        if last != n {
-            return Err(LexiconError(format!("{what}: bytes after the last entry")));
-        }
         Ok(Strings {
             count,
             bytes,
             offsets,
+            len: n,
         })
     }
+}
+
+/// Checks a list of strings: offsets in order, in range and on UTF-8
+/// boundaries, no entry empty, and (if `sorted`) entries in strictly
+/// ascending byte order.
+fn check_strings(b: &[u8], list: Strings, what: &str, sorted: bool) -> Result<(), LexiconError> {
+    let Strings {
+        count,
+        bytes,
+        offsets,
+        len: n,
+    } = list;
+    let text = std::str::from_utf8(&b[bytes..bytes + n])
+        .map_err(|_| LexiconError(format!("{what}: not UTF-8")))?;
+    let mut last = 0;
+    let mut previous: &[u8] = &[];
+    for i in 0..=count {
+        let o = le_u32(b, offsets + 4 * i);
+        if o < last || o > n || !text.is_char_boundary(o) || (i == 0 && o != 0) {
+            return Err(LexiconError(format!(
+                "{what}: offset {i} out of order or range"
+            )));
+        }
+        if i > 0 {
+            let s = &text.as_bytes()[last..o];
+            if s.is_empty() {
+                return Err(LexiconError(format!("{what}: entry {} is empty", i - 1)));
+            }
+            if sorted && i > 1 && previous >= s {
+                return Err(LexiconError(format!(
+                    "{what}: entry {} is out of order",
+                    i - 1
+                )));
+            }
+            previous = s;
+        }
+        last = o;
+    }
+    if last != n {
+        return Err(LexiconError(format!("{what}: bytes after the last entry")));
+    }
+    Ok(())
 }
 
 /// Reads a LEB128 number at `*at`, below `limit`.
@@ -179,14 +199,22 @@ fn leb(b: &[u8], at: &mut usize, end: usize) -> Option<usize> {
 impl Lexicon {
     /// A lexicon's bytes, checked whole first.
     pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Result<Lexicon, LexiconError> {
-        Self::parse(Bytes::Shared(bytes.into()))
+        let lexicon = Self::parse(Bytes::Shared(bytes.into()))?;
+        let longest = lexicon.check()?;
+        let _ = lexicon.checked.set(Some(longest));
+        Ok(lexicon)
     }
 
-    /// A lexicon compiled into the program (not copied).
+    /// A lexicon compiled into the program (not copied). Its layout is
+    /// checked now, its contents on first use (a check of every headword
+    /// and gloss, tens of milliseconds, which a process that never searches
+    /// should not pay); contents that turn out damaged make a lexicon that
+    /// knows no word, and `check` says why.
     pub fn from_static(bytes: &'static [u8]) -> Result<Lexicon, LexiconError> {
         Self::parse(Bytes::Static(bytes))
     }
 
+    /// The layout: every part's length within the bytes.
     fn parse(bytes: Bytes) -> Result<Lexicon, LexiconError> {
         let b = &bytes[..];
         if b.len() < 8 || &b[..8] != MAGIC {
@@ -198,10 +226,10 @@ impl Lexicon {
         if std::str::from_utf8(&b[info.0..info.0 + n]).is_err() {
             return Err(LexiconError("the description is not UTF-8".into()));
         }
-        let heads = r.strings("the headwords", true)?;
-        let english = r.strings("the English words", false)?;
-        let n = r.u32("the glosses")?;
-        let glosses = r.take(n, "the glosses")?;
+        let heads = r.strings("the headwords")?;
+        let english = r.strings("the English words")?;
+        let glosses_len = r.u32("the glosses")?;
+        let glosses = r.take(glosses_len, "the glosses")?;
         let gloss_offsets = r.offsets(heads.count, "the gloss offsets")?;
         if r.at != b.len() {
             return Err(LexiconError(format!(
@@ -209,41 +237,57 @@ impl Lexicon {
                 b.len() - r.at
             )));
         }
-        let mut lexicon = Lexicon {
+        Ok(Lexicon {
             bytes,
             info,
             heads,
             english,
             glosses,
             gloss_offsets,
-            longest: 1,
+            checked: OnceLock::new(),
+            glosses_len,
             reverse: OnceLock::new(),
-        };
+        })
+    }
+
+    /// Checks the contents: the strings, and every headword's glosses
+    /// (in order, decoding to English words of the lexicon). The longest
+    /// headword's length, in characters (at most `LONGEST`).
+    pub fn check(&self) -> Result<usize, LexiconError> {
+        let b = &self.bytes[..];
+        check_strings(b, self.heads, "the headwords", true)?;
+        check_strings(b, self.english, "the English words", false)?;
+        let n = self.glosses_len;
         let mut last = 0;
         let mut longest = 1;
-        for i in 0..heads.count {
-            let (start, end) = lexicon.gloss_range(i);
+        let english = self.english.count;
+        for i in 0..self.heads.count {
+            let (start, end) = self.gloss_range(i);
             if start != last || end < start || end > n {
                 return Err(LexiconError(format!(
                     "the glosses of headword {i} are out of order or range"
                 )));
             }
             last = end;
-            let ok = lexicon.each_gloss(i, &mut |_, words| {
-                words.iter().all(|&w| w < english.count)
-            });
-            if !ok {
+            if !self.each_gloss(i, &mut |_, words| words.iter().all(|&w| w < english)) {
                 return Err(LexiconError(format!(
                     "the glosses of headword {i} do not decode"
                 )));
             }
-            longest = longest.max(lexicon.head(i).chars().count());
+            if longest < LONGEST {
+                longest = longest.max(self.head(i).chars().count());
+            }
         }
-        if last != n || le_u32(&lexicon.bytes, gloss_offsets + 4 * heads.count) != n {
+        if last != n || le_u32(b, self.gloss_offsets + 4 * self.heads.count) != n {
             return Err(LexiconError("bytes after the last gloss".into()));
         }
-        lexicon.longest = longest.min(LONGEST);
-        Ok(lexicon)
+        Ok(longest.min(LONGEST))
+    }
+
+    /// The longest headword once the contents are checked, or `None` if
+    /// they are damaged.
+    fn ready(&self) -> Option<usize> {
+        *self.checked.get_or_init(|| self.check().ok())
     }
 
     /// The lexicon's own description (where it comes from, its licence).
@@ -287,28 +331,30 @@ impl Lexicon {
     fn each_gloss(&self, i: usize, f: &mut dyn FnMut(f32, &[usize]) -> bool) -> bool {
         let (start, end) = self.gloss_range(i);
         let b = &self.bytes[self.glosses..];
+        if start > end || end > b.len() {
+            return false;
+        }
         let mut at = start;
         let Some(count) = leb(b, &mut at, end) else {
             return false;
         };
-        let mut words = Vec::new();
+        let mut words = [0usize; MAX_GLOSS_WORDS];
         for _ in 0..count {
             if at >= end {
                 return false;
             }
             let weight = f32::from(b[at]) / 255.0;
             at += 1;
-            let Some(n) = leb(b, &mut at, end) else {
+            let Some(n) = leb(b, &mut at, end).filter(|&n| n <= MAX_GLOSS_WORDS) else {
                 return false;
             };
-            words.clear();
-            for _ in 0..n {
+            for w in words.iter_mut().take(n) {
                 match leb(b, &mut at, end) {
-                    Some(w) => words.push(w),
+                    Some(x) => *w = x,
                     None => return false,
                 }
             }
-            if !f(weight, &words) {
+            if !f(weight, &words[..n]) {
                 return false;
             }
         }
@@ -317,6 +363,7 @@ impl Lexicon {
 
     /// The headword number of `word`.
     fn find(&self, word: &str) -> Option<usize> {
+        self.ready()?;
         let (mut lo, mut hi) = (0, self.heads.count);
         while lo < hi {
             let mid = (lo + hi) / 2;
@@ -356,6 +403,7 @@ impl Lexicon {
 
     /// The English word `word`'s number.
     fn english_number(&self, word: &str) -> Option<usize> {
+        self.ready()?;
         let (mut lo, mut hi) = (0, self.english.count);
         while lo < hi {
             let mid = (lo + hi) / 2;
@@ -407,16 +455,16 @@ impl Lexicon {
     /// among as few, the one whose words are the longest earliest.
     pub fn cut(&self, run: &[char]) -> Vec<usize> {
         let n = run.len();
-        if n == 0 {
-            return Vec::new();
-        }
+        let Some(longest) = self.ready() else {
+            return vec![1; n];
+        };
         // best[i]: fewest words covering run[i..], and the first's length.
         let mut best = vec![(usize::MAX, 1usize); n + 1];
         best[n] = (0, 0);
         let mut word = String::new();
         for start in (0..n).rev() {
             word.clear();
-            for len in 1..=self.longest.min(n - start) {
+            for len in 1..=longest.min(n - start) {
                 word.push(run[start + len - 1]);
                 if len > 1 && !self.contains(&word) {
                     continue;
@@ -532,9 +580,15 @@ pub(crate) mod tests {
         assert_eq!(l.len(), 8);
         assert_eq!(
             l.glosses("排序"),
-            vec![("sort".to_string(), 1.0), ("arrange order".to_string(), 0.8)]
+            vec![
+                ("sort".to_string(), 1.0),
+                ("arrange order".to_string(), 0.8)
+            ]
         );
-        assert_eq!(l.glosses("复利"), vec![("compound interest".to_string(), 1.0)]);
+        assert_eq!(
+            l.glosses("复利"),
+            vec![("compound interest".to_string(), 1.0)]
+        );
         assert!(l.glosses("树木").is_empty());
         assert!(l.contains("二叉") && l.glosses("二叉").is_empty());
         let cut = |s: &str| l.cut(&s.chars().collect::<Vec<_>>());
@@ -548,7 +602,10 @@ pub(crate) mod tests {
         // The other direction: headwords of two characters or more that a
         // word glosses on its own.
         assert_eq!(l.headwords_for("sort"), vec![("排序".to_string(), 1.0)]);
-        assert_eq!(l.headwords_for("algorithm"), vec![("算法".to_string(), 1.0)]);
+        assert_eq!(
+            l.headwords_for("algorithm"),
+            vec![("算法".to_string(), 1.0)]
+        );
         assert!(l.headwords_for("heap").is_empty()); // 堆 is one character
         assert!(l.headwords_for("interest").is_empty()); // only in a phrase
         assert!(l.headwords_for("zebra").is_empty());
@@ -564,6 +621,17 @@ pub(crate) mod tests {
         let mut longer = good.clone();
         longer.push(0);
         assert!(Lexicon::from_bytes(longer).is_err());
+        // Read lazily (as the built-in one is), damaged contents make a
+        // lexicon that knows no word, and `check` says why.
+        let mut bad = good.clone();
+        let last = bad.len() - 4; // the end of the last headword's glosses
+        bad[last] ^= 1;
+        let leaked: &'static [u8] = Box::leak(bad.into_boxed_slice());
+        let lazy = Lexicon::from_static(leaked).unwrap();
+        assert!(lazy.check().is_err());
+        assert!(lazy.glosses("排序").is_empty() && !lazy.contains("排序"));
+        assert_eq!(lazy.cut(&['插', '入']), vec![1, 1]);
+        assert!(lazy.headwords_for("sort").is_empty());
         // Every single-byte change either parses or is refused; none panics,
         // and what parses answers.
         for i in 0..good.len() {

@@ -828,7 +828,11 @@ fn the_lexical_index_is_stored_and_read_lazily() {
     let r = open_small(&store);
     assert!(r.indexes.lexical_built);
     let before = r.forest.blobs().reads().0;
-    let lq = r.indexes.lexical.query("configuration", &crate::repo::index::lexical::PlainWords).unwrap();
+    let lq = r
+        .indexes
+        .lexical
+        .query("configuration", &crate::repo::index::lexical::PlainWords)
+        .unwrap();
     let top = r.indexes.lexical.top(&lq, 5, &|_| Ok(true)).unwrap();
     assert_eq!(top.len(), 5);
     let read = r.forest.blobs().reads().0 - before;
