@@ -53,7 +53,7 @@ pub struct Settings {
 /// (`--json`, which prints one object at the end, and tests). Shared by the
 /// session and the engine's host, which is replaced with the instance.
 #[derive(Clone, Debug)]
-pub struct OutputSink(Arc<Mutex<Streamed>>, bool);
+pub struct OutputSink(Arc<Mutex<Streamed>>, bool, Option<(u64, Stopper)>);
 
 /// What one evaluation's output to standard output was.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -66,12 +66,21 @@ pub struct Streamed {
 impl OutputSink {
     /// Output goes to standard output as it is written.
     pub fn stdout() -> OutputSink {
-        OutputSink(Arc::default(), true)
+        OutputSink(Arc::default(), true, None)
     }
 
     /// Output is kept by the engine and returned with the result.
     pub fn kept() -> OutputSink {
-        OutputSink(Arc::default(), false)
+        OutputSink(Arc::default(), false, None)
+    }
+
+    /// At most `max` bytes of each evaluation's output go to standard
+    /// output (`--max-output`): what would pass the cap is dropped and
+    /// `stopper` stops the evaluation at its next check (within a few
+    /// thousand steps), with [`StopReason::OutputLimit`]. Output kept for
+    /// the result is bounded by the memory cap instead.
+    pub fn with_max(self, max: Option<u64>, stopper: &Stopper) -> OutputSink {
+        OutputSink(self.0, self.1, max.map(|m| (m, stopper.clone())))
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, Streamed> {
@@ -91,6 +100,21 @@ impl OutputSink {
         if text.is_empty() {
             return true;
         }
+        let mut text = text;
+        if let Some((max, stopper)) = &self.2 {
+            let room = max.saturating_sub(self.state().bytes);
+            if text.len() as u64 > room {
+                let mut end = room as usize;
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                text = &text[..end];
+                stopper.output_full();
+            }
+            if text.is_empty() {
+                return true;
+            }
+        }
         let mut out = std::io::stdout().lock();
         // A closed pipe is not worth failing the evaluation over, as when
         // the result is printed.
@@ -100,6 +124,11 @@ impl OutputSink {
         state.bytes += text.len() as u64;
         state.ends_with_newline = text.ends_with('\n');
         true
+    }
+
+    /// The cap on each evaluation's output, if any (`--max-output`).
+    pub fn max(&self) -> Option<u64> {
+        self.2.as_ref().map(|(max, _)| *max)
     }
 
     /// What the evaluation since `begin` wrote.
@@ -128,6 +157,8 @@ pub enum StopReason {
     /// The client that asked for the evaluation cancelled its request
     /// (`arbores mcp`).
     Cancelled,
+    /// The evaluation's output reached `--max-output`.
+    OutputLimit,
 }
 
 /// The host's answer to the core's interrupt check, shared with the Ctrl-C
@@ -135,12 +166,20 @@ pub enum StopReason {
 #[derive(Clone, Default)]
 pub struct Stopper(Arc<StopState>);
 
+impl std::fmt::Debug for Stopper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stopper")
+    }
+}
+
 #[derive(Default)]
 struct StopState {
     deadline: Mutex<Option<Instant>>,
     running: AtomicBool,
     ctrl_c: AtomicBool,
-    /// 0: none, 1: timeout, 2: Ctrl-C, 3: cancelled.
+    /// The output reached its cap (`--max-output`).
+    output_full: AtomicBool,
+    /// 0: none, 1: timeout, 2: Ctrl-C, 3: cancelled, 4: output cap.
     reason: AtomicU8,
     /// The number of the request being served (0: none), and the last
     /// request cancelled: equal, the evaluation stops. Numbers are never
@@ -155,6 +194,7 @@ impl Stopper {
         *self.0.deadline.lock().unwrap_or_else(|p| p.into_inner()) =
             timeout.map(|t| Instant::now() + t);
         self.0.ctrl_c.store(false, Ordering::SeqCst);
+        self.0.output_full.store(false, Ordering::SeqCst);
         self.0.reason.store(0, Ordering::SeqCst);
         self.0.running.store(true, Ordering::SeqCst);
     }
@@ -165,6 +205,10 @@ impl Stopper {
 
     /// The interrupt check: cheap enough to be asked every few thousand steps.
     pub fn should_stop(&self) -> bool {
+        if self.0.output_full.load(Ordering::Relaxed) {
+            self.0.reason.store(4, Ordering::SeqCst);
+            return true;
+        }
         if self.0.ctrl_c.load(Ordering::Relaxed) {
             self.0.reason.store(2, Ordering::SeqCst);
             return true;
@@ -187,8 +231,14 @@ impl Stopper {
             1 => Some(StopReason::Timeout),
             2 => Some(StopReason::CtrlC),
             3 => Some(StopReason::Cancelled),
+            4 => Some(StopReason::OutputLimit),
             _ => None,
         }
+    }
+
+    /// The output reached its cap: the evaluation stops at its next check.
+    pub fn output_full(&self) {
+        self.0.output_full.store(true, Ordering::SeqCst);
     }
 
     /// The request the evaluations from now on serve (0: none).

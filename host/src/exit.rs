@@ -11,6 +11,7 @@ use arbores_core::ErrorKind;
 pub const STORE_ERROR: &str = "store-error";
 pub const TIME_LIMIT: &str = "time-limit";
 pub const CONFLICT: &str = "conflict";
+pub const OUTPUT_LIMIT: &str = "output-limit";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
@@ -35,6 +36,8 @@ pub enum Exit {
     Conflict,
     /// Stopped with Ctrl-C.
     Interrupted,
+    /// The evaluation's output reached its cap (--max-output).
+    Output,
     /// The program called `(exit STATUS)`: its own status.
     Program(u8),
 }
@@ -51,6 +54,7 @@ impl Exit {
             Exit::Time => 5,
             Exit::Store => 6,
             Exit::Conflict => 7,
+            Exit::Output => 8,
             Exit::Interrupted => 130,
             Exit::Program(status) => status,
         }
@@ -72,6 +76,7 @@ impl Exit {
             Exit::Time => TIME_LIMIT,
             Exit::Store => STORE_ERROR,
             Exit::Conflict => CONFLICT,
+            Exit::Output => OUTPUT_LIMIT,
             Exit::Interrupted => ErrorKind::Interrupted.as_str(),
         })
     }

@@ -62,6 +62,13 @@ struct Cli {
     #[arg(long, global = true, value_name = "SIZE", default_value = "512M", value_parser = report::parse_size)]
     memory: u64,
 
+    /// Most output each evaluation may print, in bytes or with a K, M or G
+    /// suffix; past it the rest is dropped and the evaluation stops with
+    /// an output-limit error (exit status 8); 0 for none. Output returned
+    /// inside a result (--json, mcp) is bounded by --memory instead.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "0", value_parser = report::parse_size)]
+    max_output: u64,
+
     /// Wall-clock limit of each evaluation in seconds (fractions allowed,
     /// `ms` suffix for milliseconds); 0 for none.
     #[arg(long, global = true, value_name = "SECS", default_value = "60", value_parser = parse_timeout)]
@@ -144,7 +151,8 @@ Exit status:
   3 the step budget ran out (--fuel); 4 the memory cap was reached
   (--memory); 5 the time ran out (--timeout); 6 the knowledge store could
   not be opened, read or written, or is damaged; 7 a change was refused as
-  a conflict with another writer; 130 Ctrl-C.
+  a conflict with another writer; 8 the output cap was reached
+  (--max-output); 130 Ctrl-C.
 
 Environment:
   ARBORES_STORE      the knowledge store's file (as --store)
@@ -366,6 +374,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
     if serving {
         grants.no_stdin = Some(mcp::NO_STDIN);
     }
+    let stopper = Stopper::default();
     let settings = Settings {
         engine: cli.engine,
         limits: Limits {
@@ -380,7 +389,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         output: if cli.json || serving {
             OutputSink::kept()
         } else {
-            OutputSink::stdout()
+            OutputSink::stdout().with_max((cli.max_output > 0).then_some(cli.max_output), &stopper)
         },
         grants,
     };
@@ -395,7 +404,6 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         .store
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or_else(paths::default_store);
-    let stopper = Stopper::default();
     let access = if settings.tier == Tier::ReadOnly {
         Access::ReadOnly
     } else {

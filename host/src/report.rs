@@ -114,6 +114,7 @@ pub fn exit_of(outcome: &Outcome) -> Exit {
             ErrorKind::MemoryLimit => Exit::Memory,
             ErrorKind::Interrupted => match outcome.stopped {
                 Some(StopReason::CtrlC | StopReason::Cancelled) => Exit::Interrupted,
+                Some(StopReason::OutputLimit) => Exit::Output,
                 _ => Exit::Time,
             },
         },
@@ -138,6 +139,7 @@ pub fn json(outcome: &Outcome, settings: &Settings, exit: Exit) -> serde_json::V
             (ErrorKind::Interrupted, Some(StopReason::CtrlC | StopReason::Cancelled)) => {
                 "interrupted"
             }
+            (ErrorKind::Interrupted, Some(StopReason::OutputLimit)) => exit::OUTPUT_LIMIT,
             (ErrorKind::Interrupted, _) => exit::TIME_LIMIT,
             (k, _) => k.as_str(),
         };
@@ -171,6 +173,10 @@ fn message_of(outcome: &Outcome, settings: &Settings) -> String {
         (ErrorKind::Interrupted, Some(StopReason::Cancelled)) => {
             "interrupted: the client cancelled the request".to_string()
         }
+        (ErrorKind::Interrupted, Some(StopReason::OutputLimit)) => format!(
+            "output limit exceeded: the evaluation printed {} (--max-output); the rest was dropped",
+            size(settings.output.max().unwrap_or(0))
+        ),
         (ErrorKind::Interrupted, _) if outcome.session_lost => {
             format!(
                 "timed out after {}: {}",

@@ -144,7 +144,37 @@ both_engines!(
     repl_shows_the_error_line_with_a_caret,
     repl_describes_and_finds_names,
     repl_times_loads_and_browses,
+    output_cap,
 );
+
+/// `--max-output`: exactly the cap is printed, then an output-limit error
+/// (exit status 8); in the REPL the session goes on.
+fn output_cap(engine: &str) {
+    let flood = "(let loop () (display \"xyz\") (loop))";
+    let out = arbores(engine, &["--max-output", "100K", "eval", flood], None);
+    assert_eq!(out.status.code(), Some(8), "{}", describe(&out));
+    assert_eq!(out.stdout.len(), 100 << 10, "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("output limit exceeded"),
+        "{}",
+        describe(&out)
+    );
+    assert!(stderr(&out).contains("--max-output"), "{}", describe(&out));
+    let out = arbores(
+        engine,
+        &["--max-output", "1K", "repl"],
+        Some(&format!(
+            "(define x 41)\n{flood}\n(display \"ok\")\n(+ x 1)\n"
+        )),
+    );
+    assert!(out.status.success(), "{}", describe(&out));
+    assert!(stdout(&out).ends_with("ok\n42\n"), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("output limit exceeded"),
+        "{}",
+        describe(&out)
+    );
+}
 
 fn prints_the_value(engine: &str) {
     let out = arbores(engine, &["eval", "(+ 1 2)"], None);

@@ -147,6 +147,7 @@ fn kind_message(kind: &str) -> Option<&'static str> {
         "memory-limit" => "memory limit exceeded",
         "step-limit" => "step limit exceeded",
         "interrupted" => "timed out after",
+        "output-limit" => "output limit exceeded",
         "syntax-error" | "runtime-error" => "",
         _ => return None,
     })
@@ -606,10 +607,10 @@ impl Runner {
         }
         if program.run_mode {
             // An error (1) or the limit that stopped it (3 steps, 4 memory,
-            // 5 time): docs/API.md, "Exit status".
-            if !matches!(done.status, Some(1 | 3 | 4 | 5)) {
+            // 5 time, 8 output): docs/API.md, "Exit status".
+            if !matches!(done.status, Some(1 | 3 | 4 | 5 | 8)) {
                 failures.push(format!(
-                    "exit status {:?}, expected a failure (1, 3, 4 or 5)",
+                    "exit status {:?}, expected a failure (1, 3, 4, 5 or 8)",
                     done.status
                 ));
             }
