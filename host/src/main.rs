@@ -66,7 +66,7 @@ struct Cli {
     /// suffix; past it the rest is dropped and the evaluation stops with
     /// an output-limit error (exit status 8); 0 for none. Output returned
     /// inside a result (--json, mcp) is bounded by --memory instead.
-    #[arg(long, global = true, value_name = "SIZE", default_value = "0", value_parser = report::parse_size)]
+    #[arg(long, global = true, value_name = "SIZE", default_value = "0", value_parser = report::parse_output_size)]
     max_output: u64,
 
     /// Wall-clock limit of each evaluation in seconds (fractions allowed,

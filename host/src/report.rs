@@ -303,8 +303,26 @@ pub fn size(bytes: u64) -> String {
     format!("{bytes} bytes")
 }
 
-/// `256M`, `1G`, `65536`, `512KiB`: binary units, case-insensitive.
+/// A memory cap: `256M`, `1G`, `65536`, `512KiB` (binary units,
+/// case-insensitive), at least 1M.
 pub fn parse_size(text: &str) -> Result<u64, String> {
+    let bytes = size_in_bytes(text)?;
+    if bytes < 1 << 20 {
+        return Err(format!(
+            "`{text}` is too small; the engine needs at least 1M"
+        ));
+    }
+    Ok(bytes)
+}
+
+/// An output cap: a size as for `parse_size`, any number of bytes; 0 for
+/// none.
+pub fn parse_output_size(text: &str) -> Result<u64, String> {
+    size_in_bytes(text)
+}
+
+/// `256M`, `1G`, `65536`, `512KiB`: binary units, case-insensitive.
+fn size_in_bytes(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (number, unit) = t.split_at(digits);
@@ -321,10 +339,5 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     let bytes = number
         .checked_mul(1 << shift)
         .ok_or(format!("`{text}` is too large"))?;
-    if bytes < 1 << 20 {
-        return Err(format!(
-            "`{text}` is too small; the engine needs at least 1M"
-        ));
-    }
     Ok(bytes)
 }

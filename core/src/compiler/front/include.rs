@@ -27,13 +27,11 @@ impl Front<'_> {
             let Some(host) = self.host.as_deref_mut() else {
                 return err(format!("{who}: no files can be read here"), *apos);
             };
-            let bytes = host
-                .read_file(path, max)
-                .map_err(|e| super::CompileError {
-                    message: format!("{who}: {path:?}: {e}"),
-                    pos: *apos,
-                    out_of_memory: false,
-                })?;
+            let bytes = host.read_file(path, max).map_err(|e| super::CompileError {
+                message: format!("{who}: {path:?}: {e}"),
+                pos: *apos,
+                out_of_memory: false,
+            })?;
             let text = String::from_utf8(bytes).map_err(|e| super::CompileError {
                 message: format!(
                     "{who}: {path:?}: not UTF-8 text (at byte {})",
