@@ -5,8 +5,14 @@
 // engine being ready (body[data-engine="ready"]: the wasm module compiled,
 // the knowledge base loaded from IndexedDB), on a fresh profile (a first
 // visit) and on a reload (the browser's caches and the service worker warm).
+// With --stages it also prints, for the first visits, when each step of the
+// start ended (medians, ms from navigation start): the page's code started
+// and done (main thread), and in the engine's worker its start, the
+// module's glue loaded, its bytes received, the module compiled and
+// instantiated, the engine built, the knowledge base read, the first save,
+// the session opened. A page that does not report a step shows "-".
 //
-//   node web/bench/ready.mjs [DIR ...] [--runs N]
+//   node web/bench/ready.mjs [DIR ...] [--runs N] [--stages]
 //
 // Needs target/release/arbores and Chromium (as the tests do).
 
@@ -21,6 +27,9 @@ import { CHROMIUM_ARGS, chromiumPath, dist, root } from '../tests/harness.mjs';
 const args = process.argv.slice(2);
 const runsAt = args.indexOf('--runs');
 const runs = runsAt >= 0 ? Number(args.splice(runsAt, 2)[1]) : 5;
+const stagesAt = args.indexOf('--stages');
+const showStages = stagesAt >= 0;
+if (showStages) args.splice(stagesAt, 1);
 const dirs = args.length ? args.map((d) => path.resolve(d)) : [dist];
 const bin = path.join(root, 'target', 'release', 'arbores');
 
@@ -41,8 +50,22 @@ async function readyMs(page, url, reload) {
   return page.evaluate(() => performance.now());
 }
 
+// The steps of the start, in ms from navigation start (see the top).
+const STAGES = ['app', 'page', 'worker', 'glue', 'bytes', 'module', 'engine', 'knowledge', 'saved', 'session'];
+function stagesOf(page) {
+  return page.evaluate(() => {
+    const at = {};
+    for (const name of ['app', 'page']) {
+      const m = performance.getEntriesByName(`arbores:${name}`)[0];
+      if (m) at[name] = m.startTime;
+    }
+    for (const [name, t] of Object.entries(window.arboresMarks ?? {})) at[name] = t - performance.timeOrigin;
+    return at;
+  });
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const results = dirs.map(() => ({ first: [], reload: [] }));
+const results = dirs.map(() => ({ first: [], reload: [], stages: [] }));
 const servers = [];
 for (const [i, dir] of dirs.entries()) servers.push({ dir, port: 18700 + i, child: await serve(dir, 18700 + i) });
 try {
@@ -53,6 +76,7 @@ try {
       const page = context.pages()[0] || await context.newPage();
       const url = `http://127.0.0.1:${s.port}/`;
       results[i].first.push(await readyMs(page, url, false));
+      if (showStages) results[i].stages.push(await stagesOf(page));
       await page.waitForTimeout(500); // let the service worker install
       results[i].reload.push(await readyMs(page, url, true));
       await context.close();
@@ -74,4 +98,14 @@ for (const [i, s] of servers.entries()) {
   const total = files.reduce((n, f) => n + gz(f), 0);
   const fmt = (xs) => `${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`;
   console.log(`${path.relative(process.cwd(), s.dir).padEnd(34)} ${fmt(first).padEnd(31)} ${fmt(reload).padEnd(26)} ${kib(total)}`);
+}
+if (showStages) {
+  console.log(`first visit, when each step ended (median ms from navigation start): ${STAGES.join(', ')}`);
+  for (const [i, s] of servers.entries()) {
+    const cells = STAGES.map((name) => {
+      const xs = results[i].stages.map((at) => at[name]).filter((x) => x !== undefined);
+      return xs.length ? median(xs).toFixed(0) : '-';
+    });
+    console.log(`${path.relative(process.cwd(), s.dir).padEnd(34)} ${cells.map((c) => c.padStart(6)).join(' ')}`);
+  }
 }

@@ -49,6 +49,8 @@ let engineLimits = null; // what the worker reported as in force
 let storeState = null; // the worker's last report on the stored knowledge base
 const pending = new Map(); // query id → {resolve, reject}
 
+performance.mark('arbores:app'); // the page's code starts (its imports evaluated)
+
 // The engine first: it loads in its worker while the page builds the rest.
 els.steps.value = String(DEFAULT_LIMITS.steps);
 els.memory.value = String(DEFAULT_LIMITS.memoryBytes / MIB);
@@ -103,6 +105,7 @@ function startWorker() {
 function onWorkerMessage(msg) {
   switch (msg.type) {
     case ToPage.READY:
+      window.arboresMarks = msg.marks; // for web/bench/ready.mjs
       registerServiceWorker();
       engineLimits = msg.limits;
       showLimits();
@@ -534,4 +537,4 @@ if (shared !== null) {
   showTour(els.tourDialog, tryIt, toured);
 }
 editor.focus();
-
+performance.mark('arbores:page'); // the page's code is done

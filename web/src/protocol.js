@@ -18,7 +18,8 @@
 //                           before it is ready, so it starts with none
 //
 // Worker → page (ToPage):
-//   READY       {limits, tier, store, knowledge, session}  the engine is loaded
+//   READY       {limits, tier, store, knowledge, session, marks}  the engine is loaded
+//                                                       (marks: when each step of its start ended)
 //   RESULT      {id, result, ms, store, knowledge, session}  result as Engine.eval gives it
 //   STORE       {store, knowledge}      after START_FRESH or IMPORT
 //   LIMITS      {limits}                the limits now in force

@@ -25,6 +25,13 @@ import { DEFAULT_LIMITS, Query, StoreState, ToPage, ToWorker } from './protocol.
 // How many reflog entries the page shows.
 const REFLOG_SHOWN = 15;
 
+// When each step of the start ended, in ms since the epoch (the page's clock
+// and the worker's differ in origin only): sent with READY, printed by
+// web/bench/ready.mjs --stages.
+const marks = {};
+const mark = (name) => { marks[name] = performance.timeOrigin + performance.now(); };
+mark('worker');
+
 let wasm = null;
 let engine = null;
 let broken = false;
@@ -45,7 +52,11 @@ const ready = (async () => {
     // The module's bytes are on their way while its glue loads.
     const bytes = fetch(new URL('./pkg/arbores_web_bg.wasm', import.meta.url));
     wasm = await import('./pkg/arbores_web.js');
+    mark('glue');
     await wasm.default({ module_or_path: bytes });
+    mark('module');
+    const received = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'));
+    if (received) marks.bytes = performance.timeOrigin + received.responseEnd;
   } catch (e) {
     throw new Error(`could not load the engine module (pkg/arbores_web.js): ${describe(e)}`);
   }
@@ -58,11 +69,15 @@ const ready = (async () => {
   engine.setLimits(DEFAULT_LIMITS.steps, DEFAULT_LIMITS.memoryBytes);
   engine.setTier('system');
   if (pendingLimits) applyLimits(pendingLimits, false);
+  mark('engine');
   await loadKnowledge(opening);
+  mark('knowledge');
   const knowledge = readKnowledge();
   // A first visit: the knowledge base was just created; store it.
   const saved = await save();
+  mark('saved');
   await loadSession();
+  mark('session');
   return { knowledge, saved };
 })();
 
@@ -77,6 +92,7 @@ ready.then(
     store: storeReport(saved),
     knowledge,
     session: sessionReport(),
+    marks,
   }),
   (e) => {
     broken = true;
