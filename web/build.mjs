@@ -1,10 +1,14 @@
 // Builds the playground's page into web/dist/ (scripts/build-web runs it
 // after wasm-bindgen has written web/dist/pkg/):
 //
-//   dist/boot.js                  the first script: starts the worker, loads app.js
+//   dist/index.html               with src/boot.js inlined: the first script,
+//                                 it starts the worker, compiles the engine's
+//                                 module, loads app.js
 //   dist/app.js, dist/worker.js   the page and the engine's worker, bundled by
 //                                 esbuild from src/ with their npm packages
-//                                 (CodeMirror), minified, one copy of each
+//                                 (CodeMirror) and, in the worker, the module's
+//                                 glue (pkg/arbores_web.js, then removed from
+//                                 dist), minified, one copy of each
 //   dist/help.json                the arb: procedures' reference, read from
 //                                 docs/API.md (the same source as the docs)
 //   dist/docs/*.html              README.md and docs/API.md as pages
@@ -47,12 +51,14 @@ if (!fs.existsSync(path.join(dist, 'pkg', 'arbores_web.js'))) {
 // ---------------------------------------------------------------- bundles ---
 
 // boot.js starts the worker and then imports app.js: kept apart, so the
-// engine starts loading before the browser evaluates the editor's code.
-await build({
+// engine starts loading before the browser evaluates the editor's code, and
+// inlined into index.html (below) as a classic script, which runs as soon
+// as the parser reaches it.
+const boot = await build({
   entryPoints: { boot: path.join(web, 'src', 'boot.js') },
-  outdir: dist,
+  write: false,
   bundle: true,
-  format: 'esm',
+  format: 'esm', // no import or export is left: wrapped in a function below
   minify: true,
   target: ['es2022'],
   external: ['./app.js'],
@@ -65,12 +71,22 @@ const result = await build({
   format: 'esm',
   minify: true,
   target: ['es2022'],
-  // The engine's module is loaded by the worker at run time from pkg/.
-  external: ['./pkg/*'],
+  // The worker holds the module's glue (./pkg/arbores_web.js, which
+  // wasm-bindgen wrote into dist/pkg); the module itself is compiled at run
+  // time from pkg/arbores_web_bg.wasm (boot.js).
+  plugins: [{
+    name: 'wasm-bindgen-glue',
+    setup(b) {
+      b.onResolve({ filter: /^\.\/pkg\/arbores_web\.js$/ }, () => ({ path: path.join(dist, 'pkg', 'arbores_web.js') }));
+    },
+  }],
   metafile: true,
   legalComments: 'none',
   logLevel: 'warning',
 });
+
+// The glue is in worker.js now: pkg/ keeps only the module.
+fs.rmSync(path.join(dist, 'pkg', 'arbores_web.js'));
 
 // One copy of @codemirror/state: two copies break the editor ("Unrecognized
 // extension value").
@@ -107,9 +123,16 @@ for (const doc of DOCS) {
 
 // ----------------------------------------------------------- static files ---
 
-for (const f of ['index.html', 'style.css', 'favicon.svg']) {
+for (const f of ['style.css', 'favicon.svg']) {
   fs.copyFileSync(path.join(web, f), path.join(dist, f));
 }
+const BOOT_TAG = '<script src="boot.js"></script>';
+const indexHtml = fs.readFileSync(path.join(web, 'index.html'), 'utf8');
+if (!indexHtml.includes(BOOT_TAG)) die(`web/index.html has no ${BOOT_TAG} to inline`);
+const bootCode = `(()=>{${boot.outputFiles[0].text.trim()}})();`;
+if (/^\s*(import|export)\b/m.test(boot.outputFiles[0].text)) die('boot.js cannot be inlined as a classic script: it has an import or export');
+if (bootCode.includes('</script')) die('boot.js cannot be inlined: its code holds "</script"');
+fs.writeFileSync(path.join(dist, 'index.html'), indexHtml.replace(BOOT_TAG, () => `<script>${bootCode}</script>`));
 
 // --------------------------------------------------------- service worker ---
 

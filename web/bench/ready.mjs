@@ -7,14 +7,17 @@
 // visit) and on a reload (the browser's caches and the service worker warm).
 // With --stages it also prints, for the first visits, when each step of the
 // start ended (medians, ms from navigation start): the page's code started
-// and done (main thread), and in the engine's worker its start, the
-// module's glue loaded, its bytes received, the module compiled and
-// instantiated, the engine built, the knowledge base read, the first save,
-// the session opened. A page that does not report a step shows "-".
+// and done (main thread), the engine's worker started, the module's glue
+// loaded (a page that imports it apart), the compiled module handed to
+// the worker (a page that compiles it in boot.js), its bytes received, the
+// module instantiated, the engine built, the knowledge base read, the first save,
+// the session opened, and then on the page READY taken and the engine shown
+// ready. A page that does not report a step shows "-".
 //
 //   node web/bench/ready.mjs [DIR ...] [--runs N] [--stages]
 //
-// Needs target/release/arbores and Chromium (as the tests do).
+// Needs target/release/arbores (ARBORES_BIN overrides the path) and Chromium
+// (as the tests do).
 
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -31,7 +34,7 @@ const stagesAt = args.indexOf('--stages');
 const showStages = stagesAt >= 0;
 if (showStages) args.splice(stagesAt, 1);
 const dirs = args.length ? args.map((d) => path.resolve(d)) : [dist];
-const bin = path.join(root, 'target', 'release', 'arbores');
+const bin = process.env.ARBORES_BIN || path.join(root, 'target', 'release', 'arbores');
 
 async function serve(dir, port) {
   const child = spawn(bin, ['playground', '--port', String(port), '--dir', dir], { stdio: 'ignore' });
@@ -46,16 +49,22 @@ async function serve(dir, port) {
 async function readyMs(page, url, reload) {
   if (reload) await page.reload({ waitUntil: 'commit' });
   else await page.goto(url, { waitUntil: 'commit' });
-  await page.waitForFunction(() => document.body?.dataset.engine === 'ready', null, { timeout: 30_000, polling: 5 });
-  return page.evaluate(() => performance.now());
+  // The time is taken in the page when it is first seen ready (polled every
+  // 5 ms), not by a later call from here, whose round trip through the
+  // DevTools protocol took 70-300 ms more on a loaded machine.
+  const seen = await page.waitForFunction(() => document.body?.dataset.engine === 'ready' && performance.now(), null, { timeout: 30_000, polling: 5 });
+  return seen.jsonValue();
 }
 
 // The steps of the start, in ms from navigation start (see the top).
-const STAGES = ['app', 'page', 'worker', 'glue', 'bytes', 'module', 'engine', 'knowledge', 'saved', 'session'];
+const STAGES = ['app', 'page', 'worker', 'glue', 'handed', 'bytes', 'module', 'engine', 'knowledge', 'saved', 'session', 'message', 'shown'];
 function stagesOf(page) {
   return page.evaluate(() => {
     const at = {};
-    for (const name of ['app', 'page']) {
+    // The module's bytes fetched by the page (boot.js), else by the worker (below).
+    const wasm = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'));
+    if (wasm) at.bytes = wasm.responseEnd;
+    for (const name of ['app', 'page', 'message', 'shown']) {
       const m = performance.getEntriesByName(`arbores:${name}`)[0];
       if (m) at[name] = m.startTime;
     }
@@ -93,7 +102,7 @@ console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}; chromiu
 console.log('page                               first visit (median, min-max)   reload (median, min-max)   loaded at start (gzip: js+css+html+wasm)');
 for (const [i, s] of servers.entries()) {
   const { first, reload } = results[i];
-  const files = ['index.html', 'boot.js', 'app.js', 'worker.js', 'style.css', 'pkg/arbores_web.js', 'pkg/arbores_web_bg.wasm', 'sexp.js', 'store.js']
+  const files = ['index.html', 'boot.js', 'app.js', 'worker.js', 'style.css', 'pkg/arbores_web_bg.wasm', 'sexp.js', 'store.js']
     .map((f) => path.join(s.dir, f)).filter((f) => fs.existsSync(f));
   const total = files.reduce((n, f) => n + gz(f), 0);
   const fmt = (xs) => `${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`;

@@ -40,6 +40,10 @@ const els = {
 };
 
 let worker = null;
+// The engine's compiled module (a promise, from boot.js), handed to every
+// worker that replaces a stopped one; null in it when boot.js could not
+// compile it.
+let engineModule = Promise.resolve(null);
 let session = 0;
 let nextId = 1;
 let running = null; // {id, entry, started, source} while an evaluation is under way
@@ -82,7 +86,13 @@ function startWorker() {
   // The first worker was started by boot.js, before this module loaded.
   const boot = window.arboresBoot;
   window.arboresBoot = null;
-  const w = boot?.worker ?? new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  if (boot) engineModule = boot.module;
+  let w = boot?.worker;
+  if (!w) {
+    w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    // The module boot.js compiled (or null: the worker loads it itself).
+    engineModule.then((module) => w.postMessage({ type: ToWorker.MODULE, module }));
+  }
   // A terminated worker's late messages must not touch the new session.
   const onMessage = (event) => { if (w === worker) onWorkerMessage(event.data); };
   const onError = (event) => {
@@ -105,6 +115,7 @@ function startWorker() {
 function onWorkerMessage(msg) {
   switch (msg.type) {
     case ToPage.READY:
+      performance.mark('arbores:message'); // the page takes READY
       window.arboresMarks = msg.marks; // for web/bench/ready.mjs
       registerServiceWorker();
       engineLimits = msg.limits;
@@ -114,6 +125,7 @@ function onWorkerMessage(msg) {
       showSession(msg.session);
       if (running) setEngineState('running', 'Running…');
       else setEngineState('ready', 'Ready');
+      performance.mark('arbores:shown'); // ...and shows the engine ready
       break;
     case ToPage.RESULT:
       showSessionError(msg.session);

@@ -3,6 +3,10 @@
 // app.js and worker.js import this file; neither spells a type as a string.
 //
 // Page → worker (ToWorker):
+//   MODULE      {module}    the engine's wasm module, compiled by the page (a
+//                           WebAssembly.Module), or null: then the worker
+//                           fetches and compiles it itself. Every worker
+//                           waits for it before it starts the engine.
 //   EVAL        {id, source}
 //   LIMITS      {steps, memoryBytes}
 //   START_FRESH {discard}   give up a damaged store: move its records to a
@@ -36,7 +40,8 @@
 // StoreState. knowledge: {version, nodes, reflog: [{version, timestamp,
 // description}]} or {error}.
 
-export const ToWorker = Object.freeze({
+export const ToWorker = /* @__PURE__ */ Object.freeze({
+  MODULE: 'module',
   EVAL: 'eval',
   LIMITS: 'limits',
   START_FRESH: 'start-fresh',
@@ -45,7 +50,7 @@ export const ToWorker = Object.freeze({
   NEW_SESSION: 'new-session',
 });
 
-export const ToPage = Object.freeze({
+export const ToPage = /* @__PURE__ */ Object.freeze({
   READY: 'ready',
   RESULT: 'result',
   STORE: 'store',
@@ -58,7 +63,7 @@ export const ToPage = Object.freeze({
 
 // The reads the knowledge browser asks for (QUERY.query), each answered by
 // the engine (wasm/web, over the core's browse module) as plain data.
-export const Query = Object.freeze({
+export const Query = /* @__PURE__ */ Object.freeze({
   NODES: 'nodes', //        {version, type, sort, offset, limit} → a page of nodes
   NODE: 'node', //          {id, version} → one node, its links and history
   SEARCH: 'search', //      {text, mode, version} → hits of both searches
@@ -68,7 +73,7 @@ export const Query = Object.freeze({
   EXPORT: 'export', //      {} → the knowledge base as a bundle file (bytes)
 });
 
-export const StoreState = Object.freeze({
+export const StoreState = /* @__PURE__ */ Object.freeze({
   SAVED: 'saved', //             everything the knowledge base holds is stored
   ERROR: 'error', //             the last save failed; the next evaluation tries again
   DAMAGED: 'damaged', //         what is stored cannot be loaded; nothing is written
@@ -79,6 +84,6 @@ export const StoreState = Object.freeze({
 // Defaults for a playground: generous enough for real programs, small enough
 // that a runaway loop ends on its own within seconds.
 export const MIB = 1024 * 1024;
-export const DEFAULT_LIMITS = Object.freeze({ steps: 50_000_000, memoryBytes: 256 * MIB });
+export const DEFAULT_LIMITS = /* @__PURE__ */ Object.freeze({ steps: 50_000_000, memoryBytes: 256 * MIB });
 // A wasm32 memory is addressed with 32 bits: just under 4 GiB.
 export const MAX_MEMORY_MIB = 4095;

@@ -20,6 +20,7 @@
 //
 // The messages are defined in protocol.js.
 
+import initModule, * as glue from './pkg/arbores_web.js';
 import { DEFAULT_LIMITS, Query, StoreState, ToPage, ToWorker } from './protocol.js';
 
 // How many reflog entries the page shows.
@@ -32,7 +33,7 @@ const marks = {};
 const mark = (name) => { marks[name] = performance.timeOrigin + performance.now(); };
 mark('worker');
 
-let wasm = null;
+let wasm = null; // the module's exports (the glue), once it is instantiated
 let engine = null;
 let broken = false;
 let pendingLimits = null;
@@ -47,23 +48,31 @@ const status = {
   moveFailed: false, // START_FRESH could not copy the damaged records
 };
 
+// The engine's module, compiled by the page (ToWorker.MODULE): boot.js
+// compiles it while this worker starts. null from the page: it could not,
+// and this worker fetches and compiles it itself.
+let receiveModule;
+const handedModule = new Promise((resolve) => { receiveModule = resolve; });
+
 const ready = (async () => {
   try {
-    // The module's bytes are on their way while its glue loads.
-    const bytes = fetch(new URL('./pkg/arbores_web_bg.wasm', import.meta.url));
-    wasm = await import('./pkg/arbores_web.js');
-    mark('glue');
-    await wasm.default({ module_or_path: bytes });
+    const handed = await handedModule;
+    mark('handed');
+    await initModule({ module_or_path: handed ?? fetch(new URL('./pkg/arbores_web_bg.wasm', import.meta.url)) });
+    wasm = glue;
     mark('module');
     const received = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'));
     if (received) marks.bytes = performance.timeOrigin + received.responseEnd;
   } catch (e) {
-    throw new Error(`could not load the engine module (pkg/arbores_web.js): ${describe(e)}`);
+    throw new Error(`could not load the engine module (pkg/arbores_web_bg.wasm): ${describe(e)}`);
   }
-  // IndexedDB opens the database (creates it, on a first visit) while the
-  // engine is built: the open request goes out on the next microtask, so
-  // it is sent before the engine's synchronous start.
+  // IndexedDB opens both databases (creates them, on a first visit) while
+  // the engine is built: the open requests go out on the next microtask,
+  // so they are sent before the engine's synchronous start.
   const opening = wasm.BrowserStore.open().then((opened) => ({ opened }), (error) => ({ error }));
+  const sessionOpening = SESSION_SNAPSHOTS()
+    ? wasm.SessionStore.open().then((opened) => ({ opened }), (error) => ({ error }))
+    : null;
   await null;
   engine = new wasm.Engine();
   engine.setLimits(DEFAULT_LIMITS.steps, DEFAULT_LIMITS.memoryBytes);
@@ -76,7 +85,7 @@ const ready = (async () => {
   // A first visit: the knowledge base was just created; store it.
   const saved = await save();
   mark('saved');
-  await loadSession();
+  await loadSession(sessionOpening);
   mark('session');
   return { knowledge, saved };
 })();
@@ -116,6 +125,10 @@ const lexicon = ready.then(() => fetch(new URL('./zh-en.lexicon', import.meta.ur
 lexicon.catch(() => {}); // reported by loadLexicon
 queue = queue.then(() => loadLexicon(lexicon));
 self.onmessage = ({ data }) => {
+  if (data?.type === ToWorker.MODULE) {
+    receiveModule(data.module ?? null);
+    return;
+  }
   // Seen at once: the saved session must not be restored.
   if (data?.type === ToWorker.NEW_SESSION) session.forget = true;
   if (data?.type === ToWorker.LIMITS && !engine) {
@@ -205,14 +218,18 @@ function sessionReport() {
   return { snapshots: SESSION_SNAPSHOTS(), restored: session.restored, error: session.error };
 }
 
-// Opens the session's database and restores what is saved there. Never
-// throws: what went wrong becomes session.error. Bytes that cannot be
-// restored are kept aside, not overwritten by the next save.
-async function loadSession() {
-  if (!SESSION_SNAPSHOTS()) return;
+// Takes the session's database (opening: the promise of SessionStore.open
+// as {opened} or {error}; null when this engine cannot save a session) and
+// restores what is saved there. Never throws: what went wrong becomes
+// session.error. Bytes that cannot be restored are kept aside, not
+// overwritten by the next save.
+async function loadSession(opening) {
+  if (!opening) return;
   try {
     session.empty = engine.saveSession();
-    session.store = await wasm.SessionStore.open();
+    const { opened, error } = await opening;
+    if (error !== undefined) throw error;
+    session.store = opened;
   } catch (e) {
     session.error = `Definitions are not kept across Stop and reload: ${describe(e)}`;
     return;

@@ -110,7 +110,7 @@ export function stopServer(s) {
 }
 
 export function checkBuilt() {
-  for (const f of ['index.html', 'boot.js', 'app.js', 'worker.js', 'style.css', 'sw.js', 'help.json', 'pkg/arbores_web.js', 'pkg/arbores_web_bg.wasm']) {
+  for (const f of ['index.html', 'app.js', 'worker.js', 'style.css', 'sw.js', 'help.json', 'pkg/arbores_web_bg.wasm']) {
     assert.ok(fs.existsSync(path.join(dist, f)), `web/dist/${f} is missing: run scripts/build-web first`);
   }
   assert.ok(fs.existsSync(chromiumPath), `no Chromium at ${chromiumPath} (set CHROMIUM, or run scripts/bootstrap --test)`);

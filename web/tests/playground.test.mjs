@@ -378,3 +378,27 @@ describe('playground', () => {
     await value('(kept 2)', '(2 2)', ': the session\'s knowledge is what is stored after Start fresh');
   });
 });
+
+// The page compiles the engine's module and hands it to its worker
+// (src/boot.js); when it cannot, the worker fetches and compiles the module
+// itself.
+describe('the engine module', () => {
+  test('when the page cannot compile the module, the worker loads it itself and the engine starts', async () => {
+    const { server: srv, session } = await startSession();
+    try {
+      const asked = [];
+      await session.context.route('**/pkg/arbores_web_bg.wasm', (route) => {
+        asked.push(route.request().url());
+        // The first request (the page's, in boot.js) fails; the worker's passes.
+        return asked.length === 1 ? route.abort() : route.continue();
+      });
+      await session.open('with the page\'s module request failing');
+      // By the page, then by the worker (and then by the service worker, which keeps it).
+      assert.ok(asked.length >= 2, `the module was requested ${asked.length} times: expected the page's request, then the worker's`);
+      await session.value('(+ 1 2)', '3', ': the engine the worker loaded itself evaluates');
+    } finally {
+      await session.close();
+      stopServer(srv);
+    }
+  });
+});
