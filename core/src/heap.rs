@@ -78,6 +78,14 @@ pub fn growth_cost(old: usize, new: usize) -> usize {
     }
 }
 
+/// Slots the heap grows by when it is nearly full: half again what it has.
+/// Doubling would leave up to half the slots' memory unused, counted
+/// against the cap all the same (the meter counts what is allocated), and
+/// in wasm32 the copy would need three times the old size at once.
+fn slots_more(capacity: usize) -> usize {
+    (capacity / 2).max(1024)
+}
+
 /// A memory cap would be exceeded.
 #[derive(Debug)]
 pub struct OutOfMemory;
@@ -156,6 +164,11 @@ impl Heap {
     }
 
     /// What the allocator counts as held, when the embedder gave a meter.
+    /// The embedder's meter, when it gave one.
+    pub fn meter(&self) -> Option<MemoryMeter> {
+        self.meter
+    }
+
     pub fn metered(&self) -> Option<usize> {
         self.meter.map(|m| m())
     }
@@ -173,7 +186,7 @@ impl Heap {
         }
     }
 
-    /// What doubling the slot vectors would cost beyond what is held
+    /// What growing the slot vectors would cost beyond what is held
     /// ([`growth_cost`]) when they are nearly full (less than an eighth of
     /// their room left, free slots counted), else 0: see
     /// [`Heap::grow_slots`].
@@ -184,16 +197,16 @@ impl Heap {
             return 0;
         }
         let slot = std::mem::size_of::<Object>() + std::mem::size_of::<bool>() + 4;
-        growth_cost(capacity * slot, (capacity + capacity.max(1024)) * slot)
+        growth_cost(capacity * slot, (capacity + slots_more(capacity)) * slot)
     }
 
-    /// Doubles the slot vectors' room, which the VM does at a safe point
+    /// Grows the slot vectors' room by half, which the VM does at a safe point
     /// once it has checked that the new buffers fit under the cap beside
     /// the old ones (a reallocation copies, and a wasm instance's memory
     /// keeps that high-water mark). Pushing past the room left would
     /// double them anyway, unchecked, inside some allocation.
     pub fn grow_slots(&mut self) {
-        let more = self.objects.capacity().max(1024);
+        let more = slots_more(self.objects.capacity());
         self.objects.reserve_exact(more);
         self.marks.reserve_exact(more);
         self.births.reserve_exact(more);

@@ -165,8 +165,62 @@ pub fn print_within<W: Work>(
     Ok(())
 }
 
+/// Where the search for labels has been: 0 not yet, 1 on the current
+/// path, 2 finished. A map while few objects were visited; past a
+/// sixty-fourth of the heap's slots, one byte per slot (a walk of ten
+/// million pairs takes ten megabytes, not the map's hundreds).
+struct Visits {
+    sparse: BTreeMap<Ref, u8>,
+    dense: Vec<u8>,
+    slots: usize,
+}
+
+impl Visits {
+    fn new(heap: &Heap) -> Visits {
+        Visits {
+            sparse: BTreeMap::new(),
+            dense: Vec::new(),
+            slots: heap.slots(),
+        }
+    }
+
+    fn get(&self, r: Ref) -> u8 {
+        if self.dense.is_empty() {
+            self.sparse.get(&r).copied().unwrap_or(0)
+        } else {
+            self.dense[r as usize]
+        }
+    }
+
+    fn set(&mut self, r: Ref, state: u8) {
+        if !self.dense.is_empty() {
+            self.dense[r as usize] = state;
+            return;
+        }
+        self.sparse.insert(r, state);
+        if self.sparse.len() > (self.slots / 64).max(4096) {
+            self.dense = vec![0; self.slots];
+            for (r, s) in std::mem::take(&mut self.sparse) {
+                self.dense[r as usize] = s;
+            }
+        }
+    }
+}
+
+/// One container of the path being searched, with the run of pairs reached
+/// from it through their cdrs (`first` to `cur`, all on the path): a list
+/// takes one entry, however long, so the path's memory grows with the
+/// depth of nesting, not the length of lists.
+struct Walk {
+    first: Ref,
+    cur: Ref,
+    /// The next child of `cur` to visit.
+    next: usize,
+}
+
 /// Pairs and vectors that need a label: those on a cycle (or, when
-/// `shared`, every one reached more than once).
+/// `shared`, every one reached more than once). Iterative, with no copy of
+/// any container's contents.
 fn find_labels<W: Work>(
     heap: &Heap,
     root: Value,
@@ -174,17 +228,6 @@ fn find_labels<W: Work>(
     work: &mut W,
 ) -> Result<BTreeMap<Ref, ()>, W::Stop> {
     let mut labels = BTreeMap::new();
-    // state: 1 = on the current path, 2 = finished
-    let mut state: BTreeMap<Ref, u8> = BTreeMap::new();
-    // (node, next child index)
-    let mut stack: Vec<(Ref, usize)> = Vec::new();
-    let children = |r: Ref| -> Vec<Value> {
-        match heap.get(r) {
-            Object::Pair(a, d) => vec![*a, *d],
-            Object::Vector(items) => items.clone(),
-            _ => vec![],
-        }
-    };
     let is_container = |v: Value| -> Option<Ref> {
         match v {
             Value::Obj(r) if matches!(heap.get(r), Object::Pair(..) | Object::Vector(_)) => Some(r),
@@ -194,34 +237,65 @@ fn find_labels<W: Work>(
     let Some(r0) = is_container(root) else {
         return Ok(labels);
     };
-    state.insert(r0, 1);
-    stack.push((r0, 0));
-    let mut kids_cache: Vec<Vec<Value>> = vec![children(r0)];
-    while let Some(&mut (r, ref mut i)) = stack.last_mut() {
+    let mut visits = Visits::new(heap);
+    visits.set(r0, 1);
+    let mut path = vec![Walk {
+        first: r0,
+        cur: r0,
+        next: 0,
+    }];
+    while let Some(top) = path.last_mut() {
         work.charge(PRINT_UNITS)?;
-        let kids = kids_cache.last().map(|k| k.len()).unwrap_or(0);
-        if *i >= kids {
-            state.insert(r, 2);
-            stack.pop();
-            kids_cache.pop();
+        let (r, i) = (top.cur, top.next);
+        let child = match heap.get(r) {
+            Object::Pair(a, _) if i == 0 => Some(*a),
+            Object::Pair(_, d) if i == 1 => Some(*d),
+            Object::Vector(items) => items.get(i).copied(),
+            _ => None,
+        };
+        let Some(child) = child else {
+            // `cur` is done, and with it the pairs before it in the run.
+            let first = top.first;
+            path.pop();
+            let mut x = first;
+            loop {
+                visits.set(x, 2);
+                if x == r {
+                    break;
+                }
+                work.charge(PRINT_UNITS)?;
+                match heap.get(x) {
+                    Object::Pair(_, Value::Obj(d)) => x = *d,
+                    _ => break,
+                }
+            }
             continue;
-        }
-        let child = kids_cache.last().map(|k| k[*i]).unwrap_or(Value::Null);
-        *i += 1;
-        if let Some(c) = is_container(child) {
-            match state.get(&c) {
-                Some(1) => {
+        };
+        top.next += 1;
+        let Some(c) = is_container(child) else {
+            continue;
+        };
+        match visits.get(c) {
+            1 => {
+                labels.insert(c, ());
+            }
+            2 => {
+                if shared {
                     labels.insert(c, ());
                 }
-                Some(_) => {
-                    if shared {
-                        labels.insert(c, ());
-                    }
-                }
-                None => {
-                    state.insert(c, 1);
-                    stack.push((c, 0));
-                    kids_cache.push(children(c));
+            }
+            _ => {
+                visits.set(c, 1);
+                let cdr_of_pair = i == 1 && matches!(heap.get(r), Object::Pair(..));
+                if cdr_of_pair && matches!(heap.get(c), Object::Pair(..)) {
+                    top.cur = c;
+                    top.next = 0;
+                } else {
+                    path.push(Walk {
+                        first: c,
+                        cur: c,
+                        next: 0,
+                    });
                 }
             }
         }

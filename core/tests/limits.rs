@@ -196,3 +196,86 @@ fn a_sort_with_the_programs_order_honours_every_limit() {
     let r = e.eval("(list-sort (lambda (a b) (let loop () (loop))) (vector->list v))");
     assert_eq!(r.error.expect("an error").kind, ErrorKind::Interrupted);
 }
+
+#[test]
+fn building_and_copying_long_lists_vectors_and_strings_is_charged() {
+    // One call each, working through three million elements: charged as
+    // they go, each ends at a budget far below that work.
+    let mut e = engine(u64::MAX, 1 << 30);
+    let setup = e.eval(
+        "(define l (make-list 3000000 'x)) (define v (make-vector 3000000 0)) (define s (make-string 3000000 #\\a))",
+    );
+    assert!(setup.error.is_none(), "{:?}", setup.error);
+    e.set_limits(Limits {
+        max_steps: 100_000,
+        max_memory: 1 << 30,
+    });
+    for body in [
+        "(make-list 3000000 'x)",
+        "(make-vector 3000000 0)",
+        "(vector->list v)",
+        "(list->vector l)",
+        "(string->list s)",
+        "(string->vector s)",
+        "(list->string (vector->list (make-vector 3000000 #\\a)))",
+        "(vector-copy v)",
+        "(vector-append v v)",
+        "(vector-fill! v 1)",
+        "(list-copy l)",
+        "(reverse l)",
+        "(append l '())",
+        "(length l)",
+        "(list? l)",
+        "(list-tail l 2999999)",
+        "(apply list l)",
+    ] {
+        let r = e.eval(&format!("(begin {body} #t)"));
+        let err = r.error.unwrap_or_else(|| panic!("{body} should end"));
+        assert_eq!(err.kind, ErrorKind::StepLimit, "{body}: {err:?}");
+        assert_eq!(e.eval("(length '(1 2))").value.as_deref(), Some("2"));
+    }
+}
+
+#[test]
+fn long_cyclic_and_shared_structures_are_written_with_their_labels() {
+    let mut e = engine(u64::MAX, 512 << 20);
+    // Past a few thousand pairs the search for labels keeps one byte per
+    // heap slot instead of a map: the labels must not change.
+    let r = e.eval(
+        "(define l (make-list 20000 'x)) (set-cdr! (list-tail l 19999) l)
+         (define p (open-output-string)) (write l p)
+         (define t (get-output-string p))
+         (list (substring t 0 8) (substring t (- (string-length t) 9) (string-length t)) (string-length t))",
+    );
+    assert_eq!(
+        r.value.as_deref(),
+        Some("(\"#0=(x x \" \" x . #0#)\" 40010)"),
+        "{:?}",
+        r.error
+    );
+    let r = e.eval(
+        "(define x (list 1))
+         (define m (let loop ((i 0) (acc '())) (if (= i 10000) acc (loop (+ i 1) (cons x acc)))))
+         (define p (open-output-string)) (write-shared m p)
+         (define t (get-output-string p))
+         (list (substring t 0 16) (string-length t))",
+    );
+    assert_eq!(
+        r.value.as_deref(),
+        Some("(\"(#0=(1) #0# #0# \" 40004)"),
+        "{:?}",
+        r.error
+    );
+    // A list whose elements are lists, a hundred thousand deep through
+    // their cars, and no label.
+    let r = e.eval(
+        "(define d (let loop ((i 0) (acc '())) (if (= i 100000) acc (loop (+ i 1) (list acc i)))))
+         (define p (open-output-string)) (write d p)
+         (string-length (get-output-string p))",
+    );
+    assert!(r.error.is_none(), "{:?}", r.error);
+    assert_eq!(
+        e.eval("(memv #\\# (string->list (get-output-string p)))").value.as_deref(),
+        Some("#f")
+    );
+}

@@ -43,38 +43,61 @@ pub fn register(t: &mut PrimTable) {
         Ok(boolean(matches!(a[0], Value::Null)))
     });
     t.add("list?", 1, Some(1), |c, a| {
-        Ok(boolean(is_list(c.heap, a[0])))
+        Ok(boolean(is_list_within(c.heap, a[0], &mut c.budget)?))
     });
-    t.add("list", 0, None, |c, a| Ok(c.heap.list(a)));
+    t.add("list", 0, None, |c, a| c.list(a));
     t.add("cons*", 1, None, |c, a| {
-        Ok(c.heap.list_with_tail(&a[..a.len() - 1], a[a.len() - 1]))
+        c.list_with_tail(&a[..a.len() - 1], a[a.len() - 1])
     });
     t.add("make-list", 1, Some(2), |c, a| {
         let n = index(c, "make-list", a[0])?;
         c.heap.check_room(n.saturating_mul(64))?;
         let fill = a.get(1).copied().unwrap_or(Value::Unspecified);
         let mut l = Value::Null;
-        for _ in 0..n {
-            l = c.heap.cons(fill, l);
+        let mut left = n;
+        while left > 0 {
+            let chunk = left.min(super::ELEMENT_CHUNK);
+            c.charge_elements(chunk)?;
+            for _ in 0..chunk {
+                l = c.heap.cons(fill, l);
+            }
+            left -= chunk;
         }
         Ok(l)
     });
     t.add("length", 1, Some(1), |c, a| {
-        Ok(Value::Int(list_items(c, "length", a[0])?.len() as i64))
+        // Counted, not collected: the length of a list that fills most of
+        // the memory cap needs no copy of it.
+        let mut n = 0usize;
+        let mut l = a[0];
+        while let Some((_, d)) = c.heap.pair(l) {
+            n += 1;
+            if n % super::ELEMENT_CHUNK == 0 {
+                c.charge_elements(super::ELEMENT_CHUNK)?;
+            }
+            if n > c.heap.slots() {
+                break;
+            }
+            l = d;
+        }
+        match l {
+            Value::Null => Ok(Value::Int(n as i64)),
+            _ => Err(type_error(c, "length", "a proper list", a[0])),
+        }
     });
     t.add("append", 0, None, append);
     t.add("reverse", 1, Some(1), |c, a| {
-        let items = list_items(c, "reverse", a[0])?;
-        let mut l = Value::Null;
-        for v in items {
-            l = c.heap.cons(v, l);
-        }
-        Ok(l)
+        let mut items = list_items(c, "reverse", a[0])?;
+        items.reverse();
+        c.list(&items)
     });
     t.add("list-tail", 2, Some(2), |c, a| {
         let k = index(c, "list-tail", a[1])?;
         let mut l = a[0];
-        for _ in 0..k {
+        for i in 0..k {
+            if i % super::ELEMENT_CHUNK == 0 {
+                c.charge_elements(super::ELEMENT_CHUNK)?;
+            }
             l = match c.heap.pair(l) {
                 Some((_, d)) => d,
                 None => {
@@ -90,7 +113,10 @@ pub fn register(t: &mut PrimTable) {
     t.add("list-ref", 2, Some(2), |c, a| {
         let k = index(c, "list-ref", a[1])?;
         let mut l = a[0];
-        for _ in 0..k {
+        for i in 0..k {
+            if i % super::ELEMENT_CHUNK == 0 {
+                c.charge_elements(super::ELEMENT_CHUNK)?;
+            }
             l = c.heap.pair(l).map(|p| p.1).unwrap_or(Value::Null);
         }
         match c.heap.pair(l) {
@@ -104,7 +130,10 @@ pub fn register(t: &mut PrimTable) {
     t.add("list-set!", 3, Some(3), |c, a| {
         let k = index(c, "list-set!", a[1])?;
         let mut l = a[0];
-        for _ in 0..k {
+        for i in 0..k {
+            if i % super::ELEMENT_CHUNK == 0 {
+                c.charge_elements(super::ELEMENT_CHUNK)?;
+            }
             l = c.heap.pair(l).map(|p| p.1).unwrap_or(Value::Null);
         }
         if c.heap.pair(l).is_none() {
@@ -120,13 +149,14 @@ pub fn register(t: &mut PrimTable) {
         let mut items = Vec::new();
         let mut l = a[0];
         while let Some((x, d)) = c.heap.pair(l) {
+            c.charge_elements(1)?;
             items.push(x);
             l = d;
             if items.len() > c.heap.slots() {
                 return Err(type_error(c, "list-copy", "a list", a[0]));
             }
         }
-        Ok(c.heap.list_with_tail(&items, l))
+        c.list_with_tail(&items, l)
     });
     t.add("memq", 2, Some(2), |c, a| {
         member(c, a, "memq", |_, x, y, _| Ok(x.eq(y)))
@@ -196,24 +226,27 @@ fn set_pair(c: &mut Ctx, who: &str, p: Value, v: Value, car: bool) -> Result<Val
     }
 }
 
-pub fn is_list(heap: &Heap, v: Value) -> bool {
+/// Whether `v` is a proper list (a cyclic list is not), the walk charged
+/// to `work`.
+pub fn is_list_within<W: Work>(heap: &Heap, v: Value, work: &mut W) -> Result<bool, W::Stop> {
     // Floyd's cycle detection: a cyclic list is not a list.
     let mut slow = v;
     let mut fast = v;
     loop {
         match fast {
-            Value::Null => return true,
+            Value::Null => return Ok(true),
             _ => match heap.pair(fast) {
-                None => return false,
+                None => return Ok(false),
                 Some((_, d)) => match d {
-                    Value::Null => return true,
+                    Value::Null => return Ok(true),
                     _ => match heap.pair(d) {
-                        None => return false,
+                        None => return Ok(false),
                         Some((_, d2)) => {
+                            work.charge(3 * super::ELEMENT_UNITS)?;
                             fast = d2;
                             slow = heap.pair(slow).map(|p| p.1).unwrap_or(Value::Null);
                             if fast.eq(slow) && !matches!(fast, Value::Null) {
-                                return false;
+                                return Ok(false);
                             }
                         }
                     },
@@ -231,7 +264,7 @@ fn append(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
     for &l in init {
         items.extend(list_items(c, "append", l)?);
     }
-    Ok(c.heap.list_with_tail(&items, last))
+    c.list_with_tail(&items, last)
 }
 
 /// How `member` and `assoc` and their kin compare, charging their work.

@@ -30,7 +30,7 @@ mod vectors;
 
 use std::collections::BTreeMap;
 
-use crate::heap::{Heap, OutOfMemory};
+use crate::heap::{Heap, MemoryMeter, OutOfMemory};
 use crate::host::Host;
 use crate::number::{self, Num};
 use crate::printer;
@@ -133,6 +133,11 @@ pub struct Budget<'a> {
     /// Units charged since the host was last asked.
     pub unpolled: &'a mut u64,
     pub host: &'a mut dyn Host,
+    /// The embedder's meter and the bytes it may show (the memory cap less
+    /// what the output buffer reserves): checked at each poll, so the
+    /// scratch memory of a long primitive (the text `write` builds, the
+    /// pairs `equal?` has compared) stops at the cap too.
+    pub memory: Option<(MemoryMeter, usize)>,
 }
 
 impl Budget<'_> {
@@ -153,6 +158,13 @@ impl Budget<'_> {
         if self.host.should_stop() {
             return Err(Fault::Interrupted);
         }
+        // Over the cap: the VM collects and tries the primitive once more
+        // (its garbage may be what the meter counts).
+        if let Some((meter, room)) = self.memory {
+            if meter() > room {
+                return Err(Fault::OutOfMemory);
+            }
+        }
         Ok(())
     }
 }
@@ -169,7 +181,37 @@ impl Ctx<'_> {
     pub fn charge(&mut self, units: u64) -> Result<(), Fault> {
         self.budget.charge(units)
     }
+
+    /// Charges `n` elements walked, built or copied.
+    pub fn charge_elements(&mut self, n: usize) -> Result<(), Fault> {
+        self.budget.charge((n as u64).saturating_mul(ELEMENT_UNITS))
+    }
+
+    /// A list of `items` ending in `tail`, built a chunk at a time with
+    /// each chunk's pairs charged, so a limit stops a long one as it goes.
+    pub fn list_with_tail(&mut self, items: &[Value], tail: Value) -> Result<Value, Fault> {
+        let mut l = tail;
+        for chunk in items.rchunks(ELEMENT_CHUNK) {
+            self.charge_elements(chunk.len())?;
+            l = self.heap.list_with_tail(chunk, l);
+        }
+        Ok(l)
+    }
+
+    /// A proper list of `items`, charged as it is built.
+    pub fn list(&mut self, items: &[Value]) -> Result<Value, Fault> {
+        self.list_with_tail(items, Value::Null)
+    }
 }
+
+/// Units of work (about a nanosecond each) charged per element a list,
+/// vector or string primitive walks, builds or copies: a pair allocated, a
+/// slot read and written.
+pub const ELEMENT_UNITS: u64 = 16;
+
+/// Elements a primitive handles between two charges of its work when it
+/// works in chunks.
+pub const ELEMENT_CHUNK: usize = 4096;
 
 pub type PrimFn = fn(&mut Ctx, &[Value]) -> Result<Value, Fault>;
 
@@ -392,7 +434,7 @@ pub fn symbol_name(ctx: &Ctx, who: &str, v: Value) -> Result<String, Fault> {
 }
 
 /// The elements of a proper list; an error names `who` for anything else.
-pub fn list_items(ctx: &Ctx, who: &str, v: Value) -> Result<Vec<Value>, Fault> {
+pub fn list_items(ctx: &mut Ctx, who: &str, v: Value) -> Result<Vec<Value>, Fault> {
     let mut out = Vec::new();
     let mut l = v;
     loop {
@@ -400,6 +442,7 @@ pub fn list_items(ctx: &Ctx, who: &str, v: Value) -> Result<Vec<Value>, Fault> {
             Value::Null => return Ok(out),
             _ => match ctx.heap.pair(l) {
                 Some((a, d)) => {
+                    ctx.budget.charge(ELEMENT_UNITS)?;
                     out.push(a);
                     l = d;
                     // A cyclic list would never end; its length is bounded by the heap.

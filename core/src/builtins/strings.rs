@@ -123,14 +123,17 @@ pub fn register(t: &mut PrimTable) {
     t.add("string->list", 1, Some(3), |c, a| {
         let s = string(c, "string->list", a[0])?;
         let (start, end) = range(c, "string->list", a, 1, s.len())?;
-        let items: Vec<Value> = s[start..end].iter().map(|ch| Value::Char(*ch)).collect();
-        Ok(c.heap.list(&items))
+        let items = super::vectors::chars_charged(c, "string->list", a[0], start, end)?;
+        c.list(&items)
     });
     t.add("list->string", 1, Some(1), |c, a| {
         let items = list_items(c, "list->string", a[0])?;
         room_for_chars(c, items.len())?;
         let mut s = Vec::with_capacity(items.len());
-        for v in items {
+        for (i, v) in items.into_iter().enumerate() {
+            if i % super::ELEMENT_CHUNK == 0 {
+                c.charge_elements(super::ELEMENT_CHUNK)?;
+            }
             s.push(character(c, "list->string", v)?);
         }
         Ok(c.heap.alloc(Object::Str(s)))

@@ -14,7 +14,13 @@ pub fn register(t: &mut PrimTable) {
         let n = index(c, "make-vector", a[0])?;
         c.heap.check_room(n.saturating_mul(16))?;
         let fill = a.get(1).copied().unwrap_or(Value::Bool(false));
-        Ok(c.heap.alloc(Object::Vector(vec![fill; n])))
+        let mut items = Vec::with_capacity(n);
+        while items.len() < n {
+            let chunk = (n - items.len()).min(COPY_CHUNK);
+            c.charge(chunk as u64 * COPY_UNITS)?;
+            items.resize(items.len() + chunk, fill);
+        }
+        Ok(c.heap.alloc(Object::Vector(items)))
     });
     t.add("vector", 0, None, |c, a| {
         Ok(c.heap.alloc(Object::Vector(a.to_vec())))
@@ -52,8 +58,8 @@ pub fn register(t: &mut PrimTable) {
     t.add("vector->list", 1, Some(3), |c, a| {
         let v = vector(c, "vector->list", a[0])?;
         let (s, e) = range(c, "vector->list", a, 1, v.len())?;
-        let items = v[s..e].to_vec();
-        Ok(c.heap.list(&items))
+        let items = values_charged(c, "vector->list", a[0], s, e)?;
+        c.list(&items)
     });
     t.add("list->vector", 1, Some(1), |c, a| {
         let items = list_items(c, "list->vector", a[0])?;
@@ -62,9 +68,12 @@ pub fn register(t: &mut PrimTable) {
     t.add("vector->string", 1, Some(3), |c, a| {
         let v = vector(c, "vector->string", a[0])?;
         let (s, e) = range(c, "vector->string", a, 1, v.len())?;
-        let items = v[s..e].to_vec();
+        let items = values_charged(c, "vector->string", a[0], s, e)?;
         let mut out = Vec::with_capacity(items.len());
-        for x in items {
+        for (i, x) in items.into_iter().enumerate() {
+            if i % COPY_CHUNK == 0 {
+                c.charge(COPY_CHUNK as u64 * COPY_UNITS)?;
+            }
             out.push(character(c, "vector->string", x)?);
         }
         Ok(c.heap.alloc(Object::Str(out)))
@@ -72,20 +81,20 @@ pub fn register(t: &mut PrimTable) {
     t.add("string->vector", 1, Some(3), |c, a| {
         let s = string(c, "string->vector", a[0])?;
         let (st, e) = range(c, "string->vector", a, 1, s.len())?;
-        let items: Vec<Value> = s[st..e].iter().map(|ch| Value::Char(*ch)).collect();
+        let items = chars_charged(c, "string->vector", a[0], st, e)?;
         Ok(c.heap.alloc(Object::Vector(items)))
     });
     t.add("vector-copy", 1, Some(3), |c, a| {
         let v = vector(c, "vector-copy", a[0])?;
         let (s, e) = range(c, "vector-copy", a, 1, v.len())?;
-        let items = v[s..e].to_vec();
+        let items = values_charged(c, "vector-copy", a[0], s, e)?;
         Ok(c.heap.alloc(Object::Vector(items)))
     });
     t.add("vector-copy!", 3, Some(5), |c, a| {
         let at = index(c, "vector-copy!", a[1])?;
         let src = vector(c, "vector-copy!", a[2])?;
         let (s, e) = range(c, "vector-copy!", a, 3, src.len())?;
-        let piece = src[s..e].to_vec();
+        let piece = values_charged(c, "vector-copy!", a[2], s, e)?;
         let dlen = vector(c, "vector-copy!", a[0])?.len();
         if at > dlen || dlen - at < piece.len() {
             return Err(Fault::Error(
@@ -99,19 +108,35 @@ pub fn register(t: &mut PrimTable) {
         Ok(Value::Unspecified)
     });
     t.add("vector-append", 0, None, |c, a| {
-        let mut out = Vec::new();
+        let mut total = 0usize;
         for &v in a {
-            out.extend_from_slice(vector(c, "vector-append", v)?);
+            total = total.saturating_add(vector(c, "vector-append", v)?.len());
+        }
+        c.heap.check_room(total.saturating_mul(16))?;
+        let mut out = Vec::with_capacity(total);
+        for &v in a {
+            let len = vector(c, "vector-append", v)?.len();
+            let mut i = 0;
+            while i < len {
+                let j = (i + COPY_CHUNK).min(len);
+                c.charge((j - i) as u64 * COPY_UNITS)?;
+                out.extend_from_slice(&vector(c, "vector-append", v)?[i..j]);
+                i = j;
+            }
         }
         Ok(c.heap.alloc(Object::Vector(out)))
     });
     t.add("vector-fill!", 2, Some(4), |c, a| {
         let len = vector(c, "vector-fill!", a[0])?.len();
         let (s, e) = range(c, "vector-fill!", a, 2, len)?;
-        if let Some(Object::Vector(d)) = c.heap.obj_mut(a[0]) {
-            for x in &mut d[s..e] {
-                *x = a[1];
+        let mut i = s;
+        while i < e {
+            let j = (i + COPY_CHUNK).min(e);
+            c.charge((j - i) as u64 * COPY_UNITS)?;
+            if let Some(Object::Vector(d)) = c.heap.obj_mut(a[0]) {
+                d[i..j].fill(a[1]);
             }
+            i = j;
         }
         Ok(Value::Unspecified)
     });
@@ -221,6 +246,53 @@ pub fn register(t: &mut PrimTable) {
         let text: String = s[st..e].iter().collect();
         Ok(c.heap.alloc(Object::Bytevector(text.into_bytes())))
     });
+}
+
+/// Units of work charged per element a primitive copies (about what a
+/// copy of one takes, memory traffic included).
+const COPY_UNITS: u64 = 2;
+
+/// Elements copied between two charges.
+const COPY_CHUNK: usize = 1 << 16;
+
+/// Elements `s..e` of vector `v`, copied a chunk at a time with the work
+/// charged, so a limit stops a long copy as it goes.
+fn values_charged(
+    c: &mut Ctx,
+    who: &str,
+    v: Value,
+    s: usize,
+    e: usize,
+) -> Result<Vec<Value>, Fault> {
+    let mut out = Vec::with_capacity(e - s);
+    let mut i = s;
+    while i < e {
+        let j = (i + COPY_CHUNK).min(e);
+        c.charge((j - i) as u64 * COPY_UNITS)?;
+        out.extend_from_slice(&vector(c, who, v)?[i..j]);
+        i = j;
+    }
+    Ok(out)
+}
+
+/// Characters `s..e` of string `v` as values, converted a chunk at a time
+/// with the work charged.
+pub(super) fn chars_charged(
+    c: &mut Ctx,
+    who: &str,
+    v: Value,
+    s: usize,
+    e: usize,
+) -> Result<Vec<Value>, Fault> {
+    let mut out = Vec::with_capacity(e - s);
+    let mut i = s;
+    while i < e {
+        let j = (i + COPY_CHUNK).min(e);
+        c.charge((j - i) as u64 * COPY_UNITS)?;
+        out.extend(string(c, who, v)?[i..j].iter().map(|ch| Value::Char(*ch)));
+        i = j;
+    }
+    Ok(out)
 }
 
 fn vector<'h>(c: &'h Ctx, who: &str, v: Value) -> Result<&'h Vec<Value>, Fault> {

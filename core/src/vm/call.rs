@@ -19,6 +19,10 @@ pub(super) enum Next {
     Call(usize),
 }
 
+/// What a knowledge primitive makes of a string argument, in copies of
+/// its UTF-8 bytes (see `Vm::check_text_room`).
+const TEXT_COPIES: usize = 2;
+
 impl Vm {
     /// Calls the procedure below the `n` arguments on top of the stack.
     /// In tail position the current frame is replaced.
@@ -103,6 +107,7 @@ impl Vm {
                 Ok(Next::Done)
             }
             PrimKind::Knowledge(func) => {
+                self.check_text_room(callee_idx)?;
                 let host = self.host.get();
                 let knowledge = self
                     .knowledge
@@ -130,7 +135,36 @@ impl Vm {
         }
     }
 
+    /// Before a knowledge primitive runs (it cannot stop part way): is
+    /// there room under the memory cap for what it makes of the strings it
+    /// is given? Each is copied out of the heap as UTF-8 and, for a search,
+    /// split into words: about twice its bytes. A 100 MB query must end
+    /// with `memory-limit`, not take the process past the cap.
+    fn check_text_room(&mut self, callee_idx: usize) -> Result<(), VmError> {
+        let mut bytes = 0usize;
+        for v in &self.stack[callee_idx + 1..] {
+            if let Some(Object::Str(s)) = self.heap.obj(*v) {
+                bytes = bytes.saturating_add(if s.len() < 1 << 16 {
+                    s.len() * 4
+                } else {
+                    s.iter().map(|c| c.len_utf8()).sum()
+                });
+            }
+        }
+        let need = bytes.saturating_mul(TEXT_COPIES);
+        if need < 1 << 20 || self.heap.check_room(need).is_ok() {
+            return Ok(());
+        }
+        self.collect_garbage();
+        if self.heap.check_room(need).is_ok() {
+            Ok(())
+        } else {
+            Err(self.memory_limit_error())
+        }
+    }
+
     fn run_simple(&mut self, func: PrimFn, callee_idx: usize) -> Result<Value, Fault> {
+        let memory = self.budget_memory();
         let mut ctx = Ctx {
             heap: &mut self.heap,
             syms: &mut self.syms,
@@ -139,6 +173,7 @@ impl Vm {
                 steps_left: &mut self.steps_left,
                 unpolled: &mut self.work_unpolled,
                 host: self.host.get(),
+                memory,
             },
             io: Io {
                 globals: &self.globals.values,

@@ -59,13 +59,22 @@ impl Vm {
         self.limit_error(ErrorKind::Interrupted, "evaluation interrupted".into())
     }
 
-    /// The evaluation's limits as primitive work sees them.
+    /// The evaluation's limits as the VM's own arithmetic sees them (its
+    /// scratch is bounded by its operands: the memory is checked at the
+    /// VM's next poll).
     pub(super) fn budget(&mut self) -> Budget<'_> {
         Budget {
             steps_left: &mut self.steps_left,
             unpolled: &mut self.work_unpolled,
             host: self.host.get(),
+            memory: None,
         }
+    }
+
+    /// What a primitive's `Budget` checks the embedder's meter against.
+    pub(super) fn budget_memory(&self) -> Option<(crate::heap::MemoryMeter, usize)> {
+        let room = self.heap.cap.saturating_sub(2 * self.out.capacity());
+        self.heap.meter().map(|m| (m, room))
     }
 
     /// Periodic checks: interrupt, memory; the output written since the
