@@ -1,6 +1,8 @@
 ;; A ten-million-element list: length, written out, compared.
 ;; options: --memory 896M
-;; value: 20000000
+;; value: 10000000
+;; value: #t
+;; value: 20000001
 ;; within: 30s
 (define l (make-list 10000000 'x))
 (length l)
