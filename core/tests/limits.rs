@@ -275,7 +275,9 @@ fn long_cyclic_and_shared_structures_are_written_with_their_labels() {
     );
     assert!(r.error.is_none(), "{:?}", r.error);
     assert_eq!(
-        e.eval("(memv #\\# (string->list (get-output-string p)))").value.as_deref(),
+        e.eval("(memv #\\# (string->list (get-output-string p)))")
+            .value
+            .as_deref(),
         Some("#f")
     );
 }
