@@ -94,10 +94,8 @@ pub fn register(t: &mut PrimTable) {
     t.add("list-tail", 2, Some(2), |c, a| {
         let k = index(c, "list-tail", a[1])?;
         let mut l = a[0];
-        for i in 0..k {
-            if i % super::ELEMENT_CHUNK == 0 {
-                c.charge_elements(super::ELEMENT_CHUNK)?;
-            }
+        for _ in 0..k {
+            c.charge_elements(1)?;
             l = match c.heap.pair(l) {
                 Some((_, d)) => d,
                 None => {
@@ -113,10 +111,8 @@ pub fn register(t: &mut PrimTable) {
     t.add("list-ref", 2, Some(2), |c, a| {
         let k = index(c, "list-ref", a[1])?;
         let mut l = a[0];
-        for i in 0..k {
-            if i % super::ELEMENT_CHUNK == 0 {
-                c.charge_elements(super::ELEMENT_CHUNK)?;
-            }
+        for _ in 0..k {
+            c.charge_elements(1)?;
             l = c.heap.pair(l).map(|p| p.1).unwrap_or(Value::Null);
         }
         match c.heap.pair(l) {
@@ -130,10 +126,8 @@ pub fn register(t: &mut PrimTable) {
     t.add("list-set!", 3, Some(3), |c, a| {
         let k = index(c, "list-set!", a[1])?;
         let mut l = a[0];
-        for i in 0..k {
-            if i % super::ELEMENT_CHUNK == 0 {
-                c.charge_elements(super::ELEMENT_CHUNK)?;
-            }
+        for _ in 0..k {
+            c.charge_elements(1)?;
             l = c.heap.pair(l).map(|p| p.1).unwrap_or(Value::Null);
         }
         if c.heap.pair(l).is_none() {

@@ -130,10 +130,8 @@ pub fn register(t: &mut PrimTable) {
         let items = list_items(c, "list->string", a[0])?;
         room_for_chars(c, items.len())?;
         let mut s = Vec::with_capacity(items.len());
-        for (i, v) in items.into_iter().enumerate() {
-            if i % super::ELEMENT_CHUNK == 0 {
-                c.charge_elements(super::ELEMENT_CHUNK)?;
-            }
+        for v in items {
+            c.charge_elements(1)?;
             s.push(character(c, "list->string", v)?);
         }
         Ok(c.heap.alloc(Object::Str(s)))

@@ -70,10 +70,8 @@ pub fn register(t: &mut PrimTable) {
         let (s, e) = range(c, "vector->string", a, 1, v.len())?;
         let items = values_charged(c, "vector->string", a[0], s, e)?;
         let mut out = Vec::with_capacity(items.len());
-        for (i, x) in items.into_iter().enumerate() {
-            if i % COPY_CHUNK == 0 {
-                c.charge(COPY_CHUNK as u64 * COPY_UNITS)?;
-            }
+        for x in items {
+            c.charge(COPY_UNITS)?;
             out.push(character(c, "vector->string", x)?);
         }
         Ok(c.heap.alloc(Object::Str(out)))
