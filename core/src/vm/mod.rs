@@ -148,6 +148,23 @@ pub struct Vm {
     acc: Value,
 }
 
+/// What an idle VM is made of: the prelude's heap, names and code, which
+/// `Vm::fresh_copy` carries over and `Vm::new` builds.
+struct Idle {
+    heap: Heap,
+    syms: SymbolTable,
+    globals: Globals,
+    prims: PrimTable,
+    known: Known,
+    inline: InlineGuards,
+    global_stamps: Vec<u32>,
+    eval_stamp: u32,
+    hooks: PreludeHooks,
+    image: Option<Rc<image::PreludeImage>>,
+    halt: Rc<Template>,
+    restore_tier: Rc<Template>,
+}
+
 impl Vm {
     /// A VM with these primitives bound to their names, every special form
     /// bound, and nothing else (see `load_prelude`).
@@ -180,7 +197,70 @@ impl Vm {
                 max: p.max,
             })
             .collect();
-        let mut vm = Vm {
+        let mut vm = Vm::idle(Idle {
+            heap,
+            syms,
+            globals,
+            prims,
+            known,
+            inline,
+            global_stamps: Vec::new(),
+            eval_stamp: 0,
+            hooks: PreludeHooks::default(),
+            image: None,
+            halt,
+            restore_tier,
+        });
+        vm.refresh_inline();
+        vm
+    }
+
+    /// A VM in the state this idle one is in (the prelude loaded): a copy
+    /// of its heap, symbols, globals and primitives that shares its
+    /// compiled code, which nothing changes once compiled (templates are
+    /// traced by collector stamps unique in the process, see
+    /// `Heap::collect`). Nothing else carries over: a new VM gets the
+    /// engine's own host, no knowledge base, nothing parked, nothing
+    /// loaded, the default tier. How a new engine starts from the prepared
+    /// image instead of compiling the prelude again (`api::Engine::new`).
+    pub fn fresh_copy(&self) -> Vm {
+        debug_assert!(self.stack.is_empty() && self.frames.is_empty());
+        Vm::idle(Idle {
+            heap: self.heap.clone(),
+            syms: self.syms.clone(),
+            globals: self.globals.clone(),
+            prims: self.prims.clone(),
+            known: self.known.clone(),
+            inline: self.inline.clone(),
+            global_stamps: self.global_stamps.clone(),
+            eval_stamp: self.eval_stamp,
+            hooks: self.hooks.clone(),
+            image: self.image.clone(),
+            halt: self.halt.clone(),
+            restore_tier: self.restore_tier.clone(),
+        })
+    }
+
+    /// An idle VM made of `parts`: every other field (host, stacks,
+    /// registers, output, limits, knowledge base, links, parked
+    /// evaluations, tier) starts empty. The one place that lists them, so
+    /// a new field cannot be forgotten by one way of making a VM.
+    fn idle(parts: Idle) -> Vm {
+        let Idle {
+            heap,
+            syms,
+            globals,
+            prims,
+            known,
+            inline,
+            global_stamps,
+            eval_stamp,
+            hooks,
+            image,
+            halt,
+            restore_tier,
+        } = parts;
+        Vm {
             heap,
             syms,
             globals,
@@ -198,69 +278,20 @@ impl Vm {
             work_unpolled: 0,
             inline,
             saved_globals: Vec::new(),
-            global_stamps: Vec::new(),
-            eval_stamp: 0,
-            hooks: PreludeHooks::default(),
+            global_stamps,
+            eval_stamp,
+            hooks,
             knowledge: None,
             tier: Tier::default(),
             session_tier: Tier::default(),
             links: Links::default(),
             parking: ParkingLot::default(),
-            image: None,
+            image,
             halt: halt.clone(),
             restore_tier,
             pc: 0,
             fp: 0,
             tmpl: halt,
-            closure: Value::Null,
-            acc: Value::Unspecified,
-        };
-        vm.refresh_inline();
-        vm
-    }
-
-    /// A VM in the state this idle one is in (the prelude loaded): a copy
-    /// of its heap, symbols, globals and primitives that shares its
-    /// compiled code, which nothing changes once compiled (templates are
-    /// traced by collector stamps unique in the process, see
-    /// `Heap::collect`). Nothing else carries over: a new VM gets the
-    /// engine's own host, no knowledge base, nothing parked, nothing
-    /// loaded, the default tier. How a new engine starts from the prepared
-    /// image instead of compiling the prelude again (`api::Engine::new`).
-    pub fn fresh_copy(&self) -> Vm {
-        debug_assert!(self.stack.is_empty() && self.frames.is_empty());
-        Vm {
-            heap: self.heap.clone(),
-            syms: self.syms.clone(),
-            globals: self.globals.clone(),
-            prims: self.prims.clone(),
-            known: self.known.clone(),
-            host: HostSlot::default(),
-            stack: Vec::new(),
-            frames: Vec::new(),
-            winders: Value::Null,
-            handlers: Value::Null,
-            out: Output::default(),
-            file_outputs: Vec::new(),
-            steps_left: u64::MAX,
-            evaluation_budget: None,
-            work_unpolled: 0,
-            inline: self.inline.clone(),
-            saved_globals: Vec::new(),
-            global_stamps: self.global_stamps.clone(),
-            eval_stamp: self.eval_stamp,
-            hooks: self.hooks.clone(),
-            knowledge: None,
-            tier: Tier::default(),
-            session_tier: Tier::default(),
-            links: Links::default(),
-            parking: ParkingLot::default(),
-            image: self.image.clone(),
-            halt: self.halt.clone(),
-            restore_tier: self.restore_tier.clone(),
-            pc: 0,
-            fp: 0,
-            tmpl: self.halt.clone(),
             closure: Value::Null,
             acc: Value::Unspecified,
         }
