@@ -19,6 +19,7 @@
 //! own, say) changes what they do; they have the session's tier and its
 //! store, and so the session sees what they commit at its next evaluation.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
@@ -352,6 +353,24 @@ impl Server {
     /// Runs `f` on the engine thread and waits for its answer. When the
     /// client cancels the request, its evaluation is stopped (now, or as
     /// soon as it starts).
+    /// `f` with the engines, the store's path and a snapshot name that
+    /// has been checked (a bad name is refused before the engine runs).
+    async fn with_snapshot(
+        &self,
+        request: &RequestContext<RoleServer>,
+        name: String,
+        f: impl FnOnce(&mut Engines, &Path, String) -> CallToolResult + Send + 'static,
+    ) -> Result<CallToolResult, ErrorData> {
+        if let Err(m) = snapshots::check_name(&name) {
+            return Ok(invalid(format!("name: {m}")));
+        }
+        self.run(request, move |e| {
+            let store = e.session.store().path().to_path_buf();
+            f(e, &store, name)
+        })
+        .await
+    }
+
     async fn run<T: Send + 'static>(
         &self,
         request: &RequestContext<RoleServer>,
@@ -634,16 +653,11 @@ impl Server {
         Parameters(args): Parameters<NameArgs>,
         request: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(m) = snapshots::check_name(&args.name) {
-            return Ok(invalid(format!("name: {m}")));
-        }
-        let name = args.name;
-        self.run(&request, move |e| {
-            let store = e.session.store().path().to_path_buf();
+        self.with_snapshot(&request, args.name, |e, store, name| {
             match e
                 .session
                 .save_session()
-                .and_then(|bytes| snapshots::save(&store, &name, &bytes).map(|p| (bytes.len(), p)))
+                .and_then(|bytes| snapshots::save(store, &name, &bytes).map(|p| (bytes.len(), p)))
             {
                 Ok((bytes, path)) => CallToolResult::structured(json!({
                     "name": name, "bytes": bytes, "path": path.display().to_string(),
@@ -664,19 +678,18 @@ impl Server {
         Parameters(args): Parameters<NameArgs>,
         request: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(m) = snapshots::check_name(&args.name) {
-            return Ok(invalid(format!("name: {m}")));
-        }
-        let name = args.name;
-        self.run(&request, move |e| {
-            let store = e.session.store().path().to_path_buf();
-            match snapshots::load(&store, &name).and_then(|b| e.session.restore_session(&b)) {
+        self.with_snapshot(
+            &request,
+            args.name,
+            |e, store, name| match snapshots::load(store, &name)
+                .and_then(|b| e.session.restore_session(&b))
+            {
                 Ok(restored) => CallToolResult::structured(json!({
                     "name": name, "bindings": restored.bindings, "skipped": restored.skipped,
                 })),
                 Err(m) => failed("snapshot-error", &format!("nothing was restored: {m}")),
-            }
-        })
+            },
+        )
         .await
     }
 

@@ -3,7 +3,7 @@
 
 use reblessive::Stk;
 
-use super::{err, Env, Front, R};
+use super::{bindings_and_body, err, Env, Front, R};
 use crate::compiler::ast::{Expr, LambdaExpr};
 use crate::pos::Pos;
 use crate::syntax::scope::{Binding, Scope, VarId};
@@ -71,12 +71,7 @@ impl Front<'_> {
         env: &Env,
         pos: Pos,
     ) -> R<Expr> {
-        let Some((bindings, body)) = args.split_first() else {
-            return err("let* needs bindings and a body", pos);
-        };
-        let Some(bs) = bindings.as_list() else {
-            return err("let* bindings must be a list", bindings.pos());
-        };
+        let (bs, body) = bindings_and_body(args, pos, "let*")?;
         self.let_star(stk, bs, body, env, pos).await
     }
 
@@ -112,12 +107,7 @@ impl Front<'_> {
         pos: Pos,
         kw: &str,
     ) -> R<Expr> {
-        let Some((bindings, body)) = args.split_first() else {
-            return err(format!("{kw} needs bindings and a body"), pos);
-        };
-        let Some(bs) = bindings.as_list() else {
-            return err(format!("{kw} bindings must be a list"), bindings.pos());
-        };
+        let (bs, body) = bindings_and_body(args, pos, kw)?;
         let scope = Scope::new(env.clone());
         let mut pairs = Vec::new();
         for b in bs {

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use reblessive::Stk;
 
-use super::{err, Env, Front, MAX_NESTING, R};
+use super::{bindings_and_body, err, Env, Front, MAX_NESTING, R};
 use crate::compiler::ast::Expr;
 use crate::compiler::globals::GlobalSyntax;
 use crate::compiler::special::Special;
@@ -41,12 +41,7 @@ impl Front<'_> {
         pos: Pos,
         kw: &str,
     ) -> R<Expr> {
-        let Some((bindings, body)) = args.split_first() else {
-            return err(format!("{kw} needs bindings and a body"), pos);
-        };
-        let Some(bs) = bindings.as_list() else {
-            return err(format!("{kw} bindings must be a list"), bindings.pos());
-        };
+        let (bs, body) = bindings_and_body(args, pos, kw)?;
         let scope = Scope::new(env.clone());
         let menv = if recursive {
             Some(scope.clone())

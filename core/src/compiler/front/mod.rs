@@ -94,6 +94,18 @@ pub struct Front<'a> {
     pub host: Option<&'a mut dyn Host>,
 }
 
+/// The bindings and the body of `(KW (BINDING...) BODY...)`, whose
+/// arguments are `args`.
+fn bindings_and_body<'s>(args: &'s [Syn], pos: Pos, kw: &str) -> R<(&'s [Syn], &'s [Syn])> {
+    let Some((bindings, body)) = args.split_first() else {
+        return err(format!("{kw} needs bindings and a body"), pos);
+    };
+    let Some(bs) = bindings.as_list() else {
+        return err(format!("{kw} bindings must be a list"), bindings.pos());
+    };
+    Ok((bs, body))
+}
+
 fn err<T>(message: impl Into<String>, pos: Pos) -> R<T> {
     Err(CompileError {
         message: message.into(),

@@ -540,6 +540,27 @@ impl<'a> Reader<'a> {
         })
     }
 
+    pub(crate) fn opt_hash(&mut self, what: &str) -> R<Option<Hash>> {
+        Ok(if self.flag(what)? {
+            Some(self.hash(what)?)
+        } else {
+            None
+        })
+    }
+
+    /// What a reflog entry records (`ReflogKind`), one byte.
+    pub(crate) fn reflog_kind(&mut self) -> R<ReflogKind> {
+        match self.byte("entry kind")? {
+            0 => Ok(ReflogKind::Init),
+            1 => Ok(ReflogKind::Commit),
+            2 => Ok(ReflogKind::Switch),
+            b => Err(DecodeError {
+                offset: self.pos() - 1,
+                what: format!("unknown entry kind {b}"),
+            }),
+        }
+    }
+
     pub(crate) fn strs(&mut self, what: &str) -> R<Vec<String>> {
         let n = self.count(what, 1)?;
         let mut v = Vec::with_capacity(n);
@@ -646,26 +667,9 @@ pub(crate) fn decode_entry3(bytes: &[u8]) -> R<Entry3> {
     let mut r = Reader::new(bytes);
     r.header(TAG_ENTRY3, "a reflog entry")?;
     let seq = r.uint("entry number")?;
-    let opt_hash = |r: &mut Reader, what: &str| -> R<Option<Hash>> {
-        Ok(if r.flag(what)? {
-            Some(r.hash(what)?)
-        } else {
-            None
-        })
-    };
-    let prev = opt_hash(&mut r, "previous entry")?;
-    let back = opt_hash(&mut r, "earlier entry")?;
-    let kind = match r.byte("entry kind")? {
-        0 => ReflogKind::Init,
-        1 => ReflogKind::Commit,
-        2 => ReflogKind::Switch,
-        b => {
-            return Err(DecodeError {
-                offset: r.pos() - 1,
-                what: format!("unknown entry kind {b}"),
-            })
-        }
-    };
+    let prev = r.opt_hash("previous entry")?;
+    let back = r.opt_hash("earlier entry")?;
+    let kind = r.reflog_kind()?;
     let version = r.uint("version id")?;
     let previous = r.opt_uint("previous version")?;
     let made = r.uint("greatest version made")?;
@@ -765,22 +769,8 @@ pub(crate) struct DecodedVersion {
 pub(crate) fn decode_entry(bytes: &[u8]) -> R<Entry> {
     let mut r = Reader::new(bytes);
     r.header(TAG_ENTRY, "a reflog entry")?;
-    let prev = if r.flag("previous entry")? {
-        Some(r.hash("previous entry")?)
-    } else {
-        None
-    };
-    let kind = match r.byte("entry kind")? {
-        0 => ReflogKind::Init,
-        1 => ReflogKind::Commit,
-        2 => ReflogKind::Switch,
-        b => {
-            return Err(DecodeError {
-                offset: r.pos() - 1,
-                what: format!("unknown entry kind {b}"),
-            })
-        }
-    };
+    let prev = r.opt_hash("previous entry")?;
+    let kind = r.reflog_kind()?;
     let version = r.uint("version id")?;
     let previous = r.opt_uint("previous version")?;
     let timestamp = Timestamp(r.int("timestamp")?);

@@ -7,29 +7,22 @@
 //! lazily. A dependency on an id that no node has (yet, or any more) is
 //! kept: the index then answers "who would break if this node went away".
 
-use crate::repo::cas::sorted::{MapRoot, SortedMap};
-use crate::repo::cas::{Blobs, StoreError};
+use super::pairs::{NodeKeys, PairIndex};
+use crate::repo::cas::StoreError;
 use crate::repo::node::{Node, NodeId};
 
-#[derive(Clone, Debug)]
-pub struct DependencyIndex {
-    map: SortedMap,
-}
+/// The dependents index: a pair index keyed by (dependency, dependent).
+pub type DependencyIndex = PairIndex<ByDependency>;
 
-impl Default for DependencyIndex {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+/// The keys of a node's distinct dependencies.
+pub struct ByDependency;
 
-impl PartialEq for DependencyIndex {
-    fn eq(&self, other: &Self) -> bool {
-        self.map.len() == other.map.len()
-            && self
-                .map
-                .iter()
-                .zip(other.map.iter())
-                .all(|(a, b)| matches!((a, b), (Ok(a), Ok(b)) if a == b))
+impl NodeKeys for ByDependency {
+    fn keys(node: &Node) -> Vec<Vec<u8>> {
+        deps(node)
+            .into_iter()
+            .map(|d| key(d, node.id).to_vec())
+            .collect()
     }
 }
 
@@ -52,98 +45,11 @@ fn deps(node: &Node) -> Vec<NodeId> {
     out
 }
 
-impl DependencyIndex {
-    /// An empty index in memory.
-    pub fn new() -> Self {
-        DependencyIndex {
-            map: SortedMap::new(Blobs::none()),
-        }
-    }
-
-    /// The index stored under `root`, read from `blobs` as needed.
-    pub fn open(root: Option<&MapRoot>, blobs: Blobs) -> Self {
-        DependencyIndex {
-            map: SortedMap::open(root, blobs),
-        }
-    }
-
-    /// An empty index whose later versions are stored through `blobs`.
-    pub fn with_blobs(blobs: Blobs) -> Self {
-        DependencyIndex {
-            map: SortedMap::new(blobs),
-        }
-    }
-
-    /// The index persisted as `map`.
-    pub fn from_map(map: SortedMap) -> Self {
-        DependencyIndex { map }
-    }
-
-    /// The map, as a version persists it.
-    pub fn map(&self) -> &SortedMap {
-        &self.map
-    }
-
-    pub fn clear(&mut self) {
-        self.map = SortedMap::new(self.map.blobs().clone());
-    }
-
-    /// Number of dependency edges.
-    pub fn len(&self) -> u64 {
-        self.map.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
-    }
-
-    /// Index `node`'s dependencies.
-    pub fn insert(&mut self, node: &Node) -> Result<(), StoreError> {
-        for d in deps(node) {
-            self.map.insert(&key(d, node.id), &[])?;
-        }
-        Ok(())
-    }
-
-    /// Forget `node`'s own dependencies (as it was indexed). Nodes that
-    /// depend on it keep their edges: they are their records.
-    pub fn remove(&mut self, node: &Node) -> Result<(), StoreError> {
-        for d in deps(node) {
-            self.map.remove(&key(d, node.id))?;
-        }
-        Ok(())
-    }
-
-    /// One change of the current version (see the module `index`): `old`
-    /// is the node as it was indexed.
-    pub fn apply(&mut self, old: Option<&Node>, new: Option<&Node>) -> Result<(), StoreError> {
-        match (old, new) {
-            (Some(o), Some(n)) if o.id == n.id => {
-                let (before, after) = (deps(o), deps(n));
-                for d in before.iter().filter(|d| !after.contains(d)) {
-                    self.map.remove(&key(*d, o.id))?;
-                }
-                for d in after.iter().filter(|d| !before.contains(d)) {
-                    self.map.insert(&key(*d, n.id), &[])?;
-                }
-                Ok(())
-            }
-            _ => {
-                if let Some(o) = old {
-                    self.remove(o)?;
-                }
-                if let Some(n) = new {
-                    self.insert(n)?;
-                }
-                Ok(())
-            }
-        }
-    }
-
+impl PairIndex<ByDependency> {
     /// The nodes that depend on `id`, by ascending id.
     pub fn dependents(&self, id: NodeId) -> Result<Vec<NodeId>, StoreError> {
         let mut out = Vec::new();
-        for e in self.map.range_from(&id.to_be_bytes()) {
+        for e in self.map().range_from(&id.to_be_bytes()) {
             let (k, _) = e?;
             let (dep, user) = k.split_at(8.min(k.len()));
             if dep != id.to_be_bytes() {

@@ -24,6 +24,7 @@ pub mod embed;
 pub mod hybrid;
 pub mod lexical;
 pub mod lexicon;
+pub mod pairs;
 pub mod semantic;
 pub mod static_embed;
 pub mod symbol;

@@ -25,9 +25,9 @@ use std::collections::BTreeSet;
 
 use regex::RegexBuilder;
 
+use super::pairs::{NodeKeys, PairIndex};
 use super::IndexError;
-use crate::repo::cas::sorted::{MapRoot, SortedMap};
-use crate::repo::cas::{Blobs, StoreError};
+use crate::repo::cas::StoreError;
 use crate::repo::node::{Node, NodeId};
 
 /// Longest pattern accepted by wildcard, regex and fuzzy search, in
@@ -109,28 +109,14 @@ type Rank = (bool, u32, usize, NodeId);
 /// whose keys are (length of the name in characters, name, node id), so
 /// that exact lookup is a seek, and the names of one length are walked in
 /// name order, shortest lengths first: the order of results.
-#[derive(Clone, Debug)]
-pub struct SymbolIndex {
-    map: SortedMap,
-}
+pub type SymbolIndex = PairIndex<ByName>;
 
-impl Default for SymbolIndex {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+/// The keys of a node's distinct, non-empty names.
+pub struct ByName;
 
-impl PartialEq for SymbolIndex {
-    fn eq(&self, other: &Self) -> bool {
-        self.map.len() == other.map.len()
-            && self
-                .map
-                .iter()
-                .zip(other.map.iter())
-                .all(|(a, b)| match (a, b) {
-                    (Ok(a), Ok(b)) => a == b,
-                    _ => false,
-                })
+impl NodeKeys for ByName {
+    fn keys(node: &Node) -> Vec<Vec<u8>> {
+        names(node).into_iter().map(|n| key(n, node.id)).collect()
     }
 }
 
@@ -182,96 +168,7 @@ fn names(node: &Node) -> Vec<&str> {
     wanted
 }
 
-impl SymbolIndex {
-    /// An empty index in memory.
-    pub fn new() -> Self {
-        SymbolIndex {
-            map: SortedMap::new(Blobs::none()),
-        }
-    }
-
-    /// The index stored under `root`, read from `blobs` as searches need.
-    pub fn open(root: Option<&MapRoot>, blobs: Blobs) -> Self {
-        SymbolIndex {
-            map: SortedMap::open(root, blobs),
-        }
-    }
-
-    /// An empty index whose later versions are stored through `blobs`.
-    pub fn with_blobs(blobs: Blobs) -> Self {
-        SymbolIndex {
-            map: SortedMap::new(blobs),
-        }
-    }
-
-    /// The index persisted as `map`.
-    pub fn from_map(map: SortedMap) -> Self {
-        SymbolIndex { map }
-    }
-
-    /// The map, as a version persists it.
-    pub fn map(&self) -> &SortedMap {
-        &self.map
-    }
-
-    pub fn clear(&mut self) {
-        self.map = SortedMap::new(self.map.blobs().clone());
-    }
-
-    /// Number of (name, node) pairs.
-    pub fn len(&self) -> u64 {
-        self.map.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
-    }
-
-    /// Index `node`'s names.
-    pub fn insert(&mut self, node: &Node) -> Result<(), StoreError> {
-        for n in names(node) {
-            self.map.insert(&key(n, node.id), &[])?;
-        }
-        Ok(())
-    }
-
-    /// Forget `node`'s names (as it was indexed).
-    pub fn remove(&mut self, node: &Node) -> Result<(), StoreError> {
-        for n in names(node) {
-            self.map.remove(&key(n, node.id))?;
-        }
-        Ok(())
-    }
-
-    /// One change of the current version (see the module `index`): `old`
-    /// is the node as it was indexed.
-    pub fn apply(&mut self, old: Option<&Node>, new: Option<&Node>) -> Result<(), StoreError> {
-        match (old, new) {
-            (Some(o), Some(n)) if o.id == n.id => {
-                let (before, after) = (names(o), names(n));
-                if before == after {
-                    return Ok(());
-                }
-                for name in before.iter().filter(|x| !after.contains(x)) {
-                    self.map.remove(&key(name, o.id))?;
-                }
-                for name in after.iter().filter(|x| !before.contains(x)) {
-                    self.map.insert(&key(name, n.id), &[])?;
-                }
-                Ok(())
-            }
-            _ => {
-                if let Some(o) = old {
-                    self.remove(o)?;
-                }
-                if let Some(n) = new {
-                    self.insert(n)?;
-                }
-                Ok(())
-            }
-        }
-    }
-
+impl PairIndex<ByName> {
     /// The nodes whose names match `pattern`, best first (see the module
     /// documentation), at most `limit` of them.
     pub fn search(
@@ -285,7 +182,7 @@ impl SymbolIndex {
         match mode {
             SymbolMode::Exact => {
                 let start = seek_key(pattern_chars, pattern);
-                for e in self.map.range_from(&start) {
+                for e in self.map().range_from(&start) {
                     let (k, _) = e.map_err(IndexError::Store)?;
                     if !k.starts_with(&start) || k.len() != start.len() + 8 {
                         break;
@@ -340,7 +237,7 @@ impl SymbolIndex {
         if len > u32::MAX as usize {
             return Ok(None);
         }
-        match self.map.range_from(&seek_key(len, "")).next() {
+        match self.map().range_from(&seek_key(len, "")).next() {
             None => Ok(None),
             Some(e) => {
                 let (k, _) = e.map_err(IndexError::Store)?;
@@ -366,7 +263,7 @@ impl SymbolIndex {
         while let Some(l) = self.next_length(len)? {
             let start = seek_key(l, prefix);
             let mut last: Option<(String, Option<bool>)> = None;
-            for e in self.map.range_from(&start) {
+            for e in self.map().range_from(&start) {
                 let (k, _) = e.map_err(IndexError::Store)?;
                 let (kl, name, id) = parse_key(k).ok_or_else(damaged)?;
                 if kl != l || !name.starts_with(prefix) {
@@ -422,7 +319,7 @@ impl SymbolIndex {
             let mut prev: Vec<char> = Vec::new();
             let mut from = seek_key(l, "");
             'names: loop {
-                let mut iter = self.map.range_from(&from);
+                let mut iter = self.map().range_from(&from);
                 loop {
                     let Some(e) = iter.next() else { break 'names };
                     let (k, _) = e.map_err(IndexError::Store)?;
