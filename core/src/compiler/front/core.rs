@@ -60,12 +60,7 @@ impl Front<'_> {
         env: &Env,
         pos: Pos,
     ) -> R<Expr> {
-        if !self.at_toplevel(env) {
-            return err(
-                "define is only allowed at the top level or at the start of a body",
-                pos,
-            );
-        }
+        self.check_toplevel(env, pos, "define")?;
         let (name, value) = self.definition(stk, args, env, pos).await?;
         let name = self.global_target(&Ident::plain(name), env);
         if let Some(GlobalSyntax::Special(_) | GlobalSyntax::Macro(_)) =

@@ -19,12 +19,7 @@ use crate::value::Value;
 impl Front<'_> {
     /// `define-syntax` at the top level (a body's are handled by `body`).
     pub(super) fn define_syntax_global(&mut self, args: &[Syn], env: &Env, pos: Pos) -> R<Expr> {
-        if !self.at_toplevel(env) {
-            return err(
-                "define-syntax is only allowed at the top level or at the start of a body",
-                pos,
-            );
-        }
+        self.check_toplevel(env, pos, "define-syntax")?;
         let (id, m) = self.define_syntax(args, env, pos)?;
         let target = self.global_target(&id, env);
         self.globals.syntax.insert(target, GlobalSyntax::Macro(m));

@@ -220,6 +220,18 @@ impl<'a> Front<'a> {
         }
     }
 
+    /// A definition by `kw` where it is compiled as a global one: only at
+    /// the top level (a body's definitions are handled by `body`).
+    fn check_toplevel(&self, env: &Env, pos: Pos, kw: &str) -> R<()> {
+        if self.at_toplevel(env) {
+            return Ok(());
+        }
+        err(
+            format!("{kw} is only allowed at the top level or at the start of a body"),
+            pos,
+        )
+    }
+
     /// The global a top-level definition of `id` defines: its own name, or
     /// inside a library the hidden or exported name the library gave it.
     /// A definition of a name an import renamed makes it a global of its

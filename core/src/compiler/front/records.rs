@@ -19,12 +19,7 @@ impl Front<'_> {
         env: &Env,
         pos: Pos,
     ) -> R<Expr> {
-        if !self.at_toplevel(env) {
-            return err(
-                "define-record-type is only allowed at the top level or at the start of a body",
-                pos,
-            );
-        }
+        self.check_toplevel(env, pos, "define-record-type")?;
         let forms = self.record_definitions(args, pos)?;
         let mut out = Vec::new();
         for f in &forms {

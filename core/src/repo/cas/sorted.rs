@@ -281,6 +281,19 @@ struct Expect<'a> {
     len: u64,
 }
 
+impl<'a> Expect<'a> {
+    /// What the node below a child with greatest key `max` and `len`
+    /// entries, at `height`, must be.
+    fn of(max: &'a [u8], len: u64, height: u8, after: Option<&'a [u8]>) -> Self {
+        Expect {
+            height,
+            after,
+            max,
+            len,
+        }
+    }
+}
+
 fn decode(bytes: &[u8], hash: &Hash, want: Option<&Expect>) -> Result<MapNode, StoreError> {
     let corrupt = |error: DecodeError| StoreError::CorruptBlob { hash: *hash, error };
     let mut r = Reader::new(bytes);
@@ -484,12 +497,7 @@ impl SortedMap {
         height: u8,
         after: Option<&'a [u8]>,
     ) -> Result<&'a MapNode, StoreError> {
-        let want = Expect {
-            height,
-            after,
-            max: &c.max,
-            len: c.len,
-        };
+        let want = Expect::of(&c.max, c.len, height, after);
         c.link.get(Self::load(blobs, want)).map(|t| &**t)
     }
 
@@ -574,12 +582,7 @@ impl SortedMap {
         key: &[u8],
         value: &[u8],
     ) -> Result<(Option<Bytes>, Outcome), StoreError> {
-        let want = Expect {
-            height,
-            after,
-            max: &c.max,
-            len: c.len,
-        };
+        let want = Expect::of(&c.max, c.len, height, after);
         let node = edit(c.link.get_mut(Self::load(blobs, want))?);
         let old = match &mut node.body {
             Body::Leaf(e) => match e.binary_search_by(|(k, _)| (**k).cmp(key)) {
@@ -671,12 +674,7 @@ impl SortedMap {
     ) -> Result<(Option<Bytes>, Outcome), StoreError> {
         // Find first, so that a missing key copies nothing.
         let present = {
-            let want = Expect {
-                height,
-                after,
-                max: &c.max,
-                len: c.len,
-            };
+            let want = Expect::of(&c.max, c.len, height, after);
             let node = c.link.get(Self::load(blobs, want))?;
             match &node.body {
                 Body::Leaf(e) => e.binary_search_by(|(k, _)| (**k).cmp(key)).is_ok(),
@@ -686,12 +684,7 @@ impl SortedMap {
         if !present {
             return Ok((None, Outcome::Kept));
         }
-        let want = Expect {
-            height,
-            after,
-            max: &c.max,
-            len: c.len,
-        };
+        let want = Expect::of(&c.max, c.len, height, after);
         let node = edit(c.link.get_mut(Self::load(blobs, want))?);
         let old = match &mut node.body {
             Body::Leaf(e) => match e.binary_search_by(|(k, _)| (**k).cmp(key)) {
@@ -757,23 +750,13 @@ impl SortedMap {
         let after_r = Some(&*children[l].max).map(|m| m.to_vec());
         let right = {
             let c = &children[r];
-            let want = Expect {
-                height,
-                after: after_r.as_deref(),
-                max: &c.max,
-                len: c.len,
-            };
+            let want = Expect::of(&c.max, c.len, height, after_r.as_deref());
             c.link.get(Self::load(blobs, want))?.clone()
         };
         let after_l = l.checked_sub(1).map(|j| children[j].max.to_vec());
         let left_bytes = {
             let c = &children[l];
-            let want = Expect {
-                height,
-                after: after_l.as_deref(),
-                max: &c.max,
-                len: c.len,
-            };
+            let want = Expect::of(&c.max, c.len, height, after_l.as_deref());
             c.link.get(Self::load(blobs, want))?.bytes
         };
         if left_bytes + right.bytes > MAX_NODE_BYTES {
@@ -782,12 +765,7 @@ impl SortedMap {
         let removed_bytes = child_bytes(&children[l]) + child_bytes(&children[r]);
         let left = {
             let c = &mut children[l];
-            let want = Expect {
-                height,
-                after: after_l.as_deref(),
-                max: &c.max,
-                len: c.len,
-            };
+            let want = Expect::of(&c.max, c.len, height, after_l.as_deref());
             edit(c.link.get_mut(Self::load(blobs, want))?)
         };
         left.absorb(&right);
