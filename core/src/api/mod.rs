@@ -344,15 +344,23 @@ impl Engine {
 
     fn evaluate(&mut self, source: &str, form: ValueForm) -> Evaluation {
         let outcome = self.vm.evaluate_as(source, self.limits, form);
-        match outcome.value {
+        Evaluation::of(outcome.value, outcome.output)
+    }
+}
+
+impl Evaluation {
+    /// An evaluation that ended with `value` (or its error), having
+    /// written `output`.
+    pub(crate) fn of(value: Result<Option<String>, VmError>, output: String) -> Evaluation {
+        match value {
             Ok(value) => Evaluation {
                 value,
-                output: outcome.output,
+                output,
                 error: None,
             },
             Err(e) => Evaluation {
                 value: None,
-                output: outcome.output,
+                output,
                 error: Some(eval_error(e)),
             },
         }

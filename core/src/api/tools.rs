@@ -34,7 +34,7 @@
 //! assert_eq!(evaluation.value.as_deref(), Some(r#"("A" "B")"#));
 //! ```
 
-use crate::api::{eval_error, Engine, Evaluation};
+use crate::api::{Engine, Evaluation};
 use crate::vm::{Outcome, PendingCall};
 
 pub use crate::vm::Answer as ToolAnswer;
@@ -192,18 +192,7 @@ impl Engine {
                 output: outcome.output,
             });
         }
-        Run::Done(match outcome.value {
-            Ok(value) => Evaluation {
-                value,
-                output: outcome.output,
-                error: None,
-            },
-            Err(e) => Evaluation {
-                value: None,
-                output: outcome.output,
-                error: Some(eval_error(e)),
-            },
-        })
+        Run::Done(Evaluation::of(outcome.value, outcome.output))
     }
 }
 
