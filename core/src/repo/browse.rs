@@ -284,14 +284,7 @@ pub fn node_view(
 }
 
 /// One version, for drawing the version graph.
-#[derive(Clone, Debug, PartialEq)]
-pub struct VersionSummary {
-    pub id: VersionId,
-    pub parent: Option<VersionId>,
-    pub timestamp: Timestamp,
-    pub description: String,
-    pub node_count: u64,
-}
+pub use super::forest::VersionSummary;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct VersionGraph {
@@ -304,14 +297,8 @@ pub fn version_graph(k: &Knowledge) -> VersionGraph {
     let forest = &k.forest;
     let versions = forest
         .versions()
-        .filter_map(|v| forest.version_info(v).ok())
-        .map(|r| VersionSummary {
-            id: r.id,
-            parent: r.parent,
-            timestamp: r.timestamp,
-            description: r.description.clone(),
-            node_count: r.node_count,
-        })
+        // Summaries only: a version's deltas are not read to draw it.
+        .filter_map(|v| forest.version_summary(v).ok())
         .collect();
     VersionGraph {
         current: forest.current(),

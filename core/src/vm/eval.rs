@@ -8,6 +8,7 @@ use super::{ErrorKind, Limits, Vm, VmError};
 use crate::compiler::CompileError;
 use crate::datum;
 use crate::json;
+use crate::pos::Pos;
 use crate::printer;
 use crate::reader;
 use crate::value::code::Template;
@@ -113,16 +114,7 @@ impl Vm {
             Ok(f) => f,
             Err(e) => {
                 return Outcome {
-                    value: Err(VmError {
-                        kind: if e.out_of_memory {
-                            ErrorKind::MemoryLimit
-                        } else {
-                            ErrorKind::Syntax
-                        },
-                        message: e.message,
-                        pos: Some(e.pos),
-                        backtrace: vec![],
-                    }),
+                    value: Err(syntax_error(e.message, e.pos, e.out_of_memory)),
                     output: String::new(),
                     suspended: None,
                 }
@@ -406,14 +398,20 @@ pub struct PendingCall {
 }
 
 fn compile_error(e: CompileError) -> VmError {
+    syntax_error(e.message, e.pos, e.out_of_memory)
+}
+
+/// Source that cannot be read or compiled: a syntax error, or the memory
+/// limit when reading or compiling it ran out of room.
+fn syntax_error(message: String, pos: Pos, out_of_memory: bool) -> VmError {
     VmError {
-        kind: if e.out_of_memory {
+        kind: if out_of_memory {
             ErrorKind::MemoryLimit
         } else {
             ErrorKind::Syntax
         },
-        message: e.message,
-        pos: Some(e.pos),
+        message,
+        pos: Some(pos),
         backtrace: vec![],
     }
 }
