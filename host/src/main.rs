@@ -420,19 +420,19 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         })
     };
     let style = |plain: Style| if cli.json { Style::Json } else { plain };
+    // `eval` and `run`: one evaluation of `source` in a new session,
+    // reported in `style`.
+    let evaluate = |source: &str, origin: Option<&str>, style: Style| {
+        let mut session = Session::new(&settings, &stopper, open_store()?)?;
+        stopper.install_ctrl_c();
+        let outcome = session.eval(&stopper, settings.timeout, source);
+        Ok(report::print(&outcome, &settings, origin, style))
+    };
 
     match command {
         Command::Eval { expr } => {
             let source = if expr == "-" { read_stdin()? } else { expr };
-            let mut session = Session::new(&settings, &stopper, open_store()?)?;
-            stopper.install_ctrl_c();
-            let outcome = session.eval(&stopper, settings.timeout, &source);
-            Ok(report::print(
-                &outcome,
-                &settings,
-                None,
-                style(Style::Interactive),
-            ))
+            evaluate(&source, None, style(Style::Interactive))
         }
         Command::Run { file, .. } => {
             let (source, origin) = if file.as_os_str() == "-" {
@@ -443,15 +443,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
                     .map_err(|_| format!("{}: not UTF-8 text", file.display()))?;
                 (text, file.display().to_string())
             };
-            let mut session = Session::new(&settings, &stopper, open_store()?)?;
-            stopper.install_ctrl_c();
-            let outcome = session.eval(&stopper, settings.timeout, &source);
-            Ok(report::print(
-                &outcome,
-                &settings,
-                Some(&origin),
-                style(Style::Program),
-            ))
+            evaluate(&source, Some(&origin), style(Style::Program))
         }
         Command::Repl => {
             let session = Session::new(&settings, &stopper, open_store()?)?;
