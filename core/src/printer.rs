@@ -326,7 +326,7 @@ fn atom(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut String)
                 out.push_str(name);
             }
         }
-        Value::Unspecified => {}
+        Value::Unspecified => out.push_str("#<unspecified>"),
         Value::Undefined => out.push_str("#<undefined>"),
         Value::Eof => out.push_str("#<eof>"),
         Value::Prim(i) => match heap.prim_name(i) {
@@ -536,7 +536,7 @@ fn syn_print(s: &Syn, syms: &SymbolTable, out: &mut String, depth: usize) {
                 }
                 out.push(')');
             }
-            Atom::Unspecified => {}
+            Atom::Unspecified => out.push_str("#<unspecified>"),
             Atom::Eof => out.push_str("#<eof>"),
         },
         Syn::List(items, tail, _) => {

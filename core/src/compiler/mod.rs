@@ -13,6 +13,8 @@ pub mod gen;
 pub mod globals;
 pub mod special;
 pub mod syntax_rules;
+#[cfg(test)]
+mod unit_tests;
 
 use std::rc::Rc;
 

@@ -281,6 +281,9 @@ impl<'m> Expander<'m> {
                     Some(t) => Some(Rc::new(self.instantiate(t, b, renames, use_pos, budget)?)),
                     None => None,
                 };
+                // Code the engine brings has no positions: its expansion
+                // stands where the macro was used.
+                let pos = &if pos.is_known() { *pos } else { use_pos };
                 // Normalise (a b . (c d)) to (a b c d) so later passes see proper lists.
                 Ok(match tail {
                     Some(t) => match &*t {
@@ -297,7 +300,7 @@ impl<'m> Expander<'m> {
             Syn::Vector(items, pos) => Ok(Syn::Vector(
                 self.instantiate_seq(items, b, renames, use_pos, budget)?
                     .into(),
-                *pos,
+                if pos.is_known() { *pos } else { use_pos },
             )),
             other => Ok(other.clone()),
         }

@@ -77,6 +77,28 @@ impl Syn {
         }
     }
 
+    /// This syntax with no positions: for code the engine brings (the
+    /// prelude, bundled libraries), whose lines are not in any text the
+    /// user gave. Its errors and its macros' expansions are then placed
+    /// where the user's code called or used it. Recurses on the nesting,
+    /// which only the engine's own source reaches.
+    pub fn without_positions(&self) -> Syn {
+        let all =
+            |items: &Rc<[Syn]>| -> Rc<[Syn]> { items.iter().map(Syn::without_positions).collect() };
+        match self {
+            Syn::Sym(id, _) => Syn::Sym(id.clone(), Pos::NONE),
+            Syn::Atom(a, _) => Syn::Atom(a.clone(), Pos::NONE),
+            Syn::List(items, tail, _) => Syn::List(
+                all(items),
+                tail.as_ref().map(|t| Rc::new(t.without_positions())),
+                Pos::NONE,
+            ),
+            Syn::Vector(items, _) => Syn::Vector(all(items), Pos::NONE),
+            Syn::LabelDef(n, d, _) => Syn::LabelDef(*n, Rc::new(d.without_positions()), Pos::NONE),
+            Syn::LabelRef(n, _) => Syn::LabelRef(*n, Pos::NONE),
+        }
+    }
+
     pub fn list(items: Vec<Syn>, pos: Pos) -> Syn {
         Syn::List(items.into(), None, pos)
     }

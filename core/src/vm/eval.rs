@@ -50,10 +50,12 @@ impl Vm {
         })?;
         let mut templates = Vec::new();
         for form in forms {
+            let where_ = form.pos();
+            let form = form.without_positions();
             let t = self.compile_form(&form, &None, true).map_err(|e| {
                 format!(
-                    "prelude does not compile: {} at {}:{}",
-                    e.message, e.pos.line, e.pos.col
+                    "prelude does not compile: {} in the form at {}:{}",
+                    e.message, where_.line, where_.col
                 )
             })?;
             templates.push(t.clone());

@@ -37,6 +37,8 @@ mod loader;
 mod rollback;
 mod snapshot;
 mod suspend;
+#[cfg(test)]
+mod unit_tests;
 mod verify;
 
 use std::rc::Rc;

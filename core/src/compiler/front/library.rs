@@ -481,7 +481,7 @@ impl Front<'_> {
             })?;
         match forms.as_slice() {
             [Syn::List(items, None, _)] if items.len() >= 2 => {
-                let args = items[1..].to_vec();
+                let args: Vec<Syn> = items[1..].iter().map(Syn::without_positions).collect();
                 self.globals
                     .bundled_forms
                     .insert(b.canonical(), args.clone());
