@@ -7,6 +7,15 @@ use crate::backend::{Backend, EngineKind, Settings, Stopper};
 use crate::store::{Access, Store};
 use crate::{native, wasm};
 
+/// The native engine meters memory by the whole process's allocations
+/// (one engine per process in `arbores`), so a test that compiles the wasm
+/// guest beside it in another thread can push it over its cap: these
+/// tests run one at a time.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 fn settings(engine: EngineKind) -> Settings {
     Settings {
         engine,
@@ -82,6 +91,7 @@ fn transcript(
 
 #[test]
 fn tools_suspend_and_resume_alike_in_both_engines() {
+    let _one_at_a_time = one_at_a_time();
     let program = r#"
         (define (lookup q) (search q))
         (display "plan ")
@@ -126,6 +136,7 @@ fn tools_suspend_and_resume_alike_in_both_engines() {
 
 #[test]
 fn a_dump_from_either_engine_resumes_in_the_other() {
+    let _one_at_a_time = one_at_a_time();
     let program = "(define base 40) (define r (search \"q\")) (+ base r)";
     let mut engines = backends();
     for (_, b) in engines.iter_mut() {
@@ -163,6 +174,7 @@ fn a_dump_from_either_engine_resumes_in_the_other() {
 
 #[test]
 fn a_session_saved_by_either_engine_restores_in_the_other() {
+    let _one_at_a_time = one_at_a_time();
     let session = "(define-record-type pt (make-pt x y) pt? (x pt-x) (y pt-y))
                    (define origin (make-pt 1 2))
                    (define bump! #f) (define peek #f)
@@ -205,6 +217,7 @@ fn a_session_saved_by_either_engine_restores_in_the_other() {
 
 #[test]
 fn a_budget_across_run_slices_ends_the_same_slice_in_both_engines_and_travels_in_dumps() {
+    let _one_at_a_time = one_at_a_time();
     let program = "(define (burn n) (if (> n 0) (burn (- n 1)) 'ok))
                    (define x 0) (burn 30000) (ask) (set! x 1) (burn 30000) (ask) (set! x 2) (burn 30000) x";
     let mut engines = backends();
