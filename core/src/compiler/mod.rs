@@ -88,6 +88,7 @@ impl Known {
             alias: Some(Rc::new(Alias {
                 orig: Ident::plain(s),
                 env: None,
+                builtin: true,
             })),
         };
         Known {

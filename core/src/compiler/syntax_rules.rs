@@ -251,6 +251,7 @@ impl<'m> Expander<'m> {
                         let a = Rc::new(Alias {
                             orig: id.clone(),
                             env: self.mac.env.clone(),
+                            builtin: self.mac.builtin,
                         });
                         renames.push((id.clone(), a.clone()));
                         a

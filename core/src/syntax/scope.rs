@@ -23,6 +23,10 @@ pub struct Alias {
     pub orig: Ident,
     /// The scope of the macro definition; `None` is the global scope.
     pub env: Option<Rc<Scope>>,
+    /// Made by a macro of the engine's own code (the prelude) or by the
+    /// compiler: a global it names is that global, never what a
+    /// program's import renamed to that name.
+    pub builtin: bool,
 }
 
 /// A `syntax-rules` transformer.
@@ -32,6 +36,8 @@ pub struct Macro {
     pub ellipsis: Ident,
     pub rules: Vec<(Syn, Syn)>,
     pub env: Option<Rc<Scope>>,
+    /// Defined by the engine's own code (the prelude).
+    pub builtin: bool,
 }
 
 #[derive(Clone)]

@@ -418,6 +418,7 @@ impl Vm {
             &self.known,
         );
         front.host = Some(self.host.get());
+        front.internal = internal;
         // Both walks recurse on the nesting of the code, on a heap stack
         // (reblessive), not the Rust stack.
         let mut stack = reblessive::Stack::new();

@@ -502,7 +502,8 @@ impl Front<'_> {
             return Ok(known.clone());
         }
         let args = self.bundled_form(b)?;
-        let mut exported = Vec::new();
+        // (name it has inside, name it is exported as)
+        let mut exported: Vec<(Sym, Sym)> = Vec::new();
         let mut defined = Vec::new();
         for d in &args[1..] {
             let Some(parts) = d.as_list() else { continue };
@@ -512,7 +513,11 @@ impl Front<'_> {
             };
             match head.as_str() {
                 "export" => exported.extend(parts[1..].iter().filter_map(|e| match e {
-                    Syn::Sym(id, _) => Some(id.sym),
+                    Syn::Sym(id, _) => Some((id.sym, id.sym)),
+                    Syn::List(items, None, _) if items.len() == 3 => match (&items[1], &items[2]) {
+                        (Syn::Sym(inner, _), Syn::Sym(outer, _)) => Some((inner.sym, outer.sym)),
+                        _ => None,
+                    },
                     _ => None,
                 })),
                 "begin" => {
@@ -538,16 +543,16 @@ impl Front<'_> {
         }
         let pairs: Vec<(Sym, Sym)> = exported
             .into_iter()
-            .map(|n| {
+            .map(|(n, outer)| {
                 if defined.contains(&n) {
                     let hidden = b.hidden(self.syms.name(n));
-                    (n, self.syms.intern(&hidden))
+                    (outer, self.syms.intern(&hidden))
                 } else if let Some(&(_, g)) = reexported.iter().find(|(m, _)| *m == n) {
-                    (n, g)
+                    (outer, g)
                 } else if let Some(g) = self.prelude_hidden(b, n) {
-                    (n, g)
+                    (outer, g)
                 } else {
-                    (n, n)
+                    (outer, n)
                 }
             })
             .collect();

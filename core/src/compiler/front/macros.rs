@@ -134,6 +134,7 @@ impl Front<'_> {
             ellipsis,
             rules: out,
             env: env.clone(),
+            builtin: self.internal,
         }))
     }
 }

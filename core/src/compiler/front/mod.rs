@@ -92,6 +92,9 @@ pub struct Front<'a> {
     /// refuses each path as it does for `(scheme file)`. None: `include`
     /// is an error.
     pub host: Option<&'a mut dyn Host>,
+    /// Compiling the engine's own code: the prelude or a bundled
+    /// library's body.
+    pub internal: bool,
 }
 
 /// The bindings and the body of `(KW (BINDING...) BODY...)`, whose
@@ -135,6 +138,7 @@ impl<'a> Front<'a> {
             expansion_budget: MAX_EXPANSION_NODES,
             toplevel_env: None,
             host: None,
+            internal: false,
         }
     }
 
@@ -161,6 +165,11 @@ impl<'a> Front<'a> {
     /// a stored node), means nothing.
     fn meaning(&self, id: &Ident, env: &Env) -> Meaning {
         match resolve(id, env) {
+            // The engine's own code (the prelude, a bundled library's
+            // body, what a prelude macro introduces) means the globals it
+            // names, whatever a program's imports renamed to those names
+            // (`car` after importing (srfi 101)'s).
+            Meaning::Global(s) if self.internal || introduced_by_builtin(id) => Meaning::Global(s),
             Meaning::Global(s)
                 if id.alias.is_none() && s == id.sym && self.toplevel_env.is_none() =>
             {
@@ -626,4 +635,17 @@ impl<'a> Front<'a> {
             out_of_memory: false,
         })
     }
+}
+
+/// Did a macro of the engine's own code (or the compiler) introduce `id`:
+/// is the renaming its name went through last (the one whose original is
+/// the name as written in a template) a builtin one?
+fn introduced_by_builtin(id: &Ident) -> bool {
+    let mut alias = id.alias.as_ref();
+    let mut builtin = false;
+    while let Some(a) = alias {
+        builtin = a.builtin;
+        alias = a.orig.alias.as_ref();
+    }
+    builtin
 }

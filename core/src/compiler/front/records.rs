@@ -186,6 +186,7 @@ impl Front<'_> {
                 alias: Some(std::rc::Rc::new(Alias {
                     orig: Ident::plain(hidden_sym),
                     env: a.env.clone(),
+                    builtin: a.builtin,
                 })),
             },
         }
