@@ -781,3 +781,102 @@
      (call-with-values
          (lambda () (|string-parse-start+end@(srfi 13)| proc s args))
        (lambda (start end rest) body ...)))))
+
+;; `iq` of (scheme ilist), here for the reason `comparator-if<=>` is:
+;; (iq datum ...) is the ilist of the data, their pairs made ipairs.
+(define-syntax |iq@(scheme ilist)|
+  (syntax-rules ()
+    ((_ datum ...) (|tree->itree@(scheme ilist)| '(datum ...)))))
+
+;; `rquote` of (scheme rlist), also `quote` of (srfi 101): the datum with
+;; its pairs made random-access pairs.
+(define-syntax |rquote@(scheme rlist)|
+  (syntax-rules ()
+    ((_ datum) (|%rlist-datum@(scheme rlist)| 'datum))))
+
+;; The syntax of (scheme stream) = (srfi 41). Each suspends its
+;; expressions in thunks that the library's `%stream-cons` and
+;; `%stream-lazy` call when the stream is forced.
+(define-syntax |stream-cons@(scheme stream)|
+  (syntax-rules ()
+    ((_ obj strm)
+     (|%stream-cons@(scheme stream)| (lambda () obj) (lambda () strm)))))
+
+(define-syntax |stream-lambda@(scheme stream)|
+  (syntax-rules ()
+    ((_ formals body0 body1 ...)
+     (lambda formals (|%stream-lazy@(scheme stream)| (lambda () body0 body1 ...))))))
+
+(define-syntax |define-stream@(scheme stream)|
+  (syntax-rules ()
+    ((_ (name . formals) body0 body1 ...)
+     (define name (|stream-lambda@(scheme stream)| formals body0 body1 ...)))))
+
+(define-syntax |stream@(scheme stream)|
+  (syntax-rules ()
+    ((_) |stream-null@(scheme stream)|)
+    ((_ x y ...) (|stream-cons@(scheme stream)| x (|stream@(scheme stream)| y ...)))))
+
+(define-syntax |stream-let@(scheme stream)|
+  (syntax-rules ()
+    ((_ tag ((name val) ...) body1 body2 ...)
+     ((letrec ((tag (|stream-lambda@(scheme stream)| (name ...) body1 body2 ...))) tag)
+      val ...))))
+
+;; (stream-match stream (pattern [fender] expr) ...): each clause is
+;; tried in turn; the first whose pattern matches and whose fender (if
+;; any) is true gives the value.
+(define-syntax |stream-match@(scheme stream)|
+  (syntax-rules ()
+    ((_ strm-expr clause ...)
+     (let ((strm strm-expr))
+       (if (not (|stream?@(scheme stream)| strm))
+           (error "stream-match: expected a stream" strm))
+       (cond ((|%stream-match-clause@(scheme stream)| strm clause) => car) ...
+             (else (|%stream-match-fail@(scheme stream)| strm)))))))
+
+;; A clause: a one-element list of its value if it matches, else #f.
+(define-syntax |%stream-match-clause@(scheme stream)|
+  (syntax-rules ()
+    ((_ strm (pattern fender expr))
+     (|%stream-match-pattern@(scheme stream)| strm pattern (and fender (list expr))))
+    ((_ strm (pattern expr))
+     (|%stream-match-pattern@(scheme stream)| strm pattern (list expr)))))
+
+(define-syntax |%stream-match-pattern@(scheme stream)|
+  (syntax-rules (_)
+    ((_ strm () body)
+     (and (|stream-null?@(scheme stream)| strm) body))
+    ((_ strm (_ . rest) body)
+     (and (|stream-pair?@(scheme stream)| strm)
+          (let ((tail (|stream-cdr@(scheme stream)| strm)))
+            (|%stream-match-pattern@(scheme stream)| tail rest body))))
+    ((_ strm (var . rest) body)
+     (and (|stream-pair?@(scheme stream)| strm)
+          (let ((var (|stream-car@(scheme stream)| strm))
+                (tail (|stream-cdr@(scheme stream)| strm)))
+            (|%stream-match-pattern@(scheme stream)| tail rest body))))
+    ((_ strm _ body) body)
+    ((_ strm var body) (let ((var strm)) body))))
+
+;; (stream-of expr clause ...): clauses (var in stream), (var is expr)
+;; and filters, nested left to right.
+(define-syntax |stream-of@(scheme stream)|
+  (syntax-rules ()
+    ((_ expr clause ...)
+     (|%stream-of@(scheme stream)| expr |stream-null@(scheme stream)| clause ...))))
+
+(define-syntax |%stream-of@(scheme stream)|
+  (syntax-rules (in is)
+    ((_ expr base)
+     (|stream-cons@(scheme stream)| expr base))
+    ((_ expr base (var in s) clause ...)
+     (|stream-let@(scheme stream)| loop ((strm s))
+       (if (|stream-null?@(scheme stream)| strm)
+           base
+           (let ((var (|stream-car@(scheme stream)| strm)))
+             (|%stream-of@(scheme stream)| expr (loop (|stream-cdr@(scheme stream)| strm)) clause ...)))))
+    ((_ expr base (var is e) clause ...)
+     (let ((var e)) (|%stream-of@(scheme stream)| expr base clause ...)))
+    ((_ expr base pred clause ...)
+     (if pred (|%stream-of@(scheme stream)| expr base clause ...) base))))

@@ -83,6 +83,36 @@ pub const BUNDLED: &[Bundled] = &[
         source: include_str!("../../libraries/ephemeron.scm"),
     },
     Bundled {
+        names: &["scheme ideque", "srfi 134"],
+        features: &["srfi-134"],
+        source: include_str!("../../libraries/ideque.scm"),
+    },
+    Bundled {
+        names: &["scheme ilist", "srfi 116"],
+        features: &["srfi-116"],
+        source: include_str!("../../libraries/ilist.scm"),
+    },
+    Bundled {
+        names: &["scheme rlist"],
+        features: &[],
+        source: include_str!("../../libraries/rlist.scm"),
+    },
+    Bundled {
+        names: &["srfi 101"],
+        features: &["srfi-101"],
+        source: include_str!("../../libraries/srfi-101.scm"),
+    },
+    Bundled {
+        names: &["scheme stream", "srfi 41"],
+        features: &["srfi-41"],
+        source: include_str!("../../libraries/stream.scm"),
+    },
+    Bundled {
+        names: &["scheme text", "srfi 135"],
+        features: &["srfi-135"],
+        source: include_str!("../../libraries/text.scm"),
+    },
+    Bundled {
         names: &["srfi 151"],
         features: &["srfi-151"],
         source: include_str!("../../libraries/bitwise.scm"),

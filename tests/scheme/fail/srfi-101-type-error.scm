@@ -1,0 +1,2 @@
+(import (scheme base) (scheme rlist))
+(rlist-ref (rlist 'a 'b) 5)

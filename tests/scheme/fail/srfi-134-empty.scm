@@ -1,0 +1,3 @@
+(import (scheme base) (scheme ideque))
+(define q (ideque-remove-front (ideque 1)))
+(ideque-front q)

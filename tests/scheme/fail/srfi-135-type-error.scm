@@ -1,0 +1,2 @@
+(import (scheme base) (scheme text))
+(textual-append "a" 'b)

@@ -1,0 +1,2 @@
+(import (scheme base) (scheme stream))
+(stream-car '(1 2 3))

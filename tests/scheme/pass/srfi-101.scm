@@ -1,0 +1,48 @@
+;; (scheme rlist) = SRFI 101 under R7RS-large's names: random-access
+;; lists, with the SRFI's examples. `l` turns one into an ordinary list.
+(import (scheme base) (scheme write) (scheme rlist))
+(define (show . xs) (for-each (lambda (x) (write x) (display " ")) xs) (newline))
+(define (attempt thunk)
+  (guard (e ((error-object? e) (cons 'error (cons (error-object-message e) (error-object-irritants e)))))
+    (thunk)))
+;; an rlist (and any rlist inside it) as an ordinary list, keeping a dotted tail
+(define (l x)
+  (cond ((rpair? x) (cons (l (rcar x)) (l (rcdr x))))
+        (else x)))
+;; quote
+(show (rquote a) (rquote #(a b c)) (l (rquote (+ 1 2))) (rpair? (rquote (+ 1 2))) (pair? (rquote (+ 1 2))) (rquote ()) (rquote "abc"))
+(show (l (rquote (quote a))) (l (rquote (1 (2 3) . 4))) (rpair? (rcadr (rquote (1 (2 3))))))
+;; pairs
+(show (rpair? (rquote (a . b))) (rpair? (rquote (a b c))) (rpair? '()) (rpair? '#(a b)) (rpair? '(a b)))
+(show (l (rcons 'a '())) (l (rcons (rquote (a)) (rquote (b c d)))) (l (rcons "a" (rquote (b c)))) (l (rcons 'a 3)) (l (rcons (rquote (a b)) 'c)))
+(show (rcar (rquote (a b c))) (l (rcar (rquote ((a) b c d)))) (rcar (rquote (1 . 2))) (l (rcdr (rquote ((a) b c d)))) (rcdr (rquote (1 . 2))))
+(define r (rlist 1 2 3 4 5 6 7 8 9 10))
+(show (rcadr r) (rcaddr r) (rcadddr r) (l (rcddddr r)) (rcaar (rlist (rlist 'x))) (l (rcdar (rlist (rlist 'x 'y)))))
+;; lists
+(show (rnull? '()) (rnull? r) (rlist? (rquote (a b c))) (rlist? '()) (rlist? (rquote (a . b))) (rlist? '(a b)) (rlist? 5))
+(show (l (rlist 'a (+ 3 4) 'c)) (rlist) (l (make-rlist 5 0)) (rlength (make-rlist 100 'x)) (rlist-ref (make-rlist 100 'x) 99))
+(show (map (lambda (n) (rlength (make-rlist n 1))) '(0 1 2 3 4 5 6 7 8 13 14 15 16 100)))
+(show (rlength (rquote (a b c))) (rlength (rquote (a (b) (c)))) (rlength '()))
+(show (rlength<=? 'not-a-list 0) (rlength<=? (rquote (a . b)) 0) (rlength<=? (rquote (a . b)) 1) (rlength<=? (rquote (a . b)) 2))
+(show (l (rappend (rquote (x)) (rquote (y)))) (l (rappend (rquote (a)) (rquote (b c d)))) (l (rappend (rquote (a (b))) (rquote ((c)))))
+      (l (rappend (rquote (a b)) (rquote (c . d)))) (rappend '() 'a) (rappend) (l (rappend (rlist 1) '() (rlist 2 3) (rlist))))
+(show (l (rreverse (rquote (a b c)))) (l (rreverse (rquote (a (b c) 'd '(e (f)))))))
+(show (l (rlist-tail (rquote (a b c d)) 0)) (l (rlist-tail (rquote (a b c d)) 2)) (rlist-tail 'not-a-list 0) (rlist-tail r 10))
+(show (rlist-ref (rquote (a b c d)) 2) (l (rlist-set (rquote (a b c d)) 2 'x)))
+(call-with-values (lambda () (rlist-ref/update (rquote (7 8 9 10)) 2 -)) (lambda (v new) (show v (l new))))
+(show (l (rmap rcadr (rquote ((a b) (d e) (g h))))) (l (rmap (lambda (n) (expt n n)) (rquote (1 2 3 4 5)))) (l (rmap + (rquote (1 2 3)) (rquote (4 5 6)))))
+(show (let ((v (make-vector 5))) (rfor-each (lambda (i) (vector-set! v i (* i i))) (rquote (0 1 2 3 4))) v))
+(show (let ((acc '())) (rfor-each (lambda (a b) (set! acc (cons (list a b) acc))) (rlist 1 2) (rlist 'x 'y)) acc))
+(show (rlist->list (rlist 1 2 3)) (l (list->rlist '(1 2 3))) (rpair? (list->rlist '(1))) (rlist->list '()))
+;; a thousand elements: every index reads back, every update is seen only in the new list
+(define big (list->rlist (iota 1000)))
+(show (rlength big) (let loop ((i 0)) (cond ((= i 1000) 'all-read) ((= (rlist-ref big i) i) (loop (+ i 1))) (else i))))
+(define big2 (let loop ((i 0) (x big)) (if (>= i 1000) x (loop (+ i 7) (rlist-set x i 'set)))))
+(show (rlist-ref big2 0) (rlist-ref big2 7) (rlist-ref big2 8) (rlist-ref big 7) (rlength big2))
+(show (equal? (rlist->list (rlist-tail big 500)) (iota 500 500)) (rcar (rlist-tail big 999)) (equal? (rlist->list (rmap - big)) (map - (iota 1000))))
+(show (equal? (rlist->list (rcons -1 big)) (cons -1 (iota 1000))) (equal? (rlist->list (rcdr (rcdr big))) (iota 998 2)))
+(define m (make-rlist 20 'z))
+(show (rlist->list (rlist-set m 19 'end)) (rlist->list (rcons 'a m)))
+;; errors
+(show (attempt (lambda () (rcar '()))) (attempt (lambda () (rcdr '(1 2)))) (attempt (lambda () (rlist-ref (rlist 1 2) 2)))
+      (attempt (lambda () (rlist-tail (rlist 1) 2))) (attempt (lambda () (rlength (rquote (1 . 2))))) (attempt (lambda () (rmap + (rlist 1) (rlist 1 2)))))

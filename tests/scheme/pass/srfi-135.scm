@@ -1,0 +1,81 @@
+;; (scheme text) = SRFI 135: immutable texts, with the SRFI's examples.
+;; `s` shows a text as the string of its characters.
+(import (scheme base) (scheme char) (scheme write) (scheme text))
+(define (show . xs) (for-each (lambda (x) (write x) (display " ")) xs) (newline))
+(define (attempt thunk)
+  (guard (e ((error-object? e) (cons 'error (cons (error-object-message e) (error-object-irritants e)))))
+    (thunk)))
+(define (s x) (if (text? x) (textual->string x) x))
+(define (ss l) (map s l))
+;; predicates
+(define t (string->text "hello world"))
+(show (text? t) (text? "abc") (textual? t) (textual? "abc") (textual? 5) (textual-null? (text)) (textual-null? "") (textual-null? t))
+(show (textual-every char-alphabetic? "abc") (textual-every char-alphabetic? "a1") (textual-every char-alphabetic? "") (textual-every char->integer t 0 2)
+      (textual-any char-numeric? "ab1") (textual-any char-numeric? "abc") (textual-any (lambda (c) (and (char=? c #\o) 'found)) t))
+;; constructors
+(show (s (make-text 3 #\x)) (s (text #\a #\b)) (s (text)) (s (text-tabulate (lambda (i) (integer->char (+ 65 i))) 5)))
+(show (s (text-unfold null? car cdr '(#\a #\b #\c))) (s (text-unfold (lambda (n) (= n 3)) (lambda (n) (number->string n)) (lambda (n) (+ n 1)) 0 "<" (lambda (n) ">"))))
+(show (s (text-unfold-right (lambda (n) (< n (char->integer #\A))) (lambda (n) (char-downcase (integer->char n))) (lambda (n) (- n 1)) (char->integer #\Z) #\space (lambda (n) " The English alphabet: "))))
+;; conversion
+(show (eq? (textual->text t) t) (text? (textual->text "abc")) (textual->string t 6) (textual->vector "abc" 1) (textual->list t 0 3))
+(show (s (string->text "abcdef" 2 4)) (s (vector->text #(#\x #\y #\z) 1)) (s (list->text '(#\a #\b #\c) 1 2)) (s (reverse-list->text '(#\a #\B #\c))))
+(define mutable (string #\a #\b))
+(define frozen (string->text mutable))
+(string-set! mutable 0 #\z)
+(show (s frozen) (let ((str (textual->string frozen))) (string-set! str 1 #\q) (s frozen)))
+(show (textual->utf8 "aé") (s (utf8->text (bytevector 104 105 195 169))) (s (utf8->text (bytevector 0 104 105 0) 1 3)))
+(show (textual->utf16be "a\x1F600;") (textual->utf16le "a\x1F600;") (textual->utf16 "a"))
+(show (s (utf16be->text (bytevector 0 97 216 61 222 0))) (s (utf16le->text (bytevector 97 0 61 216 0 222)))
+      (s (utf16->text (bytevector 254 255 0 98))) (s (utf16->text (bytevector 255 254 98 0))) (s (utf16->text (bytevector 0 99)))
+      (textual=? (utf16->text (textual->utf16 "x\x1F600;y")) "x\x1F600;y"))
+;; selection
+(show (text-length t) (textual-length "abc") (text-ref t 4) (textual-ref "abc" 2) (s (subtext t 0 5)) (s (subtextual "hello" 1 3)) (eq? (subtext t 0 11) t))
+(show (s (textual-copy t 6)) (eq? (textual-copy t) t) (s (textual-take "Pete Szilagyi" 6)) (s (textual-drop "Pete Szilagyi" 6))
+      (s (textual-take-right "Beta rules" 5)) (s (textual-drop-right "Beta rules" 5)))
+(show (s (textual-pad "325" 5)) (s (textual-pad "71325" 5)) (s (textual-pad "8871325" 5)) (s (textual-pad-right "325" 5 #\*)) (s (textual-pad-right "8871325" 5)) (s (textual-pad "abcdef" 3 #\- 1 3)))
+(show (s (textual-trim-both "  The outlook wasn't brilliant,  \n\r")) (s (textual-trim "  x  ")) (s (textual-trim-right "  x  ")) (s (textual-trim "xxaxx" (lambda (c) (char=? c #\x)))))
+;; replacement
+(show (s (textual-replace "The TCL programmer endured daily ridicule." "another miserable perl drone" 4 7 8 22)))
+(show (s (textual-replace "It's easy to code it up in Scheme." "lots of fun" 5 9)))
+(define (textual-insert s i t) (textual-replace s t i i))
+(define (textual-set s i c) (textual-replace s (text c) i (+ i 1)))
+(show (s (textual-insert "It's easy to code it up in Scheme." 5 "really ")) (s (textual-set "Text-ref runs in O(n) time." 19 #\1)))
+;; comparison
+(show (textual=? "abc" (text #\a #\b #\c) "abc") (textual=? "abc" "abd") (textual<? "abc" "abd" (text #\b)) (textual>? "b" "a") (textual<=? "a" "a" "b") (textual>=? "a" "b"))
+(show (textual-ci=? "ABC" (string->text "abc")) (textual-ci<? "abc" "ABD") (textual-ci>? "B" "a") (textual-ci<=? "a" "A") (textual-ci>=? "a" "B"))
+;; prefixes and suffixes
+(show (textual-prefix-length "prefix" "preface") (textual-suffix-length "suffix" "prefix") (textual-prefix? "pre" "prefix") (textual-prefix? "pre" "pr")
+      (textual-suffix? "fix" (text #\s #\u #\f #\f #\i #\x)) (textual-prefix-length "abcd" "xbcd" 1 4 1 3))
+;; searching
+(show (textual-index "hello" (lambda (c) (char=? c #\l))) (textual-index-right "hello" (lambda (c) (char=? c #\l))) (textual-index "hello" char-numeric?)
+      (textual-skip "   x" char-whitespace?) (textual-skip-right "x   " char-whitespace?) (textual-skip "   " char-whitespace?) (textual-index "abcabc" (lambda (c) (char=? c #\a)) 1 5))
+(define txt (string->text "  hello"))
+(show (s (subtextual txt (or (textual-skip txt char-whitespace?) (textual-length txt)) (textual-length txt))))
+(show (textual-contains "eek -- what a geek." "ee" 12 18) (textual-contains "eek -- what a geek." "ee") (textual-contains-right "eek -- what a geek." "ee")
+      (textual-contains "abc" "x") (textual-contains "abc" "" 1) (textual-contains-right "abc" "" 0 2) (textual-contains (text #\a #\b) (text #\b)))
+;; case conversion
+(show (s (textual-upcase "Hello")) (s (textual-downcase "HeLLo")) (s (textual-foldcase "HeLLo")) (s (textual-titlecase "hELLO wORLD, it's 2 o'clock")))
+;; concatenation
+(show (s (textual-append "a" (text #\b) "c")) (s (textual-append)) (s (textual-concatenate (list "x" (text #\y) ""))))
+(show (s (textual-concatenate-reverse '(" must be" "Hello, I") " going.XXXX" 7)) (s (textual-concatenate-reverse '("b" "a"))) (s (textual-concatenate-reverse '("b" "a") "c")))
+(show (s (textual-join '("foo" "bar" "baz"))) (s (textual-join '("foo" "bar" "baz") "")) (s (textual-join '("foo" "bar" "baz") (string->text ":")))
+      (s (textual-join '("foo" "bar" "baz") ":" 'suffix)) (s (textual-join '() ":")) (s (textual-join '("") ":")) (s (textual-join '() ":" 'suffix))
+      (s (textual-join '("") ":" 'suffix)) (s (textual-join '("a" "b") "-" 'prefix)))
+;; fold, map and friends
+(show (textual-fold-right cons '() "abc") (textual-fold cons '() "abc") (textual-fold (lambda (c count) (if (char-lower-case? c) (+ count 1) count)) 0 "AbCde")
+      (textual-fold cons '() "abcdef" 2 4))
+(show (s (textual-map (lambda (c0 c1 c2) (case c0 ((#\1) c1) ((#\2) (string c2)) ((#\-) (text #\- c1))))
+                      (string->text "1222-1111-2222") (string->text "Hi There!") (string->text "Dear John"))))
+(show (s (textual-map char-upcase "abc")) (let ((acc '())) (textual-for-each (lambda (a b) (set! acc (cons (string a b) acc))) "abc" "xy") acc))
+(show (let ((txt (string->text "abcde")) (v '())) (textual-for-each-index (lambda (cur) (set! v (cons (char->integer (text-ref txt cur)) v))) txt) v))
+(show (s (textual-map-index (lambda (i) (if (even? i) (number->string i) #\.)) "abcde")) (textual-count "banana" (lambda (c) (char=? c #\a))) (textual-count "banana" (lambda (c) (char=? c #\a)) 2 4))
+(show (s (textual-filter char-alphabetic? "a1b2c3")) (s (textual-remove char-alphabetic? "a1b2c3")) (s (textual-filter char-alphabetic? "a1b2c3" 2)))
+;; replication and splitting
+(show (s (textual-replicate "abcdef" 2 8)) (s (textual-replicate "abcdef" -2 4)) (s (textual-replicate "abc" 0 7)) (s (textual-replicate "abcdefg" -3 3 3 6)) (s (textual-replicate "" 0 0)))
+(show (ss (textual-split "a b c" " ")) (ss (textual-split "a, b,, c" ", ")) (ss (textual-split "" " ")) (ss (textual-split "abc" ""))
+      (ss (textual-split ":a:b:" ":")) (ss (textual-split ":a:b:" ":" 'prefix)) (ss (textual-split ":a:b:" ":" 'suffix)) (ss (textual-split "a:b:c:d" ":" 'infix 2))
+      (ss (textual-split "xa:bx" ":" 'infix #f 1 4)))
+;; errors
+(show (attempt (lambda () (textual-take "foo" 37))) (attempt (lambda () (text-ref (text #\a) 1))) (attempt (lambda () (text-length "abc")))
+      (attempt (lambda () (textual-length 'abc))) (attempt (lambda () (textual->string "abc" 2 1))) (attempt (lambda () (textual-join '() ":" 'strict-infix))))
+(show (attempt (lambda () (textual-map (lambda (c) 5) "a"))) (attempt (lambda () (text 1))) (attempt (lambda () (textual-split "" ":" 'strict-infix))))
