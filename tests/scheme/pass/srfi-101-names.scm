@@ -12,3 +12,8 @@
       (random-access-list->linear-access-list (reverse (make-list 3 'z)))
       (random-access-list->linear-access-list (list-tail l 3)))
 (show (pair? (linear-access-list->random-access-list (vector->list #(a b)))) (car (cddr l)))
+;; the engine's own syntax still means the standard procedures, though
+;; `car`, `cons`, `list` and `quote` now name SRFI 101's
+(define p (make-parameter 1))
+(show (parameterize ((p 2)) (p)) (guard (e (#t 'caught)) (raise 'x)) (case 2 ((1) 'one) ((2) 'two))
+      (do ((i 0 (+ i 1))) ((= i 3) i)) (let-values (((a b) (values 1 2))) (+ a b)))
