@@ -465,19 +465,24 @@ impl Store {
                 Ok(refs)
             }
             Backing::File(conn) => {
-                let refs: Option<Vec<u8>> = retry_busy(|| {
-                    conn.prepare_cached("SELECT data FROM refs WHERE name = ?1")
-                        .and_then(|mut s| s.query_row([HEAD], |r| r.get(0)).optional())
+                // Both reads in one transaction, so they see one state of
+                // the file: read apart, a writer's first commit (blobs and
+                // refs record together) landing between them looked like
+                // blobs with no record.
+                let (refs, blobs) = retry_busy(|| {
+                    let tx = conn.unchecked_transaction()?;
+                    let refs: Option<Vec<u8>> = tx
+                        .prepare_cached("SELECT data FROM refs WHERE name = ?1")
+                        .and_then(|mut s| s.query_row([HEAD], |r| r.get(0)).optional())?;
+                    let blobs: i64 = match refs {
+                        Some(_) => 0,
+                        None => tx.query_row("SELECT count(*) FROM blobs", [], |r| r.get(0))?,
+                    };
+                    Ok((refs, blobs))
                 })
                 .map_err(|e| self.err(e))?;
-                if refs.is_none() {
-                    let blobs: i64 = retry_busy(|| {
-                        conn.query_row("SELECT count(*) FROM blobs", [], |r| r.get(0))
-                    })
-                    .map_err(|e| self.err(e))?;
-                    if blobs > 0 {
-                        return Err(self.headless(blobs as u64));
-                    }
+                if refs.is_none() && blobs > 0 {
+                    return Err(self.headless(blobs as u64));
                 }
                 Ok(refs)
             }
