@@ -2,8 +2,19 @@
 //! file (a saved artifact or a corpus entry), to reproduce it with
 //! `arbores`: `cargo run --release -p arbores-fuzz --example show_program -- FILE`.
 
-fn main() {
-    let path = std::env::args().nth(1).expect("a file");
-    let data = std::fs::read(path).expect("readable");
-    println!("{}", arbores_fuzz::gen::program(&data));
+fn main() -> std::process::ExitCode {
+    let Some(path) = std::env::args().nth(1) else {
+        eprintln!("usage: show_program FILE");
+        return std::process::ExitCode::from(2);
+    };
+    match std::fs::read(&path) {
+        Ok(data) => {
+            println!("{}", arbores_fuzz::gen::program(&data));
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{path}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }
