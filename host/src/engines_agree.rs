@@ -28,6 +28,7 @@ fn settings(engine: EngineKind) -> Settings {
         clock: Some(0.0),
         output: crate::backend::OutputSink::kept(),
         grants: Default::default(),
+        embedder: None,
     }
 }
 

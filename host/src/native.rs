@@ -3,6 +3,7 @@
 
 use std::rc::Rc;
 
+use arbores_core::repo::index::SemanticConfig;
 use arbores_core::{Engine, Evaluation, Host, Run, Suspension, Tool, ToolAnswer};
 
 use crate::backend::{Backend, OutputSink, Restored, Settings, Stopper};
@@ -75,6 +76,9 @@ impl NativeSession {
         engine.set_memory_meter(Some(|| crate::backend::ALLOCATOR.allocated()));
         engine.set_limits(settings.limits);
         engine.set_tier(settings.tier);
+        if let Some(e5) = &settings.embedder {
+            engine.set_embedder(Box::new(e5.clone()), SemanticConfig::default());
+        }
         engine.set_host(Box::new(NativeHost {
             clock: settings.clock,
             stopper,

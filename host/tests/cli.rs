@@ -2390,3 +2390,181 @@ fn incremental_export_and_import() {
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     assert!(stderr(&out).contains("no version v9"), "{}", describe(&out));
 }
+
+#[path = "support/tiny_e5.rs"]
+mod tiny_e5;
+
+/// `--embedder e5` with a store: `(arb:semantic-search QUERY 3)`'s
+/// descriptions, then the standard output and error.
+fn e5_search(model: &Path, store: &Path, query: &str) -> Output {
+    let mut cmd = command(
+        "native",
+        &[
+            "--embedder",
+            "e5",
+            "--e5-model",
+            model.to_str().unwrap(),
+            "eval",
+        ],
+    );
+    cmd.arg(format!(
+        "(map (lambda (h) (cdr (assoc \"description\" h))) (arb:semantic-search {query:?} 3))"
+    ));
+    cmd.env("ARBORES_STORE", store);
+    run(cmd, None)
+}
+
+const SORT_NODE: &str = r#"(arb:create "(define (merge-sort l) l)" '() "Sorts a list by merging sorted halves" "function" '("merge-sort"))"#;
+const TREE_NODE: &str =
+    r#"(arb:create "(define (tree-depth t) 0)" '() "二叉树的深度" "function" '("tree-depth"))"#;
+const JSON_NODE: &str = r#"(arb:create "(define (read-json s) s)" '() "Parses a JSON document into nested lists" "function" '("read-json"))"#;
+
+/// The plug-in path with a tiny model in the real model's layout, run by
+/// the same engine: the store records which embedder made its index, and
+/// an engine with another refuses it (saying so) and builds its own, so
+/// vectors never mix. Needs no downloaded weights.
+#[test]
+fn embedder_e5_plugs_a_model_in_and_the_store_records_it() {
+    let dir = scratch("embedder-e5-tiny");
+    let model = dir.join("tiny.bin");
+    std::fs::write(&model, tiny_e5::model(7)).unwrap();
+    let store = fresh_store("embedder-e5-tiny");
+    let with = |embedder: &[&str], expr: &str| {
+        let mut cmd = command("native", embedder);
+        cmd.args(["eval", expr]).env("ARBORES_STORE", &store);
+        run(cmd, None)
+    };
+    let e5 = ["--embedder", "e5", "--e5-model", model.to_str().unwrap()];
+    let out = with(&e5, &format!("(begin {SORT_NODE} {TREE_NODE})"));
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let out = e5_search(&model, &store, "merge sorted halves");
+    assert!(
+        stdout(&out).starts_with("(\"Sorts a list by merging sorted halves\""),
+        "{}",
+        describe(&out)
+    );
+    assert!(!stderr(&out).contains("not used"), "{}", describe(&out));
+    // The built-in embedder meets the e5 index: not used, built again, and
+    // its commit stores its own.
+    let out = with(
+        &[],
+        &format!("(begin (arb:semantic-search \"merge sorted halves\" 3) {JSON_NODE})"),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let tiny_id = format!("made by the embedder e5-{}-", tiny_e5::model(7).len());
+    assert!(
+        stderr(&out).contains("the stored semantic index is not used")
+            && stderr(&out).contains(&tiny_id),
+        "{}",
+        describe(&out)
+    );
+    // ...which e5 refuses in turn, and stores its own again.
+    let out = with(
+        &e5,
+        r#"(begin (arb:semantic-search "merge sorted halves" 3) (arb:create "(define (f) 1)" '() "one" "function" '("f")))"#,
+    );
+    assert!(
+        stderr(&out).contains("made by the embedder static-"),
+        "{}",
+        describe(&out)
+    );
+    let out = e5_search(&model, &store, "merge sorted halves");
+    assert!(!stderr(&out).contains("not used"), "{}", describe(&out));
+    assert!(
+        stdout(&out).starts_with("(\"Sorts a list by merging sorted halves\""),
+        "{}",
+        describe(&out)
+    );
+    // Other weights are another embedder.
+    let other = dir.join("other.bin");
+    std::fs::write(&other, tiny_e5::model(8)).unwrap();
+    let out = e5_search(&other, &store, "merge sorted halves");
+    assert!(stderr(&out).contains(&tiny_id), "{}", describe(&out));
+}
+
+#[test]
+fn embedder_e5_refusals_say_why() {
+    let dir = scratch("embedder-e5-refusals");
+    // The sandboxed engine cannot run it.
+    let out = run(command("wasm", &["--embedder", "e5", "eval", "1"]), None);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("needs --engine native"),
+        "{}",
+        describe(&out)
+    );
+    // No model: where it was looked for and how to get it.
+    let missing = dir.join("none.bin");
+    let out = e5_search(&missing, &unique_store(), "x");
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("cannot read the e5 model")
+            && stderr(&out).contains("scripts/fetch-e5"),
+        "{}",
+        describe(&out)
+    );
+    // A damaged model is refused before the engine reads it.
+    let model = tiny_e5::model(7);
+    for (name, bytes) in [
+        ("cut.bin", &model[..model.len() - 100]),
+        ("short.bin", &model[..30]),
+        ("foreign.bin", &b"GGUF\x03\x00\x00\x00"[..]),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = e5_search(&path, &unique_store(), "x");
+        assert_eq!(out.status.code(), Some(1), "{name}\n{}", describe(&out));
+        assert!(
+            stderr(&out).contains("not a model the e5 engine can run"),
+            "{name}\n{}",
+            describe(&out)
+        );
+    }
+}
+
+/// The real model (scripts/fetch-e5): a Chinese query finds an English
+/// description and an English paraphrase a Chinese one, through the
+/// command line. Skipped, saying so, without the weights.
+#[test]
+fn embedder_e5_real_model_finds_across_languages() {
+    let model = std::env::var_os("ARBORES_E5_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/e5/e5-small-q4.bin")
+        });
+    if !model.is_file() {
+        eprintln!(
+            "skipped: no e5 model at {} (scripts/fetch-e5 fetches it; ARBORES_E5_MODEL names another)",
+            model.display()
+        );
+        return;
+    }
+    let store = fresh_store("embedder-e5-real");
+    let mut cmd = command(
+        "native",
+        &[
+            "--embedder",
+            "e5",
+            "--e5-model",
+            model.to_str().unwrap(),
+            "eval",
+        ],
+    );
+    cmd.arg(format!("(begin {SORT_NODE} {TREE_NODE} {JSON_NODE})"))
+        .env("ARBORES_STORE", &store);
+    let out = run(cmd, None);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    for (query, first) in [
+        ("排序算法", "Sorts a list by merging sorted halves"),
+        ("how deep is a binary tree", "二叉树的深度"),
+        ("解析 JSON 文档", "Parses a JSON document into nested lists"),
+    ] {
+        let out = e5_search(&model, &store, query);
+        assert!(
+            stdout(&out).starts_with(&format!("({first:?}")),
+            "{query}\n{}",
+            describe(&out)
+        );
+        assert!(!stderr(&out).contains("not used"), "{}", describe(&out));
+    }
+}

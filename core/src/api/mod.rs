@@ -10,7 +10,7 @@ use crate::heap::MemoryMeter;
 use crate::host::{Host, InterruptCheck};
 use crate::pos::Pos;
 use crate::repo::forest::{ForestError, Hash, ImportError, Snapshot, VersionForest};
-use crate::repo::index::{Embedder, Lexicon, SemanticConfig};
+use crate::repo::index::{Embedder, HostEmbedder, Indexes, Lexicon, SemanticConfig};
 use crate::repo::knowledge::{Knowledge, KnowledgeStore};
 use crate::repo::Tier;
 use crate::vm::{ErrorKind, Limits, ValueForm, Vm, VmError};
@@ -102,6 +102,33 @@ pub struct Engine {
     pub(crate) tools: Vec<crate::api::tools::Tool>,
     /// The key of the hash that checks dumps (see `Engine::set_dump_key`).
     pub(crate) dump_key: [u8; 32],
+    /// The host's embedder and lexicon, if it set them: every knowledge
+    /// base the engine opens or imports is indexed with them.
+    pub(crate) index_setup: IndexSetup,
+}
+
+/// What a host chose for the indexes (`Engine::set_embedder`,
+/// `Engine::set_lexicon`).
+#[derive(Clone, Default)]
+pub(crate) struct IndexSetup {
+    embedder: Option<(Rc<dyn Embedder>, SemanticConfig)>,
+    lexicon: Option<Option<std::sync::Arc<Lexicon>>>,
+}
+
+impl IndexSetup {
+    /// Empty indexes as the host chose them.
+    fn indexes(&self) -> Indexes {
+        let mut ix = match &self.embedder {
+            Some((e, config)) => {
+                Indexes::with_embedder(Box::new(HostEmbedder(e.clone())), config.clone())
+            }
+            None => Indexes::new(),
+        };
+        if let Some(l) = &self.lexicon {
+            ix.lexicon = l.clone();
+        }
+        ix
+    }
 }
 
 impl Default for Engine {
@@ -151,6 +178,7 @@ impl Engine {
             vm,
             tools: Vec::new(),
             dump_key: crate::api::tools::DEFAULT_DUMP_KEY,
+            index_setup: IndexSetup::default(),
         }
     }
 
@@ -164,6 +192,7 @@ impl Engine {
             vm: prepared_vm(),
             tools: Vec::new(),
             dump_key: tools::DEFAULT_DUMP_KEY,
+            index_setup: IndexSetup::default(),
         }
     }
 
@@ -226,8 +255,14 @@ impl Engine {
     }
 
     /// Replaces the semantic index's embedder with a host's model.
+    /// Every knowledge base the engine opens or imports later is indexed
+    /// with it too (a stored index made by another embedder is not used).
     pub fn set_embedder(&mut self, embedder: Box<dyn Embedder>, config: SemanticConfig) {
-        self.vm.knowledge().set_embedder(embedder, config);
+        let shared: Rc<dyn Embedder> = Rc::from(embedder);
+        self.index_setup.embedder = Some((shared.clone(), config.clone()));
+        self.vm
+            .knowledge()
+            .set_embedder(Box::new(HostEmbedder(shared)), config);
         self.vm.forget_loaded();
     }
 
@@ -235,6 +270,7 @@ impl Engine {
     /// translates queries with (`None`: no lexicon). Only queries change:
     /// nothing stored depends on it.
     pub fn set_lexicon(&mut self, lexicon: Option<std::sync::Arc<Lexicon>>) {
+        self.index_setup.lexicon = Some(lexicon.clone());
         self.vm.knowledge().indexes.lexicon = lexicon;
     }
 
@@ -276,7 +312,8 @@ impl Engine {
     /// first commit. On error nothing changes.
     pub fn open_store(&mut self, store: Rc<dyn KnowledgeStore>) -> Result<(), ImportError> {
         let timestamp = self.vm.timestamp();
-        let knowledge = Knowledge::open(store, timestamp).map_err(store_error)?;
+        let knowledge = Knowledge::open_with(store, timestamp, self.index_setup.indexes())
+            .map_err(store_error)?;
         self.vm.install_knowledge(knowledge);
         Ok(())
     }
@@ -323,7 +360,8 @@ impl Engine {
     }
 
     fn install(&mut self, forest: VersionForest) -> Result<(), ImportError> {
-        let knowledge = Knowledge::with_forest(forest).map_err(store_error)?;
+        let knowledge =
+            Knowledge::with_forest_and(forest, self.index_setup.indexes()).map_err(store_error)?;
         self.vm.install_knowledge(knowledge);
         Ok(())
     }

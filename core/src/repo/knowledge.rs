@@ -186,7 +186,16 @@ impl Knowledge {
     /// current version: its persisted indexes if it has them, else built
     /// from its nodes.
     pub fn with_forest(forest: VersionForest) -> Result<Knowledge, ForestError> {
-        let mut indexes = Indexes::new();
+        Knowledge::with_forest_and(forest, Indexes::new())
+    }
+
+    /// As `with_forest`, with `indexes` (empty; a host's embedder or
+    /// lexicon) instead of the default ones: a stored index made by that
+    /// embedder is used as it is.
+    pub fn with_forest_and(
+        forest: VersionForest,
+        mut indexes: Indexes,
+    ) -> Result<Knowledge, ForestError> {
         let current = forest.current();
         if !indexes.adopt(forest.indexes_of(current)?) {
             indexes.rebuild(forest.nodes(current)?)?;
@@ -209,6 +218,15 @@ impl Knowledge {
         store: Rc<dyn KnowledgeStore>,
         timestamp: Timestamp,
     ) -> Result<Knowledge, ForestError> {
+        Knowledge::open_with(store, timestamp, Indexes::new())
+    }
+
+    /// As `open`, with `indexes` (see `with_forest_and`).
+    pub fn open_with(
+        store: Rc<dyn KnowledgeStore>,
+        timestamp: Timestamp,
+        indexes: Indexes,
+    ) -> Result<Knowledge, ForestError> {
         let blobs = Blobs::new(store.clone());
         let head = store
             .head()
@@ -217,7 +235,7 @@ impl Knowledge {
             Some(refs) => VersionForest::open(&refs, blobs)?,
             None => VersionForest::new_in(blobs, builtin_nodes(), "initial version", timestamp)?,
         };
-        let mut k = Knowledge::with_forest(forest)?;
+        let mut k = Knowledge::with_forest_and(forest, indexes)?;
         k.store = Some(store);
         // A store of an earlier layout is written in the current one by
         // the first change; nothing is written by reading it.

@@ -30,7 +30,14 @@ use super::text::{is_cjk, stem};
 /// They need not be normalised; the semantic index normalises them.
 pub trait Embedder {
     fn dim(&self) -> usize;
+    /// The vector of a text to be found: a node's description and names.
     fn embed(&self, text: &str) -> Vec<f32>;
+    /// The vector of a search query. The same as `embed` unless the model
+    /// tells queries from passages (multilingual-e5 reads "query: " before a
+    /// query and "passage: " before a text to be found).
+    fn embed_query(&self, text: &str) -> Vec<f32> {
+        self.embed(text)
+    }
     /// A name that changes whenever the vectors would: recorded with
     /// stored vectors, so that vectors of different embedders never mix.
     fn id(&self) -> String {

@@ -281,7 +281,7 @@ pub fn scan<'a>(
             continue;
         }
         let v = match vector_text(node) {
-            Some(t) => semantic.embed_query(&t)?,
+            Some(t) => semantic.embed_passage(&t)?,
             None => None,
         };
         vectors.push((node.id, v));

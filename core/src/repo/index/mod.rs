@@ -181,6 +181,28 @@ pub fn default_embedder() -> Box<dyn Embedder> {
     }
 }
 
+/// An embedder a host handed to its engine (`Engine::set_embedder`),
+/// shared by every knowledge base the engine opens or imports.
+pub struct HostEmbedder(pub std::rc::Rc<dyn Embedder>);
+
+impl Embedder for HostEmbedder {
+    fn dim(&self) -> usize {
+        self.0.dim()
+    }
+    fn embed(&self, text: &str) -> Vec<f32> {
+        self.0.embed(text)
+    }
+    fn embed_query(&self, text: &str) -> Vec<f32> {
+        self.0.embed_query(text)
+    }
+    fn id(&self) -> String {
+        self.0.id()
+    }
+    fn translations(&self, text: &str) -> Vec<(String, f32)> {
+        self.0.translations(text)
+    }
+}
+
 /// An embedder shared by several indexes.
 struct SharedEmbedder<E>(Arc<E>);
 
@@ -190,6 +212,9 @@ impl<E: Embedder> Embedder for SharedEmbedder<E> {
     }
     fn embed(&self, text: &str) -> Vec<f32> {
         self.0.embed(text)
+    }
+    fn embed_query(&self, text: &str) -> Vec<f32> {
+        self.0.embed_query(text)
     }
     fn id(&self) -> String {
         self.0.id()

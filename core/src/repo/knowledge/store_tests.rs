@@ -919,3 +919,45 @@ fn a_damaged_lexical_index_is_built_again_with_a_note() {
     assert_eq!(hybrid_hits(&mut s), rebuilt_hybrid_hits(&s));
     assert!(s.take_notes().is_empty());
 }
+
+/// A host's embedder (`Engine::set_embedder`) indexes the store the engine
+/// opens, and a store opened later by the same engine, from its first
+/// search; the store records it, so an engine without it refuses the index
+/// (with a note) instead of mixing vectors.
+#[test]
+fn an_engines_embedder_indexes_the_stores_it_opens() {
+    let store = Rc::new(TestStore::default());
+    let mut engine = crate::Engine::new();
+    engine.set_tier(crate::repo::Tier::System);
+    engine.set_embedder(Box::new(HashingEmbedder::new(64)), small_config());
+    engine.open_store(store.clone()).unwrap();
+    let made = engine.eval(
+        r#"(arb:create "(define (merge-sort l) l)" '() "sorts a list by merging halves" "function" '("merge-sort"))"#,
+    );
+    assert!(made.error.is_none(), "{:?}", made.error);
+    let found = engine.eval(r#"(length (arb:semantic-search "merging halves" 1))"#);
+    assert_eq!(found.value.as_deref(), Some("1"), "{:?}", found.error);
+    let k = engine.knowledge();
+    assert_eq!(k.indexes.semantic.embedder_id(), "hashing-64");
+    assert!(k.take_notes().is_empty(), "{:?}", k.take_notes());
+    // The store holds the index of that embedder.
+    let mut same = Knowledge::open_with(
+        store.clone(),
+        ts(1),
+        Indexes::with_embedder(Box::new(HashingEmbedder::new(64)), small_config()),
+    )
+    .unwrap();
+    assert!(same.indexes.semantic.is_stored());
+    assert!(same.take_notes().is_empty());
+    let mut other = open(&store);
+    assert!(other
+        .take_notes()
+        .join("\n")
+        .contains("made by the embedder hashing-64"));
+    // The same engine opening the store again keeps its embedder.
+    engine.open_store(store.clone()).unwrap();
+    let k = engine.knowledge();
+    assert_eq!(k.indexes.semantic.embedder_id(), "hashing-64");
+    assert!(k.indexes.semantic.is_stored());
+    assert!(k.take_notes().is_empty());
+}

@@ -1021,6 +1021,12 @@ impl SemanticIndex {
     /// The embedding of a query text, normalised; `None` if it has no
     /// features (it then matches nothing).
     pub fn embed_query(&self, text: &str) -> Result<Option<Vec<f32>>, IndexError> {
+        self.prepare(self.embedder.embed_query(text))
+    }
+
+    /// The embedding of a node's text (`vector_text`), normalised, as the
+    /// index embeds it; `None` if it has no features.
+    pub fn embed_passage(&self, text: &str) -> Result<Option<Vec<f32>>, IndexError> {
         self.prepare(self.embedder.embed(text))
     }
 
@@ -1378,6 +1384,44 @@ mod tests {
                 _ => vec![1.0, 0.0, 0.0, 0.0],
             }
         }
+    }
+
+    /// Tells queries from passages, as multilingual-e5 does: a query is
+    /// the last axis, a passage the first.
+    struct Asymmetric;
+    impl Embedder for Asymmetric {
+        fn dim(&self) -> usize {
+            2
+        }
+        fn embed(&self, _text: &str) -> Vec<f32> {
+            vec![1.0, 0.0]
+        }
+        fn embed_query(&self, _text: &str) -> Vec<f32> {
+            vec![0.0, 1.0]
+        }
+    }
+
+    #[test]
+    fn queries_and_passages_are_embedded_apart() {
+        let mut ix = SemanticIndex::new(Box::new(Asymmetric), SemanticConfig::default());
+        ix.insert(&node(1, "merge sort", None));
+        assert_eq!(ix.embed_query("merge sort").unwrap(), Some(vec![0.0, 1.0]));
+        assert_eq!(
+            ix.embed_passage("merge sort").unwrap(),
+            Some(vec![1.0, 0.0])
+        );
+        // The node was embedded as a passage: a query vector on the
+        // passage axis finds it with cosine 1, the query's own with 0.
+        let hits = ix
+            .search_vector(&[1.0, 0.0], &SemanticQuery::default())
+            .unwrap();
+        assert_eq!(ids(&hits), vec![1]);
+        assert!((hits[0].score - 1.0).abs() < 1e-6, "{}", hits[0].score);
+        assert!(ix
+            .search("merge sort", &SemanticQuery::default())
+            .unwrap()
+            .iter()
+            .all(|h| h.score < 1e-6));
     }
 
     #[test]
