@@ -18,7 +18,7 @@
 //! used (the core rebuilds it, saying so).
 
 use std::ffi::{c_char, c_int, c_void, CString};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use arbores_core::repo::index::Embedder;
@@ -31,12 +31,6 @@ pub const MODEL_FILE: &str = "e5-small-q4.bin";
 /// the model reads 510 tokens a window, so this is a few windows at most,
 /// and the cost of a node stays bounded.
 const EMBEDDED_AT_MOST: usize = 8 * 1024;
-
-/// Where the weights are looked for: `--e5-model`/`ARBORES_E5_MODEL`, else
-/// the per-user data directory (e.g. ~/.local/share/arbores/e5-small-q4.bin).
-pub fn default_model_path() -> Option<PathBuf> {
-    crate::paths::data_dir().map(|d| d.join(MODEL_FILE))
-}
 
 /// Block of 32 4-bit weights: a half-precision scale and 16 bytes.
 const Q4_BLOCK: usize = 18;
@@ -424,6 +418,13 @@ impl Embedder for E5 {
 
     fn id(&self) -> String {
         self.model.id.clone()
+    }
+
+    /// Tuned on the dev split of tests/retrieval (docs/PERFORMANCE.md):
+    /// e5's cosines of unrelated texts are about 0.7–0.8, so the floor is
+    /// 0.8, and its vectors carry half of the fused score.
+    fn fusion(&self) -> Option<(f32, f32)> {
+        Some((0.5, 0.8))
     }
 }
 

@@ -432,7 +432,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
                  (the sandboxed engine embeds with the built-in table)",
             ));
         }
-        let path = cli.e5_model.clone().or_else(e5::default_model_path).ok_or_else(|| {
+        let path = cli.e5_model.clone().or_else(|| paths::data_dir().map(|d| d.join(e5::MODEL_FILE))).ok_or_else(|| {
             Failure::usage("--embedder e5: no data directory to find the model in; name it with --e5-model FILE")
         })?;
         settings.embedder = Some(e5::E5::load(&path)?);

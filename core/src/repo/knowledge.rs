@@ -254,6 +254,7 @@ impl Knowledge {
     /// the next version.
     pub fn set_embedder(&mut self, embedder: Box<dyn Embedder>, config: SemanticConfig) {
         let was_loaded = self.indexes.semantic.is_loaded();
+        self.indexes.fusion.tune_for(embedder.as_ref());
         self.indexes.semantic = super::index::SemanticIndex::new(embedder, config);
         self.indexes.semantic.forget();
         let maps = match &self.tx {

@@ -43,6 +43,13 @@ pub trait Embedder {
     fn id(&self) -> String {
         format!("custom-{}", self.dim())
     }
+    /// The fusion's vector weight and cosine floor (`Fusion::vector_weight`,
+    /// `Fusion::vector_floor`) that this embedder's vectors were tuned
+    /// with, if not the defaults: a model whose cosines crowd between 0.7
+    /// and 0.9 wants a higher floor than a static table.
+    fn fusion(&self) -> Option<(f32, f32)> {
+        None
+    }
     /// Words of other languages that mean what the words of `text` mean,
     /// with a similarity from 0 to 1: the lexical scorer also looks for
     /// them, so a Chinese query matches English words. None by default.

@@ -70,6 +70,25 @@ impl Default for Fusion {
 }
 
 impl Fusion {
+    /// The default weights, with the vector weight and cosine floor that
+    /// `embedder` was tuned with (`Embedder::fusion`).
+    pub fn for_embedder(embedder: &dyn super::Embedder) -> Fusion {
+        let mut f = Fusion::default();
+        f.tune_for(embedder);
+        f
+    }
+
+    /// Takes `embedder`'s vector weight and cosine floor, or the defaults
+    /// if it names none; the other weights are left as they are.
+    pub fn tune_for(&mut self, embedder: &dyn super::Embedder) {
+        let d = Fusion::default();
+        let (w, floor) = embedder
+            .fusion()
+            .unwrap_or((d.vector_weight, d.vector_floor));
+        self.vector_weight = w;
+        self.vector_floor = floor;
+    }
+
     /// The fused score of a cosine and a lexical score.
     pub fn fuse(&self, cosine: f32, lexical: f32) -> f32 {
         let floor = self.vector_floor.clamp(0.0, 0.99);

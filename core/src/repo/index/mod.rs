@@ -198,6 +198,9 @@ impl Embedder for HostEmbedder {
     fn id(&self) -> String {
         self.0.id()
     }
+    fn fusion(&self) -> Option<(f32, f32)> {
+        self.0.fusion()
+    }
     fn translations(&self, text: &str) -> Vec<(String, f32)> {
         self.0.translations(text)
     }
@@ -219,6 +222,9 @@ impl<E: Embedder> Embedder for SharedEmbedder<E> {
     fn id(&self) -> String {
         self.0.id()
     }
+    fn fusion(&self) -> Option<(f32, f32)> {
+        self.0.fusion()
+    }
     fn translations(&self, text: &str) -> Vec<(String, f32)> {
         self.0.translations(text)
     }
@@ -232,12 +238,13 @@ impl Indexes {
 
     /// Empty indexes whose semantic index uses `embedder` (a host's model).
     pub fn with_embedder(embedder: Box<dyn Embedder>, config: SemanticConfig) -> Self {
+        let fusion = Fusion::for_embedder(embedder.as_ref());
         Indexes {
             symbols: SymbolIndex::new(),
             dependencies: DependencyIndex::new(),
             semantic: SemanticIndex::new(embedder, config),
             lexical: LexicalIndex::new(FieldWeights::default()),
-            fusion: Fusion::default(),
+            fusion,
             lexicon: default_lexicon(),
             lexical_built: true,
         }
@@ -491,6 +498,33 @@ mod tests {
     use crate::repo::node::NodeId;
 
     use crate::test_rng::TestRng as Rng;
+
+    /// An embedder brings the fusion weights it was tuned with; another
+    /// without them puts the defaults back.
+    #[test]
+    fn an_embedder_brings_its_fusion_weights() {
+        struct Tuned;
+        impl Embedder for Tuned {
+            fn dim(&self) -> usize {
+                2
+            }
+            fn embed(&self, _: &str) -> Vec<f32> {
+                vec![1.0, 0.0]
+            }
+            fn fusion(&self) -> Option<(f32, f32)> {
+                Some((0.5, 0.8))
+            }
+        }
+        let ix = Indexes::with_embedder(Box::new(Tuned), SemanticConfig::default());
+        assert_eq!(
+            (ix.fusion.vector_weight, ix.fusion.vector_floor),
+            (0.5, 0.8)
+        );
+        let mut f = ix.fusion.clone();
+        f.tune_for(&HashingEmbedder::default());
+        assert_eq!(f, Fusion::default());
+        assert_eq!(Indexes::new().fusion, Fusion::default());
+    }
 
     const NAMES: &[&str] = &[
         "sort", "qsort", "quick", "fact", "arb:x", "map", "fold", "list-ref",
