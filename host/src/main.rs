@@ -136,8 +136,9 @@ enum EmbedderKind {
     /// multilingual-e5-small, 24 dimensions): every engine, no model
     Builtin,
     /// multilingual-e5-small itself (4-bit, 384 dimensions) running in the
-    /// process on the CPU: better search, about 1,000 times the embedding
-    /// cost; --engine native only, weights from scripts/fetch-e5
+    /// process on the CPU: finds more (docs/SEARCH.md), but embedding a
+    /// node or a query takes tens of milliseconds; --engine native only,
+    /// weights from scripts/fetch-e5
     E5,
 }
 
