@@ -129,6 +129,13 @@ impl IndexSetup {
         }
         ix
     }
+
+    /// `indexes` as a function, for the knowledge base the engine creates
+    /// on first use.
+    fn factory(&self) -> Rc<dyn Fn() -> Indexes> {
+        let setup = self.clone();
+        Rc::new(move || setup.indexes())
+    }
 }
 
 impl Default for Engine {
@@ -260,10 +267,15 @@ impl Engine {
     pub fn set_embedder(&mut self, embedder: Box<dyn Embedder>, config: SemanticConfig) {
         let shared: Rc<dyn Embedder> = Rc::from(embedder);
         self.index_setup.embedder = Some((shared.clone(), config.clone()));
-        self.vm
-            .knowledge()
-            .set_embedder(Box::new(HostEmbedder(shared)), config);
-        self.vm.forget_loaded();
+        self.vm.set_new_indexes(Some(self.index_setup.factory()));
+        // A knowledge base not made yet (an engine about to open a store)
+        // is made with it when needed: nothing is embedded twice.
+        if self.vm.existing_knowledge().is_some() {
+            self.vm
+                .knowledge()
+                .set_embedder(Box::new(HostEmbedder(shared)), config);
+            self.vm.forget_loaded();
+        }
     }
 
     /// Replaces the Chinese-English lexicon the lexical scorer cuts and
@@ -271,7 +283,10 @@ impl Engine {
     /// nothing stored depends on it.
     pub fn set_lexicon(&mut self, lexicon: Option<std::sync::Arc<Lexicon>>) {
         self.index_setup.lexicon = Some(lexicon.clone());
-        self.vm.knowledge().indexes.lexicon = lexicon;
+        self.vm.set_new_indexes(Some(self.index_setup.factory()));
+        if self.vm.existing_knowledge().is_some() {
+            self.vm.knowledge().indexes.lexicon = lexicon;
+        }
     }
 
     /// The whole state of the knowledge base as blobs and a refs record.

@@ -175,11 +175,17 @@ impl Knowledge {
     /// A new knowledge base in memory whose root version holds the builtin
     /// nodes.
     pub fn new(timestamp: Timestamp) -> Knowledge {
+        Knowledge::new_with(timestamp, Indexes::new())
+    }
+
+    /// As `new`, with `indexes` (see `with_forest_and`).
+    pub fn new_with(timestamp: Timestamp, indexes: Indexes) -> Knowledge {
         // The builtins are static data with distinct reserved ids (a unit
         // test checks it), so the root version cannot be refused.
         let forest = VersionForest::new(builtin_nodes(), "initial version", timestamp)
             .unwrap_or_else(|e| unreachable!("the builtin nodes are invalid: {e}"));
-        Knowledge::with_forest(forest).unwrap_or_else(|e| unreachable!("in memory: {e}"))
+        Knowledge::with_forest_and(forest, indexes)
+            .unwrap_or_else(|e| unreachable!("in memory: {e}"))
     }
 
     /// Wraps a forest (for example one just imported), indexing its

@@ -7,7 +7,6 @@ use std::rc::Rc;
 use super::{Vm, VmError};
 use crate::builtins::{Budget, Ctx, Fault, Io, KCtx, PrimFn, PrimKind};
 use crate::repo::forest::Timestamp;
-use crate::repo::knowledge::Knowledge;
 use crate::value::code::{Frame, Template};
 use crate::value::{Object, Value};
 
@@ -109,9 +108,10 @@ impl Vm {
             PrimKind::Knowledge(func) => {
                 self.check_text_room(callee_idx)?;
                 let host = self.host.get();
-                let knowledge = self
-                    .knowledge
-                    .get_or_insert_with(|| Knowledge::new(Timestamp::from_seconds(host.now())));
+                let new_indexes = &self.new_indexes;
+                let knowledge = self.knowledge.get_or_insert_with(|| {
+                    super::new_knowledge(new_indexes, Timestamp::from_seconds(host.now()))
+                });
                 let v = {
                     let mut ctx = KCtx {
                         heap: &mut self.heap,

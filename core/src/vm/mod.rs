@@ -53,6 +53,7 @@ use crate::compiler::{CompileError, Known};
 use crate::heap::{Heap, MemoryMeter};
 use crate::host::{BasicHost, Host, HostSlot};
 use crate::repo::forest::{ForestError, Timestamp};
+use crate::repo::index::Indexes;
 use crate::repo::knowledge::Knowledge;
 use crate::repo::Tier;
 use crate::symbol::SymbolTable;
@@ -129,6 +130,9 @@ pub struct Vm {
     hooks: PreludeHooks,
     /// The knowledge base; created on first use (see `Vm::knowledge`).
     knowledge: Option<Knowledge>,
+    /// Makes the indexes of a knowledge base created on first use, when
+    /// the host chose an embedder or lexicon (`Engine::set_embedder`).
+    new_indexes: Option<Rc<dyn Fn() -> Indexes>>,
     /// The tier of the running code, and the tier each evaluation starts in.
     tier: Tier,
     session_tier: Tier,
@@ -270,6 +274,7 @@ impl Vm {
             eval_stamp: parts.eval_stamp,
             hooks: parts.hooks,
             knowledge: None,
+            new_indexes: None,
             tier: Tier::default(),
             session_tier: Tier::default(),
             links: Links::default(),
@@ -324,8 +329,15 @@ impl Vm {
     /// The knowledge base, created (holding the builtins) on first use.
     pub fn knowledge(&mut self) -> &mut Knowledge {
         let host = self.host.get();
+        let new_indexes = &self.new_indexes;
         self.knowledge
-            .get_or_insert_with(|| Knowledge::new(Timestamp::from_seconds(host.now())))
+            .get_or_insert_with(|| new_knowledge(new_indexes, Timestamp::from_seconds(host.now())))
+    }
+
+    /// How a knowledge base created on first use is indexed (`None`: the
+    /// default indexes).
+    pub fn set_new_indexes(&mut self, f: Option<Rc<dyn Fn() -> Indexes>>) {
+        self.new_indexes = f;
     }
 
     /// The host's clock, as the knowledge base dates versions.
@@ -472,5 +484,17 @@ mod tests {
         }
         let vm = Vm::new(t);
         assert_eq!(vm.inline.ok.count_ones() as usize, Inline::ALL.len());
+    }
+}
+
+/// A knowledge base holding the builtins, indexed as `new_indexes` makes
+/// them (the default indexes if `None`).
+pub(crate) fn new_knowledge(
+    new_indexes: &Option<Rc<dyn Fn() -> Indexes>>,
+    timestamp: Timestamp,
+) -> Knowledge {
+    match new_indexes {
+        Some(f) => Knowledge::new_with(timestamp, f()),
+        None => Knowledge::new(timestamp),
     }
 }

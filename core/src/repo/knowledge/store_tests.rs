@@ -960,4 +960,31 @@ fn an_engines_embedder_indexes_the_stores_it_opens() {
     assert_eq!(k.indexes.semantic.embedder_id(), "hashing-64");
     assert!(k.indexes.semantic.is_stored());
     assert!(k.take_notes().is_empty());
+    // A new engine given the embedder before it opens the store embeds
+    // nothing but its query: the builtins are not indexed in memory first
+    // and the stored index is used.
+    struct Counting(HashingEmbedder, Rc<Cell<usize>>);
+    impl Embedder for Counting {
+        fn dim(&self) -> usize {
+            self.0.dim()
+        }
+        fn embed(&self, text: &str) -> Vec<f32> {
+            self.1.set(self.1.get() + 1);
+            self.0.embed(text)
+        }
+        fn id(&self) -> String {
+            self.0.id()
+        }
+    }
+    let count = Rc::new(Cell::new(0));
+    let mut fresh = crate::Engine::new();
+    fresh.set_tier(crate::repo::Tier::System);
+    fresh.set_embedder(
+        Box::new(Counting(HashingEmbedder::new(64), count.clone())),
+        small_config(),
+    );
+    fresh.open_store(store.clone()).unwrap();
+    let found = fresh.eval(r#"(length (arb:semantic-search "merging halves" 1))"#);
+    assert_eq!(found.value.as_deref(), Some("1"), "{:?}", found.error);
+    assert_eq!(count.get(), 1, "only the query is embedded");
 }
