@@ -33,7 +33,10 @@ const CORE_BESIDE: &str = "repo";
 
 /// The host's modules, lowest first.
 const HOST_LAYERS: &[(&str, &[&str])] = &[
-    ("leaves", &["paths", "store", "exit", "grants", "snapshots"]),
+    (
+        "leaves",
+        &["paths", "store", "exit", "grants", "snapshots", "e5"],
+    ),
     ("engines", &["backend"]),
     ("engine", &["native", "wasm"]),
     ("session", &["session"]),

@@ -68,16 +68,32 @@ impl Reader<'_> {
         Ok(s)
     }
     fn u16(&mut self, what: &str) -> Result<u16, String> {
-        Ok(u16::from_le_bytes(self.take(2, what)?.try_into().unwrap()))
+        Ok(u16::from_le_bytes(
+            self.take(2, what)?
+                .try_into()
+                .expect("take gave that many bytes"),
+        ))
     }
     fn u32(&mut self, what: &str) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(self.take(4, what)?.try_into().unwrap()))
+        Ok(u32::from_le_bytes(
+            self.take(4, what)?
+                .try_into()
+                .expect("take gave that many bytes"),
+        ))
     }
     fn u64(&mut self, what: &str) -> Result<u64, String> {
-        Ok(u64::from_le_bytes(self.take(8, what)?.try_into().unwrap()))
+        Ok(u64::from_le_bytes(
+            self.take(8, what)?
+                .try_into()
+                .expect("take gave that many bytes"),
+        ))
     }
     fn f32(&mut self, what: &str) -> Result<f32, String> {
-        Ok(f32::from_le_bytes(self.take(4, what)?.try_into().unwrap()))
+        Ok(f32::from_le_bytes(
+            self.take(4, what)?
+                .try_into()
+                .expect("take gave that many bytes"),
+        ))
     }
     /// A count or size stored as a signed 32-bit number, within `range`.
     fn count(
@@ -132,7 +148,7 @@ pub fn check(bytes: &[u8]) -> Result<Shape, String> {
     let offsets = r.take((pieces + 1) * 4, "the pieces' offsets")?;
     let mut last = 0u32;
     for (i, o) in offsets.chunks_exact(4).enumerate() {
-        let o = u32::from_le_bytes(o.try_into().unwrap());
+        let o = u32::from_le_bytes(o.try_into().expect("chunks of four bytes"));
         if o < last || o as usize > blob_len {
             return Err(format!("the offset of piece {i} ({o}) is out of order or past the pieces ({blob_len} bytes)"));
         }
@@ -141,7 +157,7 @@ pub fn check(bytes: &[u8]) -> Result<Shape, String> {
     let scores = r.take(pieces * 4, "the pieces' scores")?;
     if let Some(i) = scores
         .chunks_exact(4)
-        .position(|s| !f32::from_le_bytes(s.try_into().unwrap()).is_finite())
+        .position(|s| !f32::from_le_bytes(s.try_into().expect("chunks of four bytes")).is_finite())
     {
         return Err(format!("the score of piece {i} is not a number"));
     }
