@@ -104,6 +104,22 @@ pub struct PrimInfo {
     pub max: Option<u16>,
 }
 
+/// What a prepared image records of a heap just collected, besides its
+/// objects (`vm::prepared`): with the objects in their slots, a heap
+/// restored from it allocates, collects and numbers objects exactly as the
+/// one recorded. Its byte counts are not recorded but computed again where
+/// it is restored, as the collection computed them: an object's size
+/// depends on the target (32 or 64 bits).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeapLayout {
+    pub free_head: u32,
+    pub free_slots: u64,
+    pub collections: u64,
+    pub epoch: u32,
+    /// The evaluation stamp of each slot.
+    pub births: Vec<u32>,
+}
+
 impl Heap {
     /// The name of primitive `i`, when known.
     pub fn prim_name(&self, i: u32) -> Option<&'static str> {
@@ -213,6 +229,86 @@ impl Heap {
     }
 
     #[inline]
+    /// How many slots the heap has, live and free.
+    pub fn slot_count(&self) -> usize {
+        self.objects.len()
+    }
+
+    /// The free list and counters of an idle heap (no evaluation
+    /// running, nothing journaled), for a prepared image.
+    pub fn layout(&self) -> Result<HeapLayout, String> {
+        if self.journaling
+            || !self.journal.is_empty()
+            || self.marks.iter().any(|m| *m)
+            || self.wants_gc
+            || self.cap != usize::MAX
+        {
+            return Err("the heap is not idle and just collected".into());
+        }
+        Ok(HeapLayout {
+            free_head: self.free_head,
+            free_slots: self.free_slots as u64,
+            collections: self.collections,
+            epoch: self.epoch,
+            births: self.births.clone(),
+        })
+    }
+
+    fn live_bytes(&self) -> usize {
+        self.objects
+            .iter()
+            .filter(|o| !matches!(o, Object::Free(_)))
+            .map(Object::size)
+            .sum()
+    }
+
+    /// Puts back the free list and counters of `layout` on a heap whose
+    /// slots hold the recorded objects (free slots as `Object::Free` with
+    /// their links), and counts its bytes as a collection would. The free
+    /// list is checked: every link names a free slot, each once, and
+    /// every free slot is on it.
+    pub fn restore_layout(&mut self, layout: HeapLayout) -> Result<(), String> {
+        let n = self.objects.len();
+        if layout.births.len() != n {
+            return Err(format!(
+                "the heap layout names {} slots, the heap has {n}",
+                layout.births.len()
+            ));
+        }
+        let broken = || Err("the free list of the heap is broken".to_string());
+        let mut seen = 0u64;
+        let mut at = layout.free_head;
+        while at != NO_FREE {
+            match self.objects.get(at as usize) {
+                Some(Object::Free(next)) if seen < layout.free_slots.min(n as u64) => {
+                    seen += 1;
+                    at = *next;
+                }
+                _ => return broken(),
+            }
+        }
+        let free = self
+            .objects
+            .iter()
+            .filter(|o| matches!(o, Object::Free(_)))
+            .count() as u64;
+        if seen != layout.free_slots || free != seen {
+            return broken();
+        }
+        let live = self.live_bytes();
+        self.free_head = layout.free_head;
+        self.free_slots = free as usize;
+        self.bytes = live;
+        self.live_after_gc = live;
+        self.gc_threshold = (live * 2).max(4 << 20);
+        self.wants_gc = false;
+        self.collections = layout.collections;
+        self.epoch = layout.epoch;
+        self.births = layout.births;
+        self.marks = vec![false; n];
+        Ok(())
+    }
+
     pub fn get(&self, r: Ref) -> &Object {
         &self.objects[r as usize]
     }

@@ -43,7 +43,9 @@ pub mod repo;
 mod test_rng;
 
 pub use api::tools::{Run, Suspension, Tool, ToolAnswer, ToolCall};
-pub use api::{split_forms, Engine, EvalError, Evaluation, Position};
+pub use api::{
+    install_prepared_image, split_forms, Engine, EvalError, Evaluation, Position, PreparedFrom,
+};
 pub use heap::MemoryMeter;
 pub use host::{BasicHost, Host, InterruptCheck};
 pub use repo::cas::{BlobSource, StoreError};

@@ -30,6 +30,15 @@ impl SymbolTable {
         s
     }
 
+    /// How many symbols are interned (`Sym(0)` to `Sym(len - 1)`).
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
     pub fn name(&self, s: Sym) -> &str {
         self.names.get(s.0 as usize).map(|r| &**r).unwrap_or("?")
     }

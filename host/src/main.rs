@@ -339,7 +339,17 @@ enum Command {
     },
 }
 
+/// The prepared image `scripts/build-image` wrote, when there was one at
+/// build time (`build.rs`): the native engine loads it instead of compiling
+/// the prelude.
+mod prepared {
+    include!(concat!(env!("OUT_DIR"), "/prepared.rs"));
+}
+
 fn main() -> ExitCode {
+    if let Some(bytes) = prepared::PREPARED_IMAGE {
+        arbores_core::install_prepared_image(bytes);
+    }
     let cli = Cli::parse();
     // Evaluations run on a thread with a large stack: wasmtime runs the
     // guest's frames on the host's stack (see wasm::MAX_WASM_STACK), and the

@@ -120,6 +120,7 @@ macro_rules! both_engines {
 }
 
 both_engines!(
+    starts_from_the_built_in_image,
     prints_the_value,
     prints_output_then_value,
     options_after_the_subcommand,
@@ -179,6 +180,22 @@ fn output_cap(engine: &str) {
     assert!(
         stderr(&out).contains("output limit exceeded"),
         "{}",
+        describe(&out)
+    );
+}
+
+/// Each engine starts from the prepared image built in at build time
+/// (scripts/build-image), not by compiling the prelude: fails when the
+/// image built in is stale (made from other code than the core's), damaged
+/// or missing, and says why.
+fn starts_from_the_built_in_image(engine: &str) {
+    let out = arbores(engine, &["eval", "(%prepared-from)"], None);
+    assert!(out.status.success(), "{}", describe(&out));
+    assert_eq!(
+        stdout(&out),
+        "image\n",
+        "the prelude was compiled at start-up (run scripts/build, which makes the \
+         image first): {}",
         describe(&out)
     );
 }

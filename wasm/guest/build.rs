@@ -1,9 +1,47 @@
+use std::path::PathBuf;
+
 fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
+    prepared_image(&manifest.join("../../target/prepared"));
     // Rust's default 1 MiB shadow stack on wasm32 is small for a deeply
     // recursive reader or printer; overflowing it traps (the stack is placed
     // first in linear memory), losing the session. 8 MiB costs only address
     // space until used.
     if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32") {
         println!("cargo:rustc-link-arg-cdylib=-zstack-size=8388608");
+    }
+}
+
+/// Writes `$OUT_DIR/prepared.rs` defining `PREPARED_IMAGE: Option<&[u8]>`:
+/// the prepared image `scripts/build-image` wrote in `dir` (or the file
+/// named by ARBORES_PRELUDE_IMAGE), which the engine loads instead of
+/// compiling the prelude (`arbores_core::install_prepared_image`). The same code is in host/build.rs and
+/// wasm/web/build.rs.
+fn prepared_image(dir: &std::path::Path) {
+    println!("cargo:rerun-if-env-changed=ARBORES_PRELUDE_IMAGE");
+    let image = match std::env::var_os("ARBORES_PRELUDE_IMAGE") {
+        Some(path) => {
+            println!("cargo:rerun-if-changed={}", PathBuf::from(&path).display());
+            PathBuf::from(path)
+        }
+        None => {
+            // The directory, not the file: cargo reruns a script that
+            // watches a missing file on every build.
+            let _ = std::fs::create_dir_all(dir);
+            println!("cargo:rerun-if-changed={}", dir.display());
+            dir.join("prelude.image")
+        }
+    };
+    let code = match image.canonicalize() {
+        Ok(path) if path.is_file() => format!(
+            "pub const PREPARED_IMAGE: Option<&[u8]> = Some(include_bytes!({:?}));\n",
+            path.display().to_string()
+        ),
+        _ => "pub const PREPARED_IMAGE: Option<&[u8]> = None;\n".to_string(),
+    };
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("prepared.rs");
+    if std::fs::read_to_string(&out).ok().as_deref() != Some(code.as_str()) {
+        std::fs::write(&out, code).expect("writing prepared.rs into OUT_DIR");
     }
 }

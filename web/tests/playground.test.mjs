@@ -91,6 +91,12 @@ describe('playground', () => {
     assert.equal(entry.error, null, `(+ 1 2): unexpected error; the page shows ${shown(entry)}`);
   });
 
+  test('the engine starts from the prepared image built into the module', async () => {
+    const entry = await evaluate('(%prepared-from)');
+    assert.equal(entry.value, 'image',
+      `the engine compiled its prelude at start-up instead of loading the image built in (scripts/build-web makes it first); the page shows ${shown(entry)}`);
+  });
+
   test('(display "hi") shows the output hi', async () => {
     const entry = await evaluate('(display "hi")');
     assert.equal(entry.output, 'hi', `(display "hi"): expected output "hi"; the page shows ${shown(entry)}`);

@@ -155,10 +155,57 @@ fn primitives() -> PrimTable {
     t
 }
 
+/// The hash of the core's code, which a prepared image must have been made
+/// from (see `build.rs`).
+mod source {
+    include!(concat!(env!("OUT_DIR"), "/source_hash.rs"));
+}
+
+/// The prepared image the embedder built in (`install_prepared_image`).
+static INSTALLED: std::sync::OnceLock<&'static [u8]> = std::sync::OnceLock::new();
+
+/// Hands the engine the bytes of a prepared image made at build time
+/// (`Engine::prepared_image_bytes`, written by `scripts/build-image`), which
+/// the first `Engine::new` of each thread then loads instead of compiling
+/// the prelude. Call it before the first engine is made; later calls
+/// change nothing. Bytes that are stale (made from other code), damaged
+/// or of another prelude are not used: the engine compiles the prelude as
+/// if none were given, and `Engine::prepared_from` says why.
+pub fn install_prepared_image(bytes: &'static [u8]) {
+    let _ = INSTALLED.set(bytes);
+}
+
+/// Where the prepared image of a thread came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PreparedFrom {
+    /// Loaded from the bytes given to `install_prepared_image`.
+    Image,
+    /// The prelude compiled and run, for the reason given (no image was
+    /// installed, or it could not be used).
+    Compiled(String),
+}
+
 thread_local! {
     /// The prepared image every new engine of this thread starts from: a
-    /// VM with the prelude loaded, made by the thread's first engine.
-    static PREPARED: Vm = prepared_vm();
+    /// VM with the prelude loaded, made by the thread's first engine from
+    /// the installed image or else by compiling the prelude, and where it
+    /// came from.
+    static PREPARED: (Vm, PreparedFrom) = load_prepared();
+}
+
+/// The thread's prepared VM: the installed image when it loads, else the
+/// prelude compiled.
+fn load_prepared() -> (Vm, PreparedFrom) {
+    let Some(bytes) = INSTALLED.get() else {
+        return (
+            prepared_vm(),
+            PreparedFrom::Compiled("no prepared image was installed".into()),
+        );
+    };
+    match Vm::from_prepared_image(primitives(), bytes, &source::SOURCE_HASH, PRELUDE) {
+        Ok(vm) => (vm, PreparedFrom::Image),
+        Err(e) => (prepared_vm(), PreparedFrom::Compiled(e)),
+    }
 }
 
 /// A VM with the primitives bound and the prelude compiled and run.
@@ -179,7 +226,7 @@ impl Engine {
     /// ones microseconds (docs/PERFORMANCE.md, "A new engine"); the
     /// compiled code is shared, everything a session can change is its own.
     pub fn new() -> Engine {
-        let vm = PREPARED.with(Vm::fresh_copy);
+        let vm = PREPARED.with(|(vm, _)| vm.fresh_copy());
         Engine {
             limits: Limits::default(),
             vm,
@@ -201,6 +248,41 @@ impl Engine {
             dump_key: tools::DEFAULT_DUMP_KEY,
             index_setup: IndexSetup::default(),
         }
+    }
+
+    /// Where this thread's prepared image came from: the installed
+    /// image, or the prelude compiled (and why). Makes the image if no
+    /// engine of the thread has yet.
+    pub fn prepared_from() -> PreparedFrom {
+        PREPARED.with(|(_, from)| from.clone())
+    }
+
+    /// The prepared image of this build of the engine as bytes: the
+    /// prelude compiled and run in a new VM, written with the hash of the
+    /// core's code (what `scripts/build-image` writes and the faces build
+    /// in, `install_prepared_image`). The same code always gives the same
+    /// bytes.
+    pub fn prepared_image_bytes() -> Result<Vec<u8>, String> {
+        prepared_vm().prepared_image(&source::SOURCE_HASH)
+    }
+
+    /// An engine made from the prepared image `bytes` itself rather than
+    /// the thread's: to check an image (tests; `arbores` does not use it).
+    pub fn from_prepared_image(bytes: &[u8]) -> Result<Engine, String> {
+        let vm = Vm::from_prepared_image(primitives(), bytes, &source::SOURCE_HASH, PRELUDE)?;
+        Ok(Engine {
+            limits: Limits::default(),
+            vm,
+            tools: Vec::new(),
+            dump_key: tools::DEFAULT_DUMP_KEY,
+        })
+    }
+
+    /// This engine's state as a prepared image, if it is idle and has not
+    /// changed since it was made: what a test compares between an engine
+    /// made from an image and one that compiled the prelude.
+    pub fn state_as_prepared_image(&self) -> Result<Vec<u8>, String> {
+        self.vm.prepared_image(&source::SOURCE_HASH)
     }
 
     pub fn limits(&self) -> Limits {

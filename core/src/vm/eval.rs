@@ -62,19 +62,7 @@ impl Vm {
             self.run(t)
                 .map_err(|e| format!("prelude does not run: {}", e.message))?;
         }
-        let global = |vm: &mut Vm, name: &str| {
-            let s = vm.syms.intern(name);
-            vm.globals.lookup(s)
-        };
-        self.hooks.raise = global(self, "raise");
-        self.hooks.invoke_continuation = global(self, "%invoke-continuation");
-        self.hooks.run_thunks = global(self, "%arb:run-thunks");
-        self.hooks.par_escape = global(self, "%par-escape");
-        self.hooks.ports = [
-            global(self, "current-output-port"),
-            global(self, "current-error-port"),
-            global(self, "current-input-port"),
-        ];
+        self.hooks = super::prepared::prelude_hooks(self);
         self.image = Some(Rc::new(super::image::PreludeImage::new(
             self, text, templates,
         )));

@@ -77,6 +77,8 @@ impl PreludeImage {
         self.syntax.contains(&s)
     }
 
+    /// The image of `vm`, which has just run `prelude`, whose top-level
+    /// forms compiled to `templates`.
     pub fn new(vm: &Vm, prelude: &str, templates: Vec<Rc<Template>>) -> PreludeImage {
         let mut all: Vec<Rc<Template>> = Vec::new();
         let mut seen = BTreeSet::new();
@@ -87,6 +89,13 @@ impl PreludeImage {
                 all.push(t);
             }
         }
+        PreludeImage::with_templates(vm, fingerprint(vm, prelude), all)
+    }
+
+    /// The image of `vm` with every template of its prelude given, in the
+    /// order `new` numbers them, and its fingerprint (a prepared image
+    /// brings both: `vm::prepared`).
+    pub fn with_templates(vm: &Vm, fingerprint: [u8; 32], all: Vec<Rc<Template>>) -> PreludeImage {
         let template_ids = all
             .iter()
             .enumerate()
@@ -101,22 +110,28 @@ impl PreludeImage {
                 _ => None,
             })
             .collect();
-        let mut h = blake3::Hasher::new();
-        h.update(&FORMAT.to_le_bytes());
-        h.update(prelude.as_bytes());
-        for p in &vm.prims.prims {
-            h.update(p.name.as_bytes());
-            h.update(b"\0");
-        }
         PreludeImage {
             templates: all,
             template_ids,
             values,
             objects,
             syntax: vm.globals.syntax.keys().copied().collect(),
-            fingerprint: *h.finalize().as_bytes(),
+            fingerprint,
         }
     }
+}
+
+/// What names an engine's build for dumps: BLAKE3 of the dump format, the
+/// prelude text and the primitives' names.
+pub(super) fn fingerprint(vm: &Vm, prelude: &str) -> [u8; 32] {
+    let mut h = blake3::Hasher::new();
+    h.update(&FORMAT.to_le_bytes());
+    h.update(prelude.as_bytes());
+    for p in &vm.prims.prims {
+        h.update(p.name.as_bytes());
+        h.update(b"\0");
+    }
+    *h.finalize().as_bytes()
 }
 
 // ---- bytes ----------------------------------------------------------------------
@@ -139,7 +154,7 @@ impl Out {
     fn i(&mut self, n: i64) {
         self.u(((n << 1) ^ (n >> 63)) as u64);
     }
-    fn byte(&mut self, b: u8) {
+    pub(super) fn byte(&mut self, b: u8) {
         self.0.push(b);
     }
     pub(super) fn bytes(&mut self, b: &[u8]) {
@@ -188,7 +203,7 @@ impl<'a> In<'a> {
         let z = self.u()?;
         Ok((z >> 1) as i64 ^ -((z & 1) as i64))
     }
-    fn u32(&mut self) -> R<u32> {
+    pub(super) fn u32(&mut self) -> R<u32> {
         let n = self.u()?;
         u32::try_from(n).or_else(|_| self.err("integer out of range"))
     }
@@ -364,6 +379,12 @@ impl Vm {
     }
 }
 
+/// Whether template `t` needs no number of its own: already numbered,
+/// or one of the VM's internal templates.
+fn self_or_known(d: &Dumper, t: &Rc<Template>, p: *const Template) -> bool {
+    d.tmpl_ids.contains_key(&p) || Rc::ptr_eq(t, &d.vm.halt) || Rc::ptr_eq(t, &d.vm.restore_tier)
+}
+
 /// `payload` in an envelope: the magic, the format, the engine's
 /// fingerprint, the payload's length, and a hash of it all keyed by `key`.
 pub(super) fn seal(
@@ -397,6 +418,44 @@ impl<'a> Dumper<'a> {
             globals: vec![],
             global_ids: BTreeMap::new(),
         }
+    }
+
+    /// A dumper of the whole of an idle `vm`, for a prepared image: every
+    /// symbol and global numbered as the VM numbers them, every slot of
+    /// the heap (free ones too) as the object of its number, and every
+    /// template of `roots` or of an object, children before parents.
+    /// Nothing is named as the prelude's: `image` is empty.
+    pub(super) fn whole(vm: &'a Vm, roots: &[Rc<Template>]) -> Dumper<'a> {
+        let mut d = Dumper::new(vm, None);
+        d.syms = (0..vm.syms.len() as u32).map(Sym).collect();
+        d.sym_ids = d.syms.iter().map(|s| (*s, s.0)).collect();
+        d.globals = (0..vm.globals.values.len() as u32).collect();
+        d.global_ids = d.globals.iter().map(|g| (*g, *g)).collect();
+        let n = vm.heap.slot_count() as Ref;
+        d.objs = (0..n).collect();
+        d.obj_ids = d.objs.iter().map(|r| (*r, *r)).collect();
+        let mut tqueue: VecDeque<Rc<Template>> = roots.iter().cloned().collect();
+        for r in 0..n {
+            let mut ts = Vec::new();
+            crate::heap::children(vm.heap.get(r), &mut ts);
+            tqueue.extend(ts);
+        }
+        while let Some(t) = tqueue.pop_front() {
+            let p = Rc::as_ptr(&t);
+            if self_or_known(&d, &t, p) {
+                continue;
+            }
+            d.tmpl_ids.insert(p, d.tmpls.len() as u32);
+            tqueue.extend(t.children.iter().cloned());
+            d.tmpls.push(t);
+        }
+        d.order_templates();
+        d
+    }
+
+    /// The number of template `t` in the payload, if it was discovered.
+    pub(super) fn template_number(&self, t: &Rc<Template>) -> Option<u32> {
+        self.tmpl_ids.get(&Rc::as_ptr(t)).copied()
     }
 
     /// The objects discovered, in the order they are numbered.
@@ -650,7 +709,11 @@ impl<'a> Dumper<'a> {
     fn object(&mut self, out: &mut Out, r: Ref, image: &PreludeImage) {
         let heap: &Heap = &self.vm.heap;
         match heap.get(r).clone() {
-            Object::Free(_) => out.byte(0),
+            // Only a prepared image writes free slots (`Dumper::whole`).
+            Object::Free(next) => {
+                out.byte(0);
+                out.u(next as u64);
+            }
             Object::Pair(a, d) => {
                 out.byte(1);
                 self.value(out, a, image);
@@ -791,7 +854,7 @@ impl<'a> Dumper<'a> {
 }
 
 /// A real number as a kind byte and its bytes (the parts of a complex).
-fn num(out: &mut Out, n: &Num) {
+pub(super) fn num(out: &mut Out, n: &Num) {
     match n {
         Num::Int(i) => {
             out.byte(0);
@@ -813,7 +876,7 @@ fn num(out: &mut Out, n: &Num) {
     }
 }
 
-fn pos(out: &mut Out, p: Pos) {
+pub(super) fn pos(out: &mut Out, p: Pos) {
     out.u(p.line as u64);
     out.u(p.col as u64);
 }
@@ -897,9 +960,27 @@ pub(super) struct Loader<'a> {
     /// Where each template starts, and where the objects start.
     spans: Vec<usize>,
     objects_at: usize,
+    /// Reading a prepared image: objects are the heap's slots, free ones
+    /// included (`Dumper::whole`).
+    pub(super) whole_heap: bool,
 }
 
 impl<'a> Loader<'a> {
+    /// The symbols of the payload, by number.
+    pub(super) fn symbols(&self) -> &[Sym] {
+        &self.syms
+    }
+
+    /// The globals of the payload, by number.
+    pub(super) fn global_indexes(&self) -> &[u32] {
+        &self.globals
+    }
+
+    /// Template `i` of the payload, once the body is read.
+    pub(super) fn template(&self, i: usize) -> Option<Rc<Template>> {
+        self.tmpls.get(i).cloned().flatten()
+    }
+
     /// The same decoded tables, resolving objects of other entries in
     /// `externs`.
     pub(super) fn with_externs<'b>(self, externs: &'b BTreeMap<u32, Vec<Value>>) -> Loader<'b>
@@ -1009,6 +1090,7 @@ impl Vm {
             externs: None,
             spans: vec![],
             objects_at: 0,
+            whole_heap: false,
         };
         let nt = inp.len()?;
         l.tmpls = vec![None; nt];
@@ -1259,31 +1341,15 @@ impl Vm {
     }
 
     fn read_num(&mut self, inp: &mut In) -> R<Num> {
-        Ok(match inp.byte()? {
-            0 => match <[u8; 8]>::try_from(inp.bytes()?) {
-                Ok(b) => Num::Int(i64::from_le_bytes(b)),
-                Err(_) => return inp.err("a fixnum that is not 8 bytes"),
-            },
-            1 => Num::Big(self.read_big(inp)?),
-            2 => {
-                let n = self.read_big(inp)?;
-                let d = self.read_big(inp)?;
-                if d == BigInt::from(0) {
-                    return inp.err("a rational with a zero denominator");
-                }
-                Num::Rat(BigRational::new(n, d))
-            }
-            3 => match <[u8; 8]>::try_from(inp.bytes()?) {
-                Ok(b) => Num::Float(f64::from_le_bytes(b)),
-                Err(_) => return inp.err("a flonum that is not 8 bytes"),
-            },
-            _ => return inp.err("unknown kind of real number"),
-        })
+        read_real(inp)
     }
 
     // Long by design: one arm per kind of object.
     fn read_object(&mut self, inp: &mut In, l: &Loader) -> R<Object> {
         Ok(match inp.byte()? {
+            // A free slot, of a prepared image only: the heap's free list
+            // is checked when its layout is restored.
+            0 if l.whole_heap => Object::Free(inp.u32()?),
             1 => Object::Pair(self.read_value(inp, l)?, self.read_value(inp, l)?),
             2 => Object::Str(inp.str()?.chars().collect()),
             3 => Object::Vector(self.read_values(inp, l)?),
@@ -1453,6 +1519,31 @@ impl Vm {
     }
 }
 
+/// A real number as `num` writes it.
+pub(super) fn read_real(inp: &mut In) -> R<Num> {
+    let big = |inp: &mut In| -> R<BigInt> { Ok(BigInt::from_signed_bytes_le(inp.bytes()?)) };
+    Ok(match inp.byte()? {
+        0 => match <[u8; 8]>::try_from(inp.bytes()?) {
+            Ok(b) => Num::Int(i64::from_le_bytes(b)),
+            Err(_) => return inp.err("a fixnum that is not 8 bytes"),
+        },
+        1 => Num::Big(big(inp)?),
+        2 => {
+            let n = big(inp)?;
+            let d = big(inp)?;
+            if d == BigInt::from(0) {
+                return inp.err("a rational with a zero denominator");
+            }
+            Num::Rat(BigRational::new(n, d))
+        }
+        3 => match <[u8; 8]>::try_from(inp.bytes()?) {
+            Ok(b) => Num::Float(f64::from_le_bytes(b)),
+            Err(_) => return inp.err("a flonum that is not 8 bytes"),
+        },
+        _ => return inp.err("unknown kind of real number"),
+    })
+}
+
 fn read_template_ref_kind(inp: &mut In, l: &Loader) -> R<(u64, usize)> {
     match inp.u()? {
         T_HALT => Ok((T_HALT, 0)),
@@ -1466,7 +1557,7 @@ fn read_template_ref_kind(inp: &mut In, l: &Loader) -> R<(u64, usize)> {
     }
 }
 
-fn read_pos(inp: &mut In) -> R<Pos> {
+pub(super) fn read_pos(inp: &mut In) -> R<Pos> {
     Ok(Pos {
         line: inp.u32()?,
         col: inp.u32()?,

@@ -21,6 +21,7 @@
 //! - `suspend`: evaluations parked while the host answers tool calls.
 //! - `image`: a parked evaluation and its session as bytes.
 //! - `snapshot`: a session's bindings as content-addressed entries.
+//! - `prepared`: the prepared image (the VM after the prelude) as bytes.
 //! - `verify`: the checks of loaded code that keep the VM's indexing in range.
 //!
 //! Fields are private: the engine (`api`) drives the VM through methods.
@@ -34,6 +35,7 @@ mod eval;
 mod image;
 mod limits;
 mod loader;
+mod prepared;
 mod rollback;
 mod snapshot;
 mod suspend;

@@ -31,6 +31,13 @@ use exports::arbores::engine::tools as wit_tools;
 #[global_allocator]
 static ALLOCATOR: cap::Cap<std::alloc::System> = cap::Cap::new(std::alloc::System, usize::MAX);
 
+/// The prepared image `scripts/build-image` wrote, when there was one at
+/// build time (`build.rs`): the instance's first engine loads it instead of
+/// compiling the prelude.
+mod prepared {
+    include!(concat!(env!("OUT_DIR"), "/prepared.rs"));
+}
+
 thread_local! {
     // One session per instance. wasm32-unknown-unknown is single-threaded,
     // so a thread local is a plain global; `None` until the first call.
@@ -42,6 +49,9 @@ fn with_engine<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
         let mut slot = cell.borrow_mut();
         let engine = slot.get_or_insert_with(|| {
             install_panic_hook(); // again after a reset: the same hook
+            if let Some(bytes) = prepared::PREPARED_IMAGE {
+                arbores_core::install_prepared_image(bytes);
+            }
             let mut engine = Engine::new();
             engine.set_host(Box::new(ComponentHost));
             engine.set_memory_meter(Some(|| ALLOCATOR.allocated()));

@@ -25,6 +25,7 @@ impl Bundle {
     /// wrong when they are not a bundle this build reads, or do not load.
     pub fn read(bytes: &[u8]) -> Result<Bundle, JsError> {
         let snapshot = bundle::decode(bytes).map_err(|e| JsError::new(&e.to_string()))?;
+        crate::install_prepared_image();
         let mut check = arbores_core::Engine::new();
         check
             .import_snapshots([&snapshot])

@@ -20,6 +20,7 @@ impl Engine {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Engine {
         crate::panic::install_hook();
+        crate::install_prepared_image();
         let mut inner = arbores_core::Engine::new();
         inner.set_host(Box::new(BrowserHost));
         Engine { inner }

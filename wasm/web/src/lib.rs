@@ -25,6 +25,19 @@
 //! knowledge-store calls are the `arb:` procedures, reached through `eval`
 //! like any Scheme.
 
+/// The prepared image `scripts/build-image` wrote, when there was one at
+/// build time (`build.rs`).
+mod prepared {
+    include!(concat!(env!("OUT_DIR"), "/prepared.rs"));
+}
+
+/// Hands the engine its prepared image, before the first engine is made.
+pub(crate) fn install_prepared_image() {
+    if let Some(bytes) = prepared::PREPARED_IMAGE {
+        arbores_core::install_prepared_image(bytes);
+    }
+}
+
 mod browse;
 mod bundle;
 mod convert;

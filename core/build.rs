@@ -1,0 +1,64 @@
+//! Writes `$OUT_DIR/source_hash.rs`: a hash of the core's code (every file
+//! under `src/`, the manifest and the workspace's lock file), which a
+//! prepared image records when it is made and `Engine::new` compares
+//! before loading one (`vm/prepared.rs`): an image made from other code is
+//! stale and is not used.
+
+use std::path::{Path, PathBuf};
+
+fn main() {
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
+    let inputs = [
+        manifest.join("src"),
+        manifest.join("Cargo.toml"),
+        manifest.join("../Cargo.lock"),
+    ];
+    println!("cargo:rerun-if-changed=build.rs");
+    let mut files = Vec::new();
+    for input in &inputs {
+        println!("cargo:rerun-if-changed={}", input.display());
+        collect(input, &mut files);
+    }
+    files.sort();
+    // FNV-1a over 128 bits of each file's path (from the manifest's
+    // directory) and contents; then the byte and file counts.
+    let mut h: u128 = 0x6c62272e07bb014262b821756295c58d;
+    let mut total: u64 = 0;
+    let feed = |bytes: &[u8], h: &mut u128| {
+        for &b in bytes {
+            *h ^= b as u128;
+            *h = h.wrapping_mul(0x0000000001000000000000000000013B);
+        }
+    };
+    for f in &files {
+        let rel = f.strip_prefix(&manifest).unwrap_or(f);
+        let name = rel.to_string_lossy().replace('\\', "/");
+        feed(name.as_bytes(), &mut h);
+        feed(&[0], &mut h);
+        let bytes = std::fs::read(f).unwrap_or_default();
+        total += bytes.len() as u64;
+        feed(&(bytes.len() as u64).to_le_bytes(), &mut h);
+        feed(&bytes, &mut h);
+    }
+    let mut hash = [0u8; 32];
+    hash[..16].copy_from_slice(&h.to_le_bytes());
+    hash[16..24].copy_from_slice(&total.to_le_bytes());
+    hash[24..].copy_from_slice(&(files.len() as u64).to_le_bytes());
+    let code = format!("pub const SOURCE_HASH: [u8; 32] = {hash:?};\n");
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("source_hash.rs");
+    if std::fs::read_to_string(&out).ok().as_deref() != Some(code.as_str()) {
+        std::fs::write(&out, code).expect("writing source_hash.rs into OUT_DIR");
+    }
+}
+
+fn collect(path: &Path, files: &mut Vec<PathBuf>) {
+    if path.is_dir() {
+        if let Ok(entries) = std::fs::read_dir(path) {
+            for e in entries.flatten() {
+                collect(&e.path(), files);
+            }
+        }
+    } else if path.is_file() {
+        files.push(path.to_path_buf());
+    }
+}
