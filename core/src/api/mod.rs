@@ -147,11 +147,20 @@ impl Default for Engine {
 const PRELUDE: &str = include_str!("../prelude.scm");
 
 /// Every primitive of the engine: the R7RS ones, then the `arb:`
-/// procedures.
+/// procedures, then the engine's own.
 fn primitives() -> PrimTable {
     let mut t = PrimTable::default();
     builtins::register(&mut t);
     arb::register(&mut t);
+    // Where the thread's prepared image came from: the symbol `image` when
+    // it was loaded from the bytes the face built in, else why the prelude
+    // was compiled (a string). What tests of each face check.
+    t.add("%prepared-from", 0, Some(0), |c, _| {
+        Ok(match Engine::prepared_from() {
+            PreparedFrom::Image => crate::value::Value::Sym(c.syms.intern("image")),
+            PreparedFrom::Compiled(why) => c.heap.string(&why),
+        })
+    });
     t
 }
 

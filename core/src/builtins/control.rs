@@ -250,15 +250,6 @@ pub fn register(t: &mut PrimTable) {
         Ok(c.heap.list(&syms))
     });
     t.add("void", 0, None, |_, _| Ok(Value::Unspecified));
-    // Where the thread's prepared image came from: the symbol `image` when
-    // it was loaded from the bytes the face built in, else why the prelude
-    // was compiled (a string). What tests of each face check.
-    t.add("%prepared-from", 0, Some(0), |c, _| {
-        Ok(match crate::api::Engine::prepared_from() {
-            crate::api::PreparedFrom::Image => Value::Sym(c.syms.intern("image")),
-            crate::api::PreparedFrom::Compiled(why) => c.heap.string(&why),
-        })
-    });
 }
 
 fn record_error(c: &Ctx, who: Value, ty: Value, got: Value) -> Fault {
