@@ -16,7 +16,8 @@ fn main() {
 /// Writes `$OUT_DIR/prepared.rs` defining `PREPARED_IMAGE: Option<&[u8]>`:
 /// the prepared image `scripts/build-image` wrote in `dir` (or the file
 /// named by ARBORES_PRELUDE_IMAGE), which the engine loads instead of
-/// compiling the prelude (`arbores_core::install_prepared_image`). The same code is in host/build.rs and
+/// compiling the prelude (`arbores_core::install_prepared_image`). The
+/// same code is in host/build.rs and
 /// wasm/web/build.rs.
 fn prepared_image(dir: &std::path::Path) {
     println!("cargo:rerun-if-env-changed=ARBORES_PRELUDE_IMAGE");
