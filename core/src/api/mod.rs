@@ -284,6 +284,7 @@ impl Engine {
             vm,
             tools: Vec::new(),
             dump_key: tools::DEFAULT_DUMP_KEY,
+            index_setup: IndexSetup::default(),
         })
     }
 
