@@ -18,3 +18,19 @@
 
 pub mod gen;
 pub mod targets;
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// With `ARBORES_FUZZ_LAST=FILE` set, each input is written to FILE before
+/// it runs. A libFuzzer binary has no alternate signal stack, so a stack
+/// overflow kills it with nothing saved and no report (in `-fork` mode, a
+/// crash counted with no artifact): run the target again without `-fork`
+/// and with this set, and FILE holds the input that killed it.
+pub fn keep_last(data: &[u8]) {
+    static PATH: OnceLock<Option<PathBuf>> = OnceLock::new();
+    let path = PATH.get_or_init(|| std::env::var_os("ARBORES_FUZZ_LAST").map(PathBuf::from));
+    if let Some(path) = path {
+        let _ = std::fs::write(path, data);
+    }
+}
