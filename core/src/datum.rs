@@ -363,18 +363,10 @@ fn leaf_syntax(heap: &Heap, syms: &mut SymbolTable, v: Value) -> Result<Option<S
             },
             Object::Bytevector(b) => Syn::Atom(Atom::Bytes(b.clone().into()), p),
             Object::Pair(..) | Object::Vector(_) => return Ok(None),
-            _ => {
-                return Err(format!(
-                    "cannot evaluate {}",
-                    printer::write_string(heap, syms, v)
-                ))
-            }
+            _ => return Err(format!("cannot evaluate {}", printer::shown(heap, syms, v))),
         },
         Value::Prim(_) | Value::Undefined => {
-            return Err(format!(
-                "cannot evaluate {}",
-                printer::write_string(heap, syms, v)
-            ))
+            return Err(format!("cannot evaluate {}", printer::shown(heap, syms, v)))
         }
     }))
 }

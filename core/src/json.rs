@@ -28,7 +28,7 @@
 //! Why not serde_json: see "Decisions" in docs/ARCHITECTURE.md.
 
 use crate::heap::Heap;
-use crate::number::Num;
+use crate::number::{Num, Work};
 use crate::printer;
 use crate::symbol::SymbolTable;
 use crate::value::{Object, Value};
@@ -50,13 +50,40 @@ impl std::fmt::Display for JsonError {
 
 // ---- Scheme to JSON ---------------------------------------------------------
 
-/// The JSON text of `v` (compact: no spaces).
-pub fn to_json(heap: &Heap, syms: &SymbolTable, v: Value) -> Result<String, JsonError> {
+/// Why [`to_json_within`] did not give the text.
+pub enum Stopped<S> {
+    /// `v` has no JSON form.
+    Refused(JsonError),
+    /// The work's limit stopped the writing.
+    Work(S),
+}
+
+impl<S> From<JsonError> for Stopped<S> {
+    fn from(e: JsonError) -> Self {
+        Stopped::Refused(e)
+    }
+}
+
+/// Units of work charged per value written, plus one per 8 bytes of text:
+/// a structure that shares its parts can stand for text far longer than
+/// itself, so the writing, not the structure, is what is charged.
+const VALUE_UNITS: u64 = 32;
+
+/// The JSON text of `v` (compact: no spaces), its work charged to `work`
+/// as it goes.
+pub fn to_json_within<W: Work>(
+    heap: &Heap,
+    syms: &SymbolTable,
+    v: Value,
+    work: &mut W,
+) -> Result<String, Stopped<W::Stop>> {
     let mut w = Writer {
         heap,
         syms,
         out: String::new(),
         path: Vec::new(),
+        work,
+        charged: 0,
     };
     w.value(v)?;
     Ok(w.out)
@@ -68,15 +95,18 @@ enum Step {
     Key(String),
 }
 
-struct Writer<'a> {
+struct Writer<'a, W: Work> {
     heap: &'a Heap,
     syms: &'a SymbolTable,
     out: String,
     path: Vec<Step>,
+    work: &'a mut W,
+    /// The length of `out` when the work was last charged.
+    charged: usize,
 }
 
-impl Writer<'_> {
-    fn refuse<T>(&self, v: Value, why: &str) -> Result<T, JsonError> {
+impl<W: Work> Writer<'_, W> {
+    fn refuse<T>(&self, v: Value, why: &str) -> Result<T, Stopped<W::Stop>> {
         let mut at = String::from("$");
         for s in &self.path {
             match s {
@@ -88,16 +118,21 @@ impl Writer<'_> {
                 }
             }
         }
-        let mut shown = printer::write_string(self.heap, self.syms, v);
+        let mut shown = printer::shown(self.heap, self.syms, v);
         if shown.chars().count() > 60 {
             shown = shown.chars().take(57).collect::<String>() + "...";
         }
-        Err(JsonError {
+        Err(Stopped::Refused(JsonError {
             message: format!("at {at}: {shown} has no JSON form: {why}"),
-        })
+        }))
     }
 
-    fn value(&mut self, v: Value) -> Result<(), JsonError> {
+    fn value(&mut self, v: Value) -> Result<(), Stopped<W::Stop>> {
+        let written = (self.out.len() - self.charged) as u64;
+        self.charged = self.out.len();
+        self.work
+            .charge(VALUE_UNITS + written / 8)
+            .map_err(Stopped::Work)?;
         if self.path.len() > MAX_DEPTH {
             return self.refuse(v, "nested too deeply (or cyclic)");
         }
@@ -113,7 +148,11 @@ impl Writer<'_> {
             Value::Char(_) => return self.refuse(v, "a character (write it as a string)"),
             Value::Obj(r) => match self.heap.get(r) {
                 Object::Str(s) => write_string(&s.iter().collect::<String>(), &mut self.out),
-                Object::Big(b) => self.out.push_str(&b.to_string()),
+                Object::Big(b) => {
+                    let digits = crate::number::to_string(&Num::Big(b.clone()), 10, self.work)
+                        .map_err(Stopped::Work)?;
+                    self.out.push_str(&digits);
+                }
                 Object::Rat(_) => {
                     return self.refuse(v, "an exact fraction (make it inexact first)")
                 }
@@ -136,7 +175,7 @@ impl Writer<'_> {
         Ok(())
     }
 
-    fn float(&mut self, v: Value, f: f64) -> Result<(), JsonError> {
+    fn float(&mut self, v: Value, f: f64) -> Result<(), Stopped<W::Stop>> {
         if !f.is_finite() {
             return self.refuse(v, "JSON numbers are finite");
         }
@@ -146,7 +185,7 @@ impl Writer<'_> {
         Ok(())
     }
 
-    fn array(&mut self, items: impl Iterator<Item = Value>) -> Result<(), JsonError> {
+    fn array(&mut self, items: impl Iterator<Item = Value>) -> Result<(), Stopped<W::Stop>> {
         self.out.push('[');
         for (i, item) in items.enumerate() {
             if i > 0 {
@@ -162,12 +201,17 @@ impl Writer<'_> {
 
     /// A proper list: an object when it is an association list, else an
     /// array.
-    fn list(&mut self, v: Value) -> Result<(), JsonError> {
+    fn list(&mut self, v: Value) -> Result<(), Stopped<W::Stop>> {
         let mut items = Vec::new();
         let mut l = v;
         while let Some((a, d)) = self.heap.pair(l) {
             items.push(a);
             l = d;
+            if items.len() % 4096 == 0 {
+                self.work
+                    .charge(4096 * VALUE_UNITS)
+                    .map_err(Stopped::Work)?;
+            }
             if items.len() > self.heap.slots() {
                 return self.refuse(v, "a cyclic list");
             }
@@ -180,8 +224,9 @@ impl Writer<'_> {
             return self.array(items.into_iter());
         };
         self.out.push('{');
+        let mut seen = std::collections::BTreeSet::new();
         for (i, (key, entry)) in keys.iter().zip(&items).enumerate() {
-            if keys[..i].contains(key) {
+            if !seen.insert(key) {
                 return self.refuse(v, &format!("the key {key:?} is given twice"));
             }
             if i > 0 {
@@ -524,6 +569,14 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn to_json(heap: &Heap, syms: &SymbolTable, v: Value) -> Result<String, JsonError> {
+        match to_json_within(heap, syms, v, &mut crate::number::Unmetered) {
+            Ok(text) => Ok(text),
+            Err(Stopped::Refused(e)) => Err(e),
+            Err(Stopped::Work(never)) => match never {},
+        }
+    }
 
     fn read_write(text: &str) -> String {
         let mut heap = Heap::new();

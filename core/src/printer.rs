@@ -22,28 +22,80 @@ pub enum Mode {
     Simple,
 }
 
-/// Largest output `write-simple`/`display` of unlabelled data produces before
-/// giving up on a cyclic structure.
+/// Largest output `write-simple` of unlabelled data produces before giving
+/// up on a cyclic structure.
 const SIMPLE_LIMIT: usize = 10_000_000;
+
+/// Most bytes of a value a message shows ([`shown`]); past it, `...`.
+pub const SHOWN_LIMIT: usize = 1000;
+
+/// Units of work the search for labels may take in [`shown`] (about a
+/// hundred thousand objects) before a message gives up on labels and shows
+/// a prefix of the value without them.
+const SHOWN_LABEL_UNITS: u64 = 100_000 * PRINT_UNITS;
 
 pub fn write_string(heap: &Heap, syms: &SymbolTable, v: Value) -> String {
     to_string(heap, syms, v, Mode::Write)
 }
 
-pub fn display_string(heap: &Heap, syms: &SymbolTable, v: Value) -> String {
-    to_string(heap, syms, v, Mode::Display)
-}
-
+/// The whole text of `v`, with no limit on its work: for values the caller
+/// knows to be small (tests, data it built itself). What a program made
+/// is printed with [`to_string_within`] (its work charged) or [`shown`]
+/// (for a message).
 pub fn to_string(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode) -> String {
     let mut out = String::new();
     print(heap, syms, v, mode, &mut out);
     out
 }
 
+/// `v` as `write` shows it, for a message: at most [`SHOWN_LIMIT`] bytes
+/// (then `...`) and a bounded amount of work whatever `v` is (a structure
+/// sharing its parts a hundred levels deep prints as a prefix, not as the
+/// exponential text it stands for).
+pub fn shown(heap: &Heap, syms: &SymbolTable, v: Value) -> String {
+    shown_as(heap, syms, v, Mode::Write)
+}
+
+/// [`shown`] as `display` (`Mode::Display`) or `write` shows it.
+pub fn shown_as(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode) -> String {
+    let mut allowance = Allowance(SHOWN_LABEL_UNITS);
+    // Without labels a cyclic value prints as a prefix of its unfolding:
+    // the limit on bytes still ends it.
+    let labels = find_labels(heap, v, false, &mut allowance).unwrap_or_default();
+    let mut out = String::new();
+    let mut printer = Printer {
+        heap,
+        syms,
+        labels,
+        numbering: BTreeMap::new(),
+        out: &mut out,
+        start: 0,
+        max: SHOWN_LIMIT,
+        work: &mut number::Unmetered,
+    };
+    let Ok(()) = printer.run(v, mode);
+    out
+}
+
+/// Work allowed before giving up (for [`shown`]).
+struct Allowance(u64);
+
+impl Work for Allowance {
+    type Stop = ();
+    fn charge(&mut self, cost: u64) -> Result<(), ()> {
+        self.0 = self.0.checked_sub(cost).ok_or(())?;
+        Ok(())
+    }
+}
+
 /// Units of work (`number::Work`) printing charges per value it visits
 /// (in the search for cycles and in the writing), plus one per 8 bytes it
 /// writes.
 const PRINT_UNITS: u64 = 32;
+
+/// Characters of a string or bytes of a bytevector written between two
+/// charges of the work.
+const ATOM_CHUNK: usize = 1 << 16;
 
 /// `to_string`, its work charged to `work` as it goes, so writing a large
 /// structure stops at the evaluation's limits.
@@ -59,12 +111,43 @@ pub fn to_string_within<W: Work>(
     Ok(out)
 }
 
+/// [`to_string_within`], or `None` when the text would be longer than
+/// `max` bytes (it is not built past that).
+pub fn to_string_capped<W: Work>(
+    heap: &Heap,
+    syms: &SymbolTable,
+    v: Value,
+    mode: Mode,
+    max: usize,
+    work: &mut W,
+) -> Result<Option<String>, W::Stop> {
+    let labels = labels_for(heap, v, mode, work)?;
+    let mut out = String::new();
+    let mut printer = Printer {
+        heap,
+        syms,
+        labels,
+        numbering: BTreeMap::new(),
+        out: &mut out,
+        start: 0,
+        max,
+        work,
+    };
+    printer.run(v, mode)?;
+    Ok(if out.len() > max { None } else { Some(out) })
+}
+
+/// What is left to print, innermost last.
 enum Task {
-    Value(Value),
+    Value(Value, Mode),
     Str(&'static str),
     /// Continue printing a list whose remaining part is this value.
-    ListRest(Value),
-    VectorFrom(Ref, usize),
+    ListRest(Value, Mode),
+    /// The elements of a vector, the fields of a record or several values,
+    /// from this index on.
+    Items(Ref, usize, Mode),
+    /// The irritants of an error object from this pair on.
+    IrritantsRest(Value),
 }
 
 pub fn print(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut String) {
@@ -79,90 +162,283 @@ pub fn print_within<W: Work>(
     out: &mut String,
     work: &mut W,
 ) -> Result<(), W::Stop> {
-    // Display uses labels for cycles too: an endless loop is worse than labels.
-    let labels = match mode {
-        Mode::Write | Mode::Display => find_labels(heap, v, false, work)?,
-        Mode::Shared => find_labels(heap, v, true, work)?,
-        Mode::Simple => BTreeMap::new(),
-    };
-    let mut numbering: BTreeMap<Ref, usize> = BTreeMap::new();
-    let mut next_label = 0usize;
-    let mut tasks = vec![Task::Value(v)];
+    let labels = labels_for(heap, v, mode, work)?;
     let start = out.len();
-    let mut charged = out.len();
-    while let Some(t) = tasks.pop() {
-        work.charge(PRINT_UNITS + (out.len() - charged) as u64 / 8)?;
-        charged = out.len();
-        if out.len() - start > SIMPLE_LIMIT && mode == Mode::Simple {
-            out.push_str("...");
-            return Ok(());
-        }
-        match t {
-            Task::Str(s) => out.push_str(s),
-            Task::Value(v) => {
-                if let Value::Obj(r) = v {
-                    if labels.contains_key(&r) {
-                        if let Some(n) = numbering.get(&r) {
-                            out.push_str(&format!("#{n}#"));
+    Printer {
+        heap,
+        syms,
+        labels,
+        numbering: BTreeMap::new(),
+        out,
+        start,
+        max: if mode == Mode::Simple {
+            SIMPLE_LIMIT
+        } else {
+            usize::MAX
+        },
+        work,
+    }
+    .run(v, mode)
+}
+
+/// The pairs and vectors `mode` labels. Display uses labels for cycles
+/// too: an endless loop is worse than labels.
+fn labels_for<W: Work>(
+    heap: &Heap,
+    v: Value,
+    mode: Mode,
+    work: &mut W,
+) -> Result<BTreeMap<Ref, ()>, W::Stop> {
+    match mode {
+        Mode::Write | Mode::Display => find_labels(heap, v, false, work),
+        Mode::Shared => find_labels(heap, v, true, work),
+        Mode::Simple => Ok(BTreeMap::new()),
+    }
+}
+
+/// One printing of a value: iterative (no Rust recursion on the depth of
+/// the data, records and error objects included), its work charged, its
+/// length bounded by `max`.
+struct Printer<'a, W: Work> {
+    heap: &'a Heap,
+    syms: &'a SymbolTable,
+    labels: BTreeMap<Ref, ()>,
+    /// The labels written so far and their numbers.
+    numbering: BTreeMap<Ref, usize>,
+    out: &'a mut String,
+    /// Where this value's text begins in `out`.
+    start: usize,
+    /// Bytes of text after which printing stops with `...`.
+    max: usize,
+    work: &'a mut W,
+}
+
+impl<W: Work> Printer<'_, W> {
+    fn run(&mut self, v: Value, mode: Mode) -> Result<(), W::Stop> {
+        let heap = self.heap;
+        let mut tasks = vec![Task::Value(v, mode)];
+        let mut charged = self.out.len();
+        while let Some(t) = tasks.pop() {
+            self.work
+                .charge(PRINT_UNITS + (self.out.len() - charged) as u64 / 8)?;
+            charged = self.out.len();
+            if self.out.len() - self.start > self.max {
+                self.cut();
+                return Ok(());
+            }
+            match t {
+                Task::Str(s) => self.out.push_str(s),
+                Task::Value(v, mode) => {
+                    let Value::Obj(r) = v else {
+                        self.atom(v, mode)?;
+                        continue;
+                    };
+                    if self.labels.contains_key(&r) {
+                        if let Some(n) = self.numbering.get(&r) {
+                            self.out.push_str(&format!("#{n}#"));
                             continue;
                         }
-                        numbering.insert(r, next_label);
-                        out.push_str(&format!("#{next_label}="));
-                        next_label += 1;
+                        let n = self.numbering.len();
+                        self.numbering.insert(r, n);
+                        self.out.push_str(&format!("#{n}="));
                     }
+                    // Inside a record or an error object, values are written.
+                    let inner = if mode == Mode::Display {
+                        Mode::Write
+                    } else {
+                        mode
+                    };
                     match heap.get(r) {
                         Object::Pair(a, d) => {
-                            out.push('(');
-                            tasks.push(Task::ListRest(*d));
-                            tasks.push(Task::Value(*a));
-                            continue;
+                            self.out.push('(');
+                            tasks.push(Task::ListRest(*d, mode));
+                            tasks.push(Task::Value(*a, mode));
                         }
-                        Object::Vector(items) => {
-                            out.push_str("#(");
-                            if items.is_empty() {
-                                out.push(')');
+                        Object::Vector(_) => {
+                            self.out.push_str("#(");
+                            tasks.push(Task::Items(r, 0, mode));
+                        }
+                        Object::Values(_) => tasks.push(Task::Items(r, 0, mode)),
+                        Object::Record(t, _) => {
+                            let name = match heap.obj(*t) {
+                                Some(Object::RecordType(rt)) => self.syms.name(rt.name),
+                                _ => "record",
+                            };
+                            let name = name.trim_start_matches('<').trim_end_matches('>');
+                            self.out.push_str("#<");
+                            self.out.push_str(name);
+                            tasks.push(Task::Items(r, 0, inner));
+                        }
+                        Object::Error(e) => {
+                            self.out.push_str(match e.kind {
+                                ErrorObjectKind::Error => "#<error ",
+                                ErrorObjectKind::Read => "#<read-error ",
+                                ErrorObjectKind::File => "#<file-error ",
+                            });
+                            tasks.push(Task::IrritantsRest(e.irritants));
+                            tasks.push(Task::Value(e.message, Mode::Write));
+                        }
+                        _ => self.atom(v, mode)?,
+                    }
+                }
+                Task::ListRest(d, mode) => match d {
+                    Value::Null => self.out.push(')'),
+                    Value::Obj(r)
+                        if matches!(heap.get(r), Object::Pair(..))
+                            && !self.labels.contains_key(&r) =>
+                    {
+                        if let Object::Pair(a, d2) = heap.get(r) {
+                            self.out.push(' ');
+                            tasks.push(Task::ListRest(*d2, mode));
+                            tasks.push(Task::Value(*a, mode));
+                        }
+                    }
+                    other => {
+                        self.out.push_str(" . ");
+                        tasks.push(Task::Str(")"));
+                        tasks.push(Task::Value(other, mode));
+                    }
+                },
+                Task::Items(r, i, mode) => {
+                    // (the items, what goes before each but the first,
+                    // before the first, and after the last)
+                    let (items, between, first, end): (&[Value], char, &str, &str) =
+                        match heap.get(r) {
+                            Object::Vector(items) => (items, ' ', "", ")"),
+                            Object::Values(items) => (items, '\n', "", ""),
+                            Object::Record(_, fields) => (fields, ' ', " ", ">"),
+                            _ => (&[], ' ', "", ""),
+                        };
+                    match items.get(i) {
+                        None => self.out.push_str(end),
+                        Some(item) => {
+                            if i == 0 {
+                                self.out.push_str(first);
                             } else {
-                                tasks.push(Task::VectorFrom(r, 1));
-                                tasks.push(Task::Value(items[0]));
+                                self.out.push(between);
                             }
-                            continue;
+                            tasks.push(Task::Items(r, i + 1, mode));
+                            tasks.push(Task::Value(*item, mode));
                         }
-                        _ => {}
                     }
                 }
-                atom(heap, syms, v, mode, out);
-            }
-            Task::ListRest(d) => match d {
-                Value::Null => out.push(')'),
-                Value::Obj(r)
-                    if matches!(heap.get(r), Object::Pair(..)) && !labels.contains_key(&r) =>
-                {
-                    if let Object::Pair(a, d2) = heap.get(r) {
-                        out.push(' ');
-                        tasks.push(Task::ListRest(*d2));
-                        tasks.push(Task::Value(*a));
+                Task::IrritantsRest(l) => match l {
+                    Value::Obj(r)
+                        if matches!(heap.get(r), Object::Pair(..))
+                            && !self.labels.contains_key(&r) =>
+                    {
+                        if let Object::Pair(a, d) = heap.get(r) {
+                            self.out.push(' ');
+                            tasks.push(Task::IrritantsRest(*d));
+                            tasks.push(Task::Value(*a, Mode::Write));
+                        }
                     }
-                }
-                other => {
-                    out.push_str(" . ");
-                    tasks.push(Task::Str(")"));
-                    tasks.push(Task::Value(other));
-                }
-            },
-            Task::VectorFrom(r, i) => {
-                if let Object::Vector(items) = heap.get(r) {
-                    if i >= items.len() {
-                        out.push(')');
-                    } else {
-                        out.push(' ');
-                        tasks.push(Task::VectorFrom(r, i + 1));
-                        tasks.push(Task::Value(items[i]));
+                    Value::Null => self.out.push('>'),
+                    // A list of irritants made cyclic or improper after the
+                    // fact: its rest, labelled.
+                    other => {
+                        self.out.push_str(" . ");
+                        tasks.push(Task::Str(">"));
+                        tasks.push(Task::Value(other, Mode::Write));
                     }
-                }
+                },
             }
         }
+        if self.out.len() - self.start > self.max {
+            self.cut();
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// Ends the text at `max` bytes (on a character boundary) with `...`.
+    fn cut(&mut self) {
+        let mut at = self.start + self.max;
+        while !self.out.is_char_boundary(at) {
+            at -= 1;
+        }
+        self.out.truncate(at);
+        self.out.push_str("...");
+    }
+
+    /// Bytes the text may still take before it is cut (plus one, so that
+    /// the cut is seen).
+    fn room(&self) -> usize {
+        self.max
+            .saturating_sub(self.out.len() - self.start)
+            .saturating_add(1)
+    }
+
+    /// A value that holds no other values; long ones (strings,
+    /// bytevectors, big numbers) charge their work as they are written and
+    /// stop at the room left.
+    fn atom(&mut self, v: Value, mode: Mode) -> Result<(), W::Stop> {
+        let write = mode != Mode::Display;
+        let Value::Obj(r) = v else {
+            atom(self.heap, self.syms, v, mode, self.out);
+            return Ok(());
+        };
+        match self.heap.get(r) {
+            Object::Str(s) => {
+                let shown = &s[..s.len().min(self.room())];
+                if write {
+                    self.out.push('"');
+                }
+                for chunk in shown.chunks(ATOM_CHUNK) {
+                    self.work.charge(chunk.len() as u64 * PRINT_UNITS / 8)?;
+                    if write {
+                        write_string_chars(chunk.iter().copied(), self.out);
+                    } else {
+                        self.out.extend(chunk.iter());
+                    }
+                }
+                if write && shown.len() == s.len() {
+                    self.out.push('"');
+                }
+            }
+            Object::Bytevector(b) => {
+                let shown = &b[..b.len().min(self.room())];
+                self.out.push_str("#u8(");
+                for (n, chunk) in shown.chunks(ATOM_CHUNK).enumerate() {
+                    self.work.charge(chunk.len() as u64 * PRINT_UNITS / 8)?;
+                    for (i, x) in chunk.iter().enumerate() {
+                        if n + i > 0 {
+                            self.out.push(' ');
+                        }
+                        self.out.push_str(&x.to_string());
+                    }
+                }
+                if shown.len() == b.len() {
+                    self.out.push(')');
+                }
+            }
+            // A number whose digits would not fit (in a message) is not
+            // converted: its conversion costs more than its length.
+            Object::Big(b) if b.bits() / 4 > self.room() as u64 => {
+                self.out
+                    .push_str(&format!("#<exact integer of {} bits>", b.bits()));
+            }
+            Object::Rat(q) if (q.numer().bits() + q.denom().bits()) / 4 > self.room() as u64 => {
+                self.out.push_str(&format!(
+                    "#<exact fraction of {} bits>",
+                    q.numer().bits() + q.denom().bits()
+                ));
+            }
+            Object::Big(b) => {
+                let text = number::to_string(&Num::Big(b.clone()), 10, self.work)?;
+                self.out.push_str(&text);
+            }
+            Object::Rat(q) => {
+                let text = number::to_string(&Num::Rat((**q).clone()), 10, self.work)?;
+                self.out.push_str(&text);
+            }
+            Object::Complex(z) => {
+                let text = complex::to_string(&Number::Complex(z.clone()), 10, self.work)?;
+                self.out.push_str(&text);
+            }
+            _ => atom(self.heap, self.syms, v, mode, self.out),
+        }
+        Ok(())
+    }
 }
 
 /// Where the search for labels has been: 0 not yet, 1 on the current
@@ -230,7 +506,18 @@ fn find_labels<W: Work>(
     let mut labels = BTreeMap::new();
     let is_container = |v: Value| -> Option<Ref> {
         match v {
-            Value::Obj(r) if matches!(heap.get(r), Object::Pair(..) | Object::Vector(_)) => Some(r),
+            Value::Obj(r)
+                if matches!(
+                    heap.get(r),
+                    Object::Pair(..)
+                        | Object::Vector(_)
+                        | Object::Values(_)
+                        | Object::Record(..)
+                        | Object::Error(_)
+                ) =>
+            {
+                Some(r)
+            }
             _ => None,
         }
     };
@@ -250,7 +537,10 @@ fn find_labels<W: Work>(
         let child = match heap.get(r) {
             Object::Pair(a, _) if i == 0 => Some(*a),
             Object::Pair(_, d) if i == 1 => Some(*d),
-            Object::Vector(items) => items.get(i).copied(),
+            Object::Vector(items) | Object::Values(items) => items.get(i).copied(),
+            Object::Record(_, fields) => fields.get(i).copied(),
+            Object::Error(e) if i == 0 => Some(e.message),
+            Object::Error(e) if i == 1 => Some(e.irritants),
             _ => None,
         };
         let Some(child) = child else {
@@ -338,32 +628,6 @@ fn atom(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut String)
             None => out.push_str("#<procedure>"),
         },
         Value::Obj(r) => match heap.get(r) {
-            Object::Str(s) => {
-                if write {
-                    write_string_literal(s.iter().copied(), out);
-                } else {
-                    out.extend(s.iter());
-                }
-            }
-            Object::Big(b) => out.push_str(&b.to_string()),
-            Object::Rat(q) => out.push_str(
-                &number::to_string(&Num::Rat((**q).clone()), 10, &mut number::Unmetered)
-                    .unwrap_or_else(|e| match e {}),
-            ),
-            Object::Complex(z) => out.push_str(
-                &complex::to_string(&Number::Complex(z.clone()), 10, &mut number::Unmetered)
-                    .unwrap_or_else(|e| match e {}),
-            ),
-            Object::Bytevector(b) => {
-                out.push_str("#u8(");
-                for (i, x) in b.iter().enumerate() {
-                    if i > 0 {
-                        out.push(' ');
-                    }
-                    out.push_str(&x.to_string());
-                }
-                out.push(')');
-            }
             Object::Closure(c) => match c.template.name {
                 Some(n) => out.push_str(&format!("#<procedure {}>", syms.name(n))),
                 None => out.push_str("#<procedure>"),
@@ -371,52 +635,11 @@ fn atom(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut String)
             Object::CaseLambda(_) => out.push_str("#<procedure>"),
             Object::Continuation(_) => out.push_str("#<continuation>"),
             Object::Box(_) => out.push_str("#<box>"),
-            Object::Values(vs) => {
-                // Several values at the top level print one per line.
-                for (i, v) in vs.iter().enumerate() {
-                    if i > 0 {
-                        out.push('\n');
-                    }
-                    print(heap, syms, *v, mode, out);
-                }
-            }
-            Object::Record(t, fields) => {
-                let name = match heap.obj(*t) {
-                    Some(Object::RecordType(rt)) => syms.name(rt.name).to_string(),
-                    _ => "record".into(),
-                };
-                let name = name
-                    .trim_start_matches('<')
-                    .trim_end_matches('>')
-                    .to_string();
-                out.push_str(&format!("#<{name}"));
-                for f in fields {
-                    out.push(' ');
-                    print(heap, syms, *f, Mode::Write, out);
-                }
-                out.push('>');
-            }
             Object::RecordType(rt) => {
                 out.push_str(&format!("#<record-type {}>", syms.name(rt.name)))
             }
             Object::Promise { .. } => out.push_str("#<promise>"),
             Object::Parameter { .. } => out.push_str("#<parameter>"),
-            Object::Error(e) => {
-                let kind = match e.kind {
-                    ErrorObjectKind::Error => "error",
-                    ErrorObjectKind::Read => "read-error",
-                    ErrorObjectKind::File => "file-error",
-                };
-                out.push_str(&format!("#<{kind} "));
-                print(heap, syms, e.message, Mode::Write, out);
-                let mut irr = e.irritants;
-                while let Some((a, d)) = heap.pair(irr) {
-                    out.push(' ');
-                    print(heap, syms, a, Mode::Write, out);
-                    irr = d;
-                }
-                out.push('>');
-            }
             Object::Port(p) => out.push_str(if p.input {
                 "#<input-port>"
             } else {
@@ -424,7 +647,17 @@ fn atom(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut String)
             }),
             Object::Environment => out.push_str("#<environment>"),
             Object::HashTable(t) => out.push_str(&format!("#<hash-table {}>", t.len())),
-            Object::Pair(..) | Object::Vector(_) => out.push_str("#<data>"),
+            // What `Printer` writes itself.
+            Object::Pair(..)
+            | Object::Vector(_)
+            | Object::Values(_)
+            | Object::Record(..)
+            | Object::Error(_)
+            | Object::Str(_)
+            | Object::Bytevector(_)
+            | Object::Big(_)
+            | Object::Rat(_)
+            | Object::Complex(_) => out.push_str("#<data>"),
             Object::Free(_) => out.push_str("#<freed>"),
         },
     }
@@ -448,6 +681,12 @@ pub fn char_name(c: char) -> String {
 
 pub fn write_string_literal(chars: impl Iterator<Item = char>, out: &mut String) {
     out.push('"');
+    write_string_chars(chars, out);
+    out.push('"');
+}
+
+/// The characters of a string literal, escaped, without its quotes.
+fn write_string_chars(chars: impl Iterator<Item = char>, out: &mut String) {
     for c in chars {
         match c {
             '"' => out.push_str("\\\""),
@@ -461,7 +700,6 @@ pub fn write_string_literal(chars: impl Iterator<Item = char>, out: &mut String)
             c => out.push(c),
         }
     }
-    out.push('"');
 }
 
 /// A symbol as `write` shows it: in bars when the reader would otherwise read
@@ -575,7 +813,7 @@ fn syn_print(s: &Syn, syms: &SymbolTable, out: &mut String, depth: usize) {
 /// or the object itself.
 pub fn condition_text(heap: &Heap, syms: &SymbolTable, obj: Value) -> String {
     if let Some(Object::Error(e)) = heap.obj(obj) {
-        let mut s = display_string(heap, syms, e.message);
+        let mut s = shown_as(heap, syms, e.message, Mode::Display);
         let mut irr = e.irritants;
         let mut first = true;
         while let Some((a, d)) = heap.pair(irr) {
@@ -585,10 +823,156 @@ pub fn condition_text(heap: &Heap, syms: &SymbolTable, obj: Value) -> String {
                 " "
             });
             first = false;
-            s.push_str(&write_string(heap, syms, a));
+            s.push_str(&shown(heap, syms, a));
             irr = d;
+            if s.len() > 4 * SHOWN_LIMIT {
+                s.push_str(" ...");
+                break;
+            }
         }
         return s;
     }
-    format!("uncaught exception: {}", write_string(heap, syms, obj))
+    format!("uncaught exception: {}", shown(heap, syms, obj))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::RecordType;
+
+    /// Work that refuses after `units`: how a limit looks to the printer.
+    struct Allowed(u64);
+    impl Work for Allowed {
+        type Stop = ();
+        fn charge(&mut self, cost: u64) -> Result<(), ()> {
+            self.0 = self.0.checked_sub(cost).ok_or(())?;
+            Ok(())
+        }
+    }
+
+    fn node_type(heap: &mut Heap, syms: &mut SymbolTable) -> Value {
+        let name = syms.intern("node");
+        let field = syms.intern("x");
+        heap.alloc(Object::RecordType(Box::new(RecordType {
+            name,
+            fields: vec![field],
+        })))
+    }
+
+    fn record(heap: &mut Heap, t: Value, field: Value) -> Value {
+        heap.alloc(Object::Record(t, vec![field].into_boxed_slice()))
+    }
+
+    /// `levels` levels of a pair whose car and cdr are both the level
+    /// below: 2^levels leaves unfolded, `levels` pairs in the heap.
+    fn doubling(heap: &mut Heap, levels: usize) -> Value {
+        let mut v = Value::Int(1);
+        for _ in 0..levels {
+            v = heap.cons(v, v);
+        }
+        v
+    }
+
+    #[test]
+    fn a_record_that_holds_itself_is_written_with_a_label() {
+        let (mut heap, mut syms) = (Heap::new(), SymbolTable::default());
+        let t = node_type(&mut heap, &mut syms);
+        let n = record(&mut heap, t, Value::Int(1));
+        if let Some(Object::Record(_, fields)) = heap.obj_mut(n) {
+            fields[0] = n;
+        }
+        assert_eq!(write_string(&heap, &syms, n), "#0=#<node #0#>");
+        assert_eq!(to_string(&heap, &syms, n, Mode::Display), "#0=#<node #0#>");
+    }
+
+    #[test]
+    fn records_and_errors_nested_a_million_deep_need_no_rust_stack() {
+        let (mut heap, mut syms) = (Heap::new(), SymbolTable::default());
+        let t = node_type(&mut heap, &mut syms);
+        let mut v = Value::Int(0);
+        for _ in 0..1_000_000 {
+            v = record(&mut heap, t, v);
+        }
+        let text = write_string(&heap, &syms, v);
+        assert!(text.starts_with("#<node #<node "));
+        assert_eq!(text.len(), 1_000_000 * "#<node >".len() + 1);
+        let message = heap.string("m");
+        let irritants = heap.cons(v, Value::Null);
+        let e = heap.alloc(Object::Error(Box::new(crate::value::ErrorObject {
+            kind: ErrorObjectKind::Error,
+            message,
+            irritants,
+        })));
+        assert!(write_string(&heap, &syms, e).starts_with("#<error \"m\" #<node #<node "));
+    }
+
+    #[test]
+    fn writing_shared_structure_is_charged_and_stops_at_the_limit() {
+        let (mut heap, syms) = (Heap::new(), SymbolTable::default());
+        // 2^100 leaves: no limit would let it end.
+        let v = doubling(&mut heap, 100);
+        let stopped = to_string_within(&heap, &syms, v, Mode::Write, &mut Allowed(1 << 30));
+        assert!(stopped.is_err());
+        let capped = to_string_capped(
+            &heap,
+            &syms,
+            v,
+            Mode::Write,
+            1 << 16,
+            &mut Allowed(u64::MAX),
+        );
+        assert_eq!(capped, Ok(None));
+        let small = doubling(&mut heap, 2);
+        let capped = to_string_capped(
+            &heap,
+            &syms,
+            small,
+            Mode::Write,
+            100,
+            &mut Allowed(u64::MAX),
+        );
+        assert_eq!(
+            capped,
+            Ok(Some("((1 . 1) 1 . 1)".to_string()))
+        );
+    }
+
+    #[test]
+    fn a_value_in_a_message_is_short_whatever_it_is() {
+        let (mut heap, syms) = (Heap::new(), SymbolTable::default());
+        let shared = doubling(&mut heap, 100);
+        let text = shown(&heap, &syms, shared);
+        assert!(
+            text.len() <= SHOWN_LIMIT + 3 && text.ends_with("..."),
+            "{text}"
+        );
+        let long = heap.string(&"x".repeat(10 * SHOWN_LIMIT));
+        let text = shown(&heap, &syms, long);
+        assert!(
+            text.starts_with("\"xxx") && text.ends_with("...") && text.len() <= SHOWN_LIMIT + 3
+        );
+        let big = heap.alloc(Object::Big(num_bigint::BigInt::from(7).pow(1_000_000)));
+        assert!(shown(&heap, &syms, big).starts_with("#<exact integer of "));
+        // A cycle too long for the search for labels still ends.
+        let items: Vec<Value> = (0..1_000_000).map(Value::Int).collect();
+        let l = heap.list(&items);
+        let mut last = l;
+        while let Some((_, d)) = heap.pair(last) {
+            if matches!(d, Value::Null) {
+                break;
+            }
+            last = d;
+        }
+        if let Some(Object::Pair(_, d)) = heap.obj_mut(last) {
+            *d = l;
+        }
+        let text = shown(&heap, &syms, l);
+        assert!(text.starts_with("(0 1 2 3") && text.ends_with("..."));
+        // A small value is shown whole, labels and all.
+        let small = heap.list(&[Value::Int(1), Value::Int(2)]);
+        if let Some(Object::Pair(_, d)) = heap.obj_mut(small) {
+            *d = small;
+        }
+        assert_eq!(shown(&heap, &syms, small), "#0=(1 . #0#)");
+    }
 }

@@ -209,7 +209,7 @@ impl<'a> Args<'a> {
 
 /// A value as `write` shows it, shortened for messages.
 pub fn shown(heap: &Heap, syms: &SymbolTable, v: Value) -> String {
-    let s = printer::write_string(heap, syms, v);
+    let s = printer::shown(heap, syms, v);
     if s.chars().count() > 80 {
         let cut: String = s.chars().take(77).collect();
         format!("{cut}...")

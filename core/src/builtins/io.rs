@@ -227,8 +227,13 @@ pub fn register(t: &mut PrimTable) {
     t.add("read", 0, Some(1), read);
     // JSON by the engine's one mapping (docs/API.md, "Values as JSON").
     t.add("scheme->json", 1, Some(1), |c, a| {
-        let text = json::to_json(c.heap, c.syms, a[0])
-            .map_err(|e| Fault::Error(format!("scheme->json: {e}"), vec![]))?;
+        let text = match json::to_json_within(c.heap, c.syms, a[0], &mut c.budget) {
+            Ok(text) => text,
+            Err(json::Stopped::Refused(e)) => {
+                return Err(Fault::Error(format!("scheme->json: {e}"), vec![]))
+            }
+            Err(json::Stopped::Work(fault)) => return Err(fault),
+        };
         Ok(c.heap.string(&text))
     });
     t.add("json->scheme", 1, Some(1), |c, a| {
@@ -433,7 +438,7 @@ fn input(c: &mut Ctx, v: Option<Value>, who: &str, textual: bool) -> Result<Valu
     match c.heap.obj(v) {
         Some(Object::Port(p)) if p.input && p.textual == textual && p.open => Ok(v),
         _ => {
-            let shown = printer::write_string(c.heap, c.syms, v);
+            let shown = printer::shown(c.heap, c.syms, v);
             Err(Fault::Error(
                 format!(
                     "{who}: expected an open {} input port, got {shown}",

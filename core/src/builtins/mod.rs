@@ -373,7 +373,7 @@ pub fn type_fault(who: &str, expected: &str, got: Value, heap: &Heap, syms: &Sym
     Fault::Error(
         format!(
             "{who}: expected {expected}, got {}",
-            printer::write_string(heap, syms, got)
+            printer::shown(heap, syms, got)
         ),
         vec![],
     )

@@ -101,7 +101,7 @@ impl Vm {
                     _ => match self.heap.obj(arg(self, 0)) {
                         Some(Object::Str(s)) => s.iter().collect(),
                         _ => {
-                            let shown = printer::write_string(&self.heap, &self.syms, arg(self, 0));
+                            let shown = printer::shown(&self.heap, &self.syms, arg(self, 0));
                             let message = format!("%bound-names: expected a string, got {shown}");
                             return self.fail(callee_idx, Fault::Error(message, vec![]));
                         }
@@ -191,7 +191,7 @@ impl Vm {
             }
         }
         if !matches!(l, Value::Null) {
-            let shown = printer::write_string(&self.heap, &self.syms, lst);
+            let shown = printer::shown(&self.heap, &self.syms, lst);
             let message = format!("apply: last argument must be a proper list, got {shown}");
             return self.fail(callee_idx, Fault::Error(message, vec![]));
         }

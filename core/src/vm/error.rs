@@ -209,7 +209,7 @@ impl Vm {
     }
 
     pub(super) fn not_procedure(&mut self, f: Value) -> Fault {
-        let shown = printer::write_string(&self.heap, &self.syms, f);
+        let shown = printer::shown(&self.heap, &self.syms, f);
         Fault::Error(format!("not a procedure: {shown}"), vec![])
     }
 

@@ -5,11 +5,12 @@ use std::rc::Rc;
 
 use super::suspend::{EvaluationBudget, Parked, QueuedForm};
 use super::{ErrorKind, Limits, Vm, VmError};
+use crate::builtins::{Budget, Fault};
 use crate::compiler::CompileError;
 use crate::datum;
 use crate::json;
 use crate::pos::Pos;
-use crate::printer;
+use crate::printer::{self, Mode};
 use crate::reader;
 use crate::value::code::Template;
 use crate::value::Value;
@@ -206,6 +207,16 @@ impl Vm {
         if result.is_ok() {
             result = self.run_forms(&mut queue, result.unwrap_or(Value::Unspecified));
         }
+        // The value is printed while the limits still hold: a structure
+        // that shares its parts can stand for text as long as any
+        // computation, and a limit hit here ends the evaluation like any.
+        let mut printed = None;
+        if let Ok(v) = result {
+            match self.print_value(v, form) {
+                Ok(text) => printed = text,
+                Err(e) => result = Err(e),
+            }
+        }
         self.parking.allowed = false;
         let budget = budget.map(|b| EvaluationBudget {
             max: b.max,
@@ -258,20 +269,7 @@ impl Vm {
         } else {
             self.commit_evaluation();
         }
-        let value = result.and_then(|last| match (last, form) {
-            (Value::Unspecified, _) => Ok(None),
-            (v, ValueForm::Write) => Ok(Some(printer::write_string(&self.heap, &self.syms, v))),
-            (v, ValueForm::Json) => {
-                json::to_json(&self.heap, &self.syms, v)
-                    .map(Some)
-                    .map_err(|e| VmError {
-                        kind: ErrorKind::Runtime,
-                        message: format!("the value {e}"),
-                        pos: None,
-                        backtrace: vec![],
-                    })
-            }
-        });
+        let value = result.map(|_| printed);
         // The heap after an evaluation holds only what globals reach; a
         // large evaluation should not leave its garbage behind until the
         // next one.
@@ -288,6 +286,48 @@ impl Vm {
 
     /// Writes the pending text of every open file output port; the first
     /// failure, after trying them all.
+    /// The text of an evaluation's value in the form asked for (none for
+    /// an unspecified value), its work charged to the evaluation's limits
+    /// and its length bounded by the memory cap.
+    fn print_value(&mut self, v: Value, form: ValueForm) -> Result<Option<String>, VmError> {
+        if matches!(v, Value::Unspecified) {
+            return Ok(None);
+        }
+        // The host holds a copy of the text beside the engine's.
+        let room = self.heap.cap.saturating_sub(self.held()) / 2;
+        let memory = self.budget_memory();
+        let mut budget = Budget {
+            steps_left: &mut self.steps_left,
+            unpolled: &mut self.work_unpolled,
+            host: self.host.get(),
+            memory,
+        };
+        let printed = match form {
+            ValueForm::Write => {
+                printer::to_string_capped(&self.heap, &self.syms, v, Mode::Write, room, &mut budget)
+                    .map_err(Ok)
+            }
+            ValueForm::Json => match json::to_json_within(&self.heap, &self.syms, v, &mut budget) {
+                Ok(text) if text.len() > room => Ok(None),
+                Ok(text) => Ok(Some(text)),
+                Err(json::Stopped::Work(fault)) => Err(Ok(fault)),
+                Err(json::Stopped::Refused(e)) => Err(Err(e)),
+            },
+        };
+        match printed {
+            Ok(Some(text)) => Ok(Some(text)),
+            Ok(None) | Err(Ok(Fault::OutOfMemory)) => Err(self.memory_limit_error()),
+            Err(Ok(Fault::Interrupted)) => Err(self.interrupted_error()),
+            Err(Ok(_)) => Err(self.step_limit_error()),
+            Err(Err(e)) => Err(VmError {
+                kind: ErrorKind::Runtime,
+                message: format!("the value {e}"),
+                pos: None,
+                backtrace: vec![],
+            }),
+        }
+    }
+
     fn flush_files(&mut self) -> Result<(), String> {
         let mut first = Ok(());
         for port in self.file_outputs.clone() {
