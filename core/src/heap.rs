@@ -524,7 +524,14 @@ impl Heap {
         self.free_slots = free_slots;
         self.bytes = live;
         self.live_after_gc = live;
-        self.gc_threshold = (live * 2).max(4 << 20);
+        // Twice what lives, but not past the cap (plus a sixteenth of it,
+        // so a program living near the cap does not collect at every
+        // allocation): the VM checks the cap when the heap asks for a
+        // collection, and between its periodic polls a program can
+        // allocate far more than the cap (4096 captures of a deep stack).
+        self.gc_threshold = (live * 2)
+            .max(4 << 20)
+            .min(self.cap.max(live + self.cap / 16));
         self.wants_gc = false;
     }
 }

@@ -293,30 +293,22 @@ impl Vm {
         if matches!(v, Value::Unspecified) {
             return Ok(None);
         }
-        // The host holds a copy of the text beside the engine's.
-        let room = self.heap.cap.saturating_sub(self.held()) / 2;
-        let memory = self.budget_memory();
-        let mut budget = Budget {
-            steps_left: &mut self.steps_left,
-            unpolled: &mut self.work_unpolled,
-            host: self.host.get(),
-            memory,
-        };
         let printed = match form {
-            ValueForm::Write => {
-                printer::to_string_capped(&self.heap, &self.syms, v, Mode::Write, room, &mut budget)
-                    .map_err(Ok)
+            ValueForm::Write => self.write_within_limits(v).map_err(Ok),
+            ValueForm::Json => {
+                let room = self.text_room();
+                let (heap, syms, mut budget) = self.reading_within_limits();
+                match json::to_json_within(heap, syms, v, &mut budget) {
+                    Ok(text) if text.len() > room => Err(Ok(Fault::OutOfMemory)),
+                    Ok(text) => Ok(text),
+                    Err(json::Stopped::Work(fault)) => Err(Ok(fault)),
+                    Err(json::Stopped::Refused(e)) => Err(Err(e)),
+                }
             }
-            ValueForm::Json => match json::to_json_within(&self.heap, &self.syms, v, &mut budget) {
-                Ok(text) if text.len() > room => Ok(None),
-                Ok(text) => Ok(Some(text)),
-                Err(json::Stopped::Work(fault)) => Err(Ok(fault)),
-                Err(json::Stopped::Refused(e)) => Err(Err(e)),
-            },
         };
         match printed {
-            Ok(Some(text)) => Ok(Some(text)),
-            Ok(None) | Err(Ok(Fault::OutOfMemory)) => Err(self.memory_limit_error()),
+            Ok(text) => Ok(Some(text)),
+            Err(Ok(Fault::OutOfMemory)) => Err(self.memory_limit_error()),
             Err(Ok(Fault::Interrupted)) => Err(self.interrupted_error()),
             Err(Ok(_)) => Err(self.step_limit_error()),
             Err(Err(e)) => Err(VmError {

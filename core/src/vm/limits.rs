@@ -5,7 +5,10 @@
 use std::rc::Rc;
 
 use super::{ErrorKind, Vm, VmError};
-use crate::builtins::Budget;
+use crate::builtins::{Budget, Fault};
+use crate::heap::Heap;
+use crate::printer;
+use crate::symbol::SymbolTable;
 use crate::heap::growth_cost;
 use crate::value::code::{Frame, Template};
 use crate::value::Value;
@@ -69,6 +72,35 @@ impl Vm {
             host: self.host.get(),
             memory: None,
         }
+    }
+
+    /// The heap and symbols to read beside the evaluation's full limits
+    /// (the memory meter included), for work done outside a primitive:
+    /// printing the value, the calls handed to the host.
+    pub(super) fn reading_within_limits(&mut self) -> (&Heap, &SymbolTable, Budget<'_>) {
+        let memory = self.budget_memory();
+        let budget = Budget {
+            steps_left: &mut self.steps_left,
+            unpolled: &mut self.work_unpolled,
+            host: self.host.get(),
+            memory,
+        };
+        (&self.heap, &self.syms, budget)
+    }
+
+    /// Bytes of text the evaluation may still make to hand to the host,
+    /// which holds a copy of it beside the engine's.
+    pub(super) fn text_room(&self) -> usize {
+        self.heap.cap.saturating_sub(self.held()) / 2
+    }
+
+    /// `v` as `write` shows it, its work charged to the limits; too long
+    /// for the memory left is `Fault::OutOfMemory`.
+    pub(super) fn write_within_limits(&mut self, v: Value) -> Result<String, Fault> {
+        let room = self.text_room();
+        let (heap, syms, mut budget) = self.reading_within_limits();
+        printer::to_string_capped(heap, syms, v, printer::Mode::Write, room, &mut budget)?
+            .ok_or(Fault::OutOfMemory)
     }
 
     /// What a primitive's `Budget` checks the embedder's meter against.

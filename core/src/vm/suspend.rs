@@ -104,6 +104,11 @@ impl Vm {
             let f = refuse("a tool cannot be called while stored code is being loaded");
             return self.fail(callee_idx, f);
         }
+        // The host is handed the calls as text (`pending_calls`): text
+        // that would outgrow the limits is refused while they still hold.
+        if let Err(f) = self.write_within_limits(calls) {
+            return self.fail(callee_idx, f);
+        }
         let k = self.capture(callee_idx, tail);
         self.stack.truncate(callee_idx);
         self.parking.request = Some((k, calls));
