@@ -418,7 +418,17 @@ impl Heap {
         // stamp another heap left on one must never read as this marking's.
         self.mark_stamp = MARK_STAMPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let mut stack: Vec<Ref> = Vec::new();
+        // Templates are stamped when first pushed, so each is on this
+        // stack at most once: the frames of ten thousand captured
+        // continuations name the same few templates millions of times.
+        let stamp = self.mark_stamp;
         let mut tstack: Vec<Rc<Template>> = Vec::new();
+        let note = |tstack: &mut Vec<Rc<Template>>, t: &Rc<Template>| {
+            if t.gc_stamp.get() != stamp {
+                t.gc_stamp.set(stamp);
+                tstack.push(t.clone());
+            }
+        };
         for v in roots {
             self.push_value(v, &mut stack);
         }
@@ -429,7 +439,7 @@ impl Heap {
             .iter()
             .flat_map(|(r, o)| {
                 let mut kids = vec![Value::Obj(*r)];
-                kids.extend(children(o, &mut tstack));
+                kids.extend(children(o, &mut |t| note(&mut tstack, t)));
                 kids
             })
             .collect();
@@ -437,21 +447,20 @@ impl Heap {
             self.push_value(v, &mut stack);
         }
         for t in templates {
-            tstack.push(t.clone());
+            note(&mut tstack, t);
         }
         loop {
             if let Some(r) = stack.pop() {
-                self.trace(r, &mut stack, &mut tstack);
-            } else if let Some(t) = tstack.pop() {
-                if t.gc_stamp.get() == self.mark_stamp {
-                    continue;
+                let kids = children(&self.objects[r as usize], &mut |t| note(&mut tstack, t));
+                for v in kids {
+                    self.push_value(v, &mut stack);
                 }
-                t.gc_stamp.set(self.mark_stamp);
+            } else if let Some(t) = tstack.pop() {
                 for &c in t.consts.iter() {
                     self.push_value(c, &mut stack);
                 }
                 for child in t.children.iter() {
-                    tstack.push(child.clone());
+                    note(&mut tstack, child);
                 }
             } else {
                 break;
@@ -469,13 +478,6 @@ impl Heap {
                 *m = true;
                 stack.push(r);
             }
-        }
-    }
-
-    fn trace(&mut self, r: Ref, stack: &mut Vec<Ref>, tstack: &mut Vec<Rc<Template>>) {
-        let kids = children(&self.objects[r as usize], tstack);
-        for v in kids {
-            self.push_value(v, stack);
         }
     }
 
@@ -524,20 +526,21 @@ impl Heap {
         self.free_slots = free_slots;
         self.bytes = live;
         self.live_after_gc = live;
-        // Twice what lives, but not past the cap (plus a sixteenth of it,
+        // Twice what lives, but not past the cap (plus a sixty-fourth of it,
         // so a program living near the cap does not collect at every
         // allocation): the VM checks the cap when the heap asks for a
         // collection, and between its periodic polls a program can
         // allocate far more than the cap (4096 captures of a deep stack).
         self.gc_threshold = (live * 2)
             .max(4 << 20)
-            .min(self.cap.max(live + self.cap / 16));
+            .min(self.cap.max(live + self.cap / 64));
         self.wants_gc = false;
     }
 }
 
-/// The values an object refers to; templates it holds go to `tstack`.
-pub(crate) fn children(obj: &Object, tstack: &mut Vec<Rc<Template>>) -> Vec<Value> {
+/// The values an object refers to; templates it holds are given to
+/// `template`.
+pub(crate) fn children(obj: &Object, template: &mut dyn FnMut(&Rc<Template>)) -> Vec<Value> {
     let mut kids: Vec<Value> = Vec::new();
     match obj {
         Object::Pair(a, d) => {
@@ -547,7 +550,7 @@ pub(crate) fn children(obj: &Object, tstack: &mut Vec<Rc<Template>>) -> Vec<Valu
         Object::Vector(v) | Object::Values(v) | Object::CaseLambda(v) => kids.extend_from_slice(v),
         Object::Closure(c) => {
             kids.extend_from_slice(&c.free);
-            tstack.push(c.template.clone());
+            template(&c.template);
         }
         Object::Box(v) => kids.push(*v),
         Object::Continuation(k) => {
@@ -556,7 +559,7 @@ pub(crate) fn children(obj: &Object, tstack: &mut Vec<Rc<Template>>) -> Vec<Valu
             kids.push(k.handlers);
             for f in &k.frames {
                 kids.push(f.closure);
-                tstack.push(f.template.clone());
+                template(&f.template);
             }
         }
         Object::Record(t, f) => {

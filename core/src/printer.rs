@@ -931,10 +931,7 @@ mod tests {
             100,
             &mut Allowed(u64::MAX),
         );
-        assert_eq!(
-            capped,
-            Ok(Some("((1 . 1) 1 . 1)".to_string()))
-        );
+        assert_eq!(capped, Ok(Some("((1 . 1) 1 . 1)".to_string())));
     }
 
     #[test]

@@ -5,12 +5,12 @@ use std::rc::Rc;
 
 use super::suspend::{EvaluationBudget, Parked, QueuedForm};
 use super::{ErrorKind, Limits, Vm, VmError};
-use crate::builtins::{Budget, Fault};
+use crate::builtins::Fault;
 use crate::compiler::CompileError;
 use crate::datum;
 use crate::json;
 use crate::pos::Pos;
-use crate::printer::{self, Mode};
+use crate::printer;
 use crate::reader;
 use crate::value::code::Template;
 use crate::value::Value;

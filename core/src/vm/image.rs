@@ -436,9 +436,7 @@ impl<'a> Dumper<'a> {
         d.obj_ids = d.objs.iter().map(|r| (*r, *r)).collect();
         let mut tqueue: VecDeque<Rc<Template>> = roots.iter().cloned().collect();
         for r in 0..n {
-            let mut ts = Vec::new();
-            crate::heap::children(vm.heap.get(r), &mut ts);
-            tqueue.extend(ts);
+            crate::heap::children(vm.heap.get(r), &mut |t| tqueue.push_back(t.clone()));
         }
         while let Some(t) = tqueue.pop_front() {
             let p = Rc::as_ptr(&t);
@@ -531,7 +529,9 @@ impl<'a> Dumper<'a> {
                 self.obj_ids.insert(r, self.objs.len() as u32);
                 self.objs.push(r);
                 let mut ts = Vec::new();
-                stack.extend(crate::heap::children(self.vm.heap.get(r), &mut ts));
+                stack.extend(crate::heap::children(self.vm.heap.get(r), &mut |t| {
+                    ts.push(t.clone())
+                }));
                 tqueue.extend(ts);
             } else if let Some(t) = tqueue.pop_front() {
                 let p = Rc::as_ptr(&t);

@@ -6,10 +6,10 @@ use std::rc::Rc;
 
 use super::{ErrorKind, Vm, VmError};
 use crate::builtins::{Budget, Fault};
+use crate::heap::growth_cost;
 use crate::heap::Heap;
 use crate::printer;
 use crate::symbol::SymbolTable;
-use crate::heap::growth_cost;
 use crate::value::code::{Frame, Template};
 use crate::value::Value;
 
