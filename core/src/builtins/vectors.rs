@@ -253,8 +253,27 @@ const COPY_UNITS: u64 = 2;
 /// Elements copied between two charges.
 const COPY_CHUNK: usize = 1 << 16;
 
+/// Elements `s..e` of a vector or string as values, taken a chunk at a
+/// time by `take` (which appends elements `i..j`) with the work charged.
+fn in_charged_chunks(
+    c: &mut Ctx,
+    s: usize,
+    e: usize,
+    mut take: impl FnMut(&Ctx, usize, usize, &mut Vec<Value>) -> Result<(), Fault>,
+) -> Result<Vec<Value>, Fault> {
+    let mut out = Vec::with_capacity(e - s);
+    let mut i = s;
+    while i < e {
+        let j = (i + COPY_CHUNK).min(e);
+        c.charge((j - i) as u64 * COPY_UNITS)?;
+        take(c, i, j, &mut out)?;
+        i = j;
+    }
+    Ok(out)
+}
+
 /// Elements `s..e` of vector `v`, copied a chunk at a time with the work
-/// charged, so a limit stops a long copy as it goes.
+/// charged.
 fn values_charged(
     c: &mut Ctx,
     who: &str,
@@ -262,15 +281,10 @@ fn values_charged(
     s: usize,
     e: usize,
 ) -> Result<Vec<Value>, Fault> {
-    let mut out = Vec::with_capacity(e - s);
-    let mut i = s;
-    while i < e {
-        let j = (i + COPY_CHUNK).min(e);
-        c.charge((j - i) as u64 * COPY_UNITS)?;
+    in_charged_chunks(c, s, e, |c, i, j, out| {
         out.extend_from_slice(&vector(c, who, v)?[i..j]);
-        i = j;
-    }
-    Ok(out)
+        Ok(())
+    })
 }
 
 /// Characters `s..e` of string `v` as values, converted a chunk at a time
@@ -282,15 +296,10 @@ pub(super) fn chars_charged(
     s: usize,
     e: usize,
 ) -> Result<Vec<Value>, Fault> {
-    let mut out = Vec::with_capacity(e - s);
-    let mut i = s;
-    while i < e {
-        let j = (i + COPY_CHUNK).min(e);
-        c.charge((j - i) as u64 * COPY_UNITS)?;
+    in_charged_chunks(c, s, e, |c, i, j, out| {
         out.extend(string(c, who, v)?[i..j].iter().map(|ch| Value::Char(*ch)));
-        i = j;
-    }
-    Ok(out)
+        Ok(())
+    })
 }
 
 fn vector<'h>(c: &'h Ctx, who: &str, v: Value) -> Result<&'h Vec<Value>, Fault> {
