@@ -296,10 +296,17 @@ impl Vm {
         let printed = match form {
             ValueForm::Write => self.write_within_limits(v).map_err(Ok),
             ValueForm::Json => {
-                let room = self.text_room();
                 let (heap, syms, mut budget) = self.reading_within_limits();
                 match json::to_json_within(heap, syms, v, &mut budget) {
-                    Ok(text) if text.len() > room => Err(Ok(Fault::OutOfMemory)),
+                    Ok(text) if text.len() > self.text_room() => {
+                        // What is held may be garbage.
+                        self.collect_garbage();
+                        if text.len() > self.text_room() {
+                            Err(Ok(Fault::OutOfMemory))
+                        } else {
+                            Ok(text)
+                        }
+                    }
                     Ok(text) => Ok(text),
                     Err(json::Stopped::Work(fault)) => Err(Ok(fault)),
                     Err(json::Stopped::Refused(e)) => Err(Err(e)),

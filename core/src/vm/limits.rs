@@ -13,6 +13,10 @@ use crate::symbol::SymbolTable;
 use crate::value::code::{Frame, Template};
 use crate::value::Value;
 
+/// Bytes of an evaluation's text always allowed, whatever is held (see
+/// `Vm::text_room`).
+const TEXT_ROOM_FLOOR: usize = 1 << 20;
+
 /// How often (in steps) the VM polls the interrupt check and memory use.
 const POLL_INTERVAL: u64 = 4096;
 
@@ -89,18 +93,32 @@ impl Vm {
     }
 
     /// Bytes of text the evaluation may still make to hand to the host,
-    /// which holds a copy of it beside the engine's.
+    /// which holds a copy of it beside the engine's: half what the cap
+    /// leaves, and at least a mebibyte (the fixed overhead covers that).
     pub(super) fn text_room(&self) -> usize {
-        self.heap.cap.saturating_sub(self.held()) / 2
+        (self.heap.cap.saturating_sub(self.held()) / 2).max(TEXT_ROOM_FLOOR)
     }
 
     /// `v` as `write` shows it, its work charged to the limits; too long
-    /// for the memory left is `Fault::OutOfMemory`.
+    /// for the memory left is `Fault::OutOfMemory`. What is held may be
+    /// garbage: a text that does not fit is tried once more after a
+    /// collection, if that leaves more room.
     pub(super) fn write_within_limits(&mut self, v: Value) -> Result<String, Fault> {
-        let room = self.text_room();
-        let (heap, syms, mut budget) = self.reading_within_limits();
-        printer::to_string_capped(heap, syms, v, printer::Mode::Write, room, &mut budget)?
-            .ok_or(Fault::OutOfMemory)
+        let mut room = self.text_room();
+        loop {
+            let (heap, syms, mut budget) = self.reading_within_limits();
+            let text =
+                printer::to_string_capped(heap, syms, v, printer::Mode::Write, room, &mut budget)?;
+            if let Some(text) = text {
+                return Ok(text);
+            }
+            self.collect_garbage();
+            let more = self.text_room();
+            if more <= room {
+                return Err(Fault::OutOfMemory);
+            }
+            room = more;
+        }
     }
 
     /// What a primitive's `Budget` checks the embedder's meter against.
