@@ -198,7 +198,11 @@ impl Vm {
     }
 
     pub(super) fn uncaught(&mut self, obj: Value) -> VmError {
-        let message = printer::condition_text(&self.heap, &self.syms, obj);
+        let mut message = printer::condition_text(&self.heap, &self.syms, obj);
+        if message.trim().is_empty() {
+            // (error "") says nothing: the message must say what happened.
+            message = "an error was raised with an empty message".into();
+        }
         let (pos, backtrace) = self.where_();
         VmError {
             kind: ErrorKind::Runtime,

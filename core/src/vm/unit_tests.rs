@@ -47,6 +47,20 @@ fn deep_recursion_costs_heap_not_the_rust_stack() {
 }
 
 #[test]
+fn an_error_with_an_empty_message_still_says_what_happened() {
+    let mut engine = Engine::new();
+    for source in ["(error \"\")", "(error \"  \")"] {
+        let e = error_of(&mut engine, source);
+        assert_eq!(
+            e.message, "an error was raised with an empty message",
+            "{source}"
+        );
+        assert_eq!(e.backtrace, ["top level (1:1)"]);
+    }
+    assert_eq!(engine.eval("42").value.as_deref(), Some("42"));
+}
+
+#[test]
 fn values_in_messages_are_written_as_write_would() {
     let mut engine = Engine::new();
     for (source, message) in [
