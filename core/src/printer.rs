@@ -63,17 +63,8 @@ pub fn shown_as(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode) -> String
     // the limit on bytes still ends it.
     let labels = find_labels(heap, v, false, &mut allowance).unwrap_or_default();
     let mut out = String::new();
-    let mut printer = Printer {
-        heap,
-        syms,
-        labels,
-        numbering: BTreeMap::new(),
-        out: &mut out,
-        start: 0,
-        max: SHOWN_LIMIT,
-        work: &mut number::Unmetered,
-    };
-    let Ok(()) = printer.run(v, mode);
+    let mut work = number::Unmetered;
+    let Ok(()) = Printer::new(heap, syms, labels, &mut out, SHOWN_LIMIT, &mut work).run(v, mode);
     out
 }
 
@@ -123,16 +114,7 @@ pub fn to_string_capped<W: Work>(
 ) -> Result<Option<String>, W::Stop> {
     let labels = labels_for(heap, v, mode, work)?;
     let mut out = String::new();
-    let mut printer = Printer {
-        heap,
-        syms,
-        labels,
-        numbering: BTreeMap::new(),
-        out: &mut out,
-        start: 0,
-        max,
-        work,
-    };
+    let mut printer = Printer::new(heap, syms, labels, &mut out, max, work);
     printer.run(v, mode)?;
     Ok(if out.len() > max { None } else { Some(out) })
 }
@@ -163,22 +145,12 @@ pub fn print_within<W: Work>(
     work: &mut W,
 ) -> Result<(), W::Stop> {
     let labels = labels_for(heap, v, mode, work)?;
-    let start = out.len();
-    Printer {
-        heap,
-        syms,
-        labels,
-        numbering: BTreeMap::new(),
-        out,
-        start,
-        max: if mode == Mode::Simple {
-            SIMPLE_LIMIT
-        } else {
-            usize::MAX
-        },
-        work,
-    }
-    .run(v, mode)
+    let max = if mode == Mode::Simple {
+        SIMPLE_LIMIT
+    } else {
+        usize::MAX
+    };
+    Printer::new(heap, syms, labels, out, max, work).run(v, mode)
 }
 
 /// The pairs and vectors `mode` labels. Display uses labels for cycles
@@ -213,7 +185,29 @@ struct Printer<'a, W: Work> {
     work: &'a mut W,
 }
 
-impl<W: Work> Printer<'_, W> {
+impl<'a, W: Work> Printer<'a, W> {
+    /// A printing that appends to `out`, stopping past `max` bytes of it.
+    fn new(
+        heap: &'a Heap,
+        syms: &'a SymbolTable,
+        labels: BTreeMap<Ref, ()>,
+        out: &'a mut String,
+        max: usize,
+        work: &'a mut W,
+    ) -> Self {
+        let start = out.len();
+        Printer {
+            heap,
+            syms,
+            labels,
+            numbering: BTreeMap::new(),
+            out,
+            start,
+            max,
+            work,
+        }
+    }
+
     fn run(&mut self, v: Value, mode: Mode) -> Result<(), W::Stop> {
         let heap = self.heap;
         let mut tasks = vec![Task::Value(v, mode)];
