@@ -393,7 +393,7 @@ pub fn to_string<W: Work>(a: &Number, radix: u32, w: &mut W) -> Result<String, W
 /// not a number.
 pub fn parse(text: &str, default_radix: u32) -> Option<Number> {
     let (s, radix, exactness) = number::prefixes(text, default_radix)?;
-    let n = parse_unprefixed(s, radix)?;
+    let n = parse_unprefixed(s, radix, exactness)?;
     match exactness {
         Some(true) => to_exact(&n),
         Some(false) => Some(to_inexact(&n)),
@@ -401,14 +401,14 @@ pub fn parse(text: &str, default_radix: u32) -> Option<Number> {
     }
 }
 
-fn real(s: &str, radix: u32) -> Option<Num> {
+fn real(s: &str, radix: u32, exactness: Option<bool>) -> Option<Num> {
     if s.is_empty() || s.contains('#') {
         return None;
     }
-    number::parse(s, radix)
+    number::parse_unprefixed(s, radix, exactness)
 }
 
-fn parse_unprefixed(s: &str, radix: u32) -> Option<Number> {
+fn parse_unprefixed(s: &str, radix: u32, exactness: Option<bool>) -> Option<Number> {
     if let Some(body) = s.strip_suffix(['i', 'I']) {
         // The imaginary part starts at the last sign that does not begin
         // an exponent (`1e-2`); with none but a leading one, there is no
@@ -429,19 +429,22 @@ fn parse_unprefixed(s: &str, radix: u32) -> Option<Number> {
         let re = if split == 0 {
             Num::Int(0)
         } else {
-            real(&body[..split], radix)?
+            real(&body[..split], radix, exactness)?
         };
         let im = match &body[split..] {
             "+" => Num::Int(1),
             "-" => Num::Int(-1),
-            part => real(part, radix)?,
+            part => real(part, radix, exactness)?,
         };
         return Some(Number::rect(re, im));
     }
     if let Some((m, a)) = s.split_once('@') {
-        return Some(Number::polar(real(m, radix)?, real(a, radix)?));
+        return Some(Number::polar(
+            real(m, radix, exactness)?,
+            real(a, radix, exactness)?,
+        ));
     }
-    real(s, radix).map(Number::Real)
+    real(s, radix, exactness).map(Number::Real)
 }
 
 #[cfg(test)]

@@ -188,3 +188,6 @@ fn digit_value(c: char) -> Option<u32> {
         .find(|&&z| cp >= z && cp < z + 10)
         .map(|&z| cp - z)
 }
+
+#[cfg(test)]
+mod tests;

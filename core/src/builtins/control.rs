@@ -329,3 +329,6 @@ pub fn is_procedure(c: &Ctx, v: Value) -> bool {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -555,3 +555,6 @@ fn read(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
         };
     }
 }
+
+#[cfg(test)]
+mod tests;

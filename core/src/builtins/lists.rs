@@ -389,3 +389,6 @@ pub fn equal<W: Work>(heap: &Heap, a: Value, b: Value, budget: &mut W) -> Result
     }
     Ok(true)
 }
+
+#[cfg(test)]
+mod tests;

@@ -26,6 +26,8 @@ pub mod output;
 mod process;
 mod sort;
 mod strings;
+#[cfg(test)]
+mod test_support;
 mod vectors;
 
 use std::collections::BTreeMap;

@@ -82,9 +82,11 @@ pub fn register(t: &mut PrimTable) {
     t.add("floor-remainder", 2, Some(2), |c, a| {
         int_div(c, a, "floor-remainder", IntDiv::Modulo)
     });
-    t.add("floor-quotient", 2, Some(2), floor_quotient);
+    t.add("floor-quotient", 2, Some(2), |c, a| {
+        floor_quotient(c, a, "floor-quotient")
+    });
     t.add("floor/", 2, Some(2), |c, a| {
-        let q = floor_quotient(c, a)?;
+        let q = floor_quotient(c, a, "floor/")?;
         let r = int_div(c, a, "floor/", IntDiv::Modulo)?;
         Ok(c.heap.alloc(Object::Values(vec![q, r])))
     });
@@ -392,12 +394,13 @@ fn int_div(c: &mut Ctx, a: &[Value], who: &str, op: IntDiv) -> Result<Value, Fau
         .map_err(|e| Fault::Error(format!("{who}: {e}"), vec![]))
 }
 
-fn floor_quotient(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
-    let x = integer(c, "floor-quotient", a[0])?;
-    let y = integer(c, "floor-quotient", a[1])?;
+/// `(floor-quotient x y)`; `who` names the procedure in an error.
+fn floor_quotient(c: &mut Ctx, a: &[Value], who: &str) -> Result<Value, Fault> {
+    let x = integer(c, who, a[0])?;
+    let y = integer(c, who, a[1])?;
     let w = &mut c.budget;
     let m = number::int_div(&x, &y, IntDiv::Modulo, w)?
-        .map_err(|e| Fault::Error(format!("floor-quotient: {e}"), vec![]))?;
+        .map_err(|e| Fault::Error(format!("{who}: {e}"), vec![]))?;
     // (x - (x mod y)) / y is exact
     let q = number::div(&number::sub(&x, &m, w)?, &y, w)?.unwrap_or(Num::Int(0));
     let q = if x.is_exact() && y.is_exact() {
@@ -440,3 +443,6 @@ fn float1(c: &mut Ctx, a: &[Value], who: &str, f: fn(f64) -> f64) -> Result<Valu
     }
     Ok(Value::Float(f(n.to_f64())))
 }
+
+#[cfg(test)]
+mod tests;

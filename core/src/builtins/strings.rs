@@ -286,3 +286,6 @@ pub fn fold_string(s: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

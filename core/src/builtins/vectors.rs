@@ -327,3 +327,6 @@ fn byte(c: &Ctx, who: &str, v: Value) -> Result<u8, Fault> {
         )),
     }
 }
+
+#[cfg(test)]
+mod tests;

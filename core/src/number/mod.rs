@@ -580,16 +580,64 @@ pub fn float_to_string(f: f64) -> String {
     }
 }
 
-/// Parses a number in R7RS syntax (with `#x`/`#e`/... prefixes). `None` if
-/// the text is not a number.
-pub fn parse(text: &str, default_radix: u32) -> Option<Num> {
-    let (s, radix, exactness) = prefixes(text, default_radix)?;
+/// A real number in R7RS syntax without its prefixes (`complex::parse`
+/// reads them), read with the exactness a prefix gave. `None` if the text
+/// is not a real number.
+/// `#e` reads a decimal as the exact number it writes (`#e.1` is 1/10, not
+/// the double nearest to it; `#e1.5e400` is an integer, not infinity).
+pub fn parse_unprefixed(s: &str, radix: u32, exactness: Option<bool>) -> Option<Num> {
+    if exactness == Some(true) && radix == 10 {
+        if let Some(n) = exact_decimal(s) {
+            return Some(n);
+        }
+    }
     let n = parse_real(s, radix)?;
     match exactness {
         Some(true) => to_exact(&n),
         Some(false) => Some(to_inexact(&n)),
         None => Some(n),
     }
+}
+
+/// The largest power of ten `#e` makes of a decimal's point and exponent
+/// (10^100000 is a bignum of about 41 KB); a decimal that needs more is
+/// read as a double first, as without the prefix.
+const EXACT_DECIMAL_MAX_EXPONENT: u32 = 100_000;
+
+/// `digits[.digits][e[+-]digits]` as an exact number, or `None` if `s` is
+/// not such a decimal or its exponent is past the bound.
+fn exact_decimal(s: &str) -> Option<Num> {
+    let body = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let (mantissa, exponent) = match body.find(['e', 'E', 's', 'S', 'f', 'F', 'd', 'D', 'l', 'L']) {
+        Some(i) => {
+            let e = &body[i + 1..];
+            let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            (&body[..i], e.parse::<i64>().ok()?)
+        }
+        None => (body, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int}{frac}");
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let exponent = exponent.checked_sub(i64::try_from(frac.len()).ok()?)?;
+    let power = u32::try_from(exponent.unsigned_abs())
+        .ok()
+        .filter(|&p| p <= EXACT_DECIMAL_MAX_EXPONENT)?;
+    let mut n = BigInt::parse_bytes(digits.as_bytes(), 10)?;
+    if s.starts_with('-') {
+        n = -n;
+    }
+    let scale = BigInt::from(10).pow(power);
+    Some(if exponent >= 0 {
+        Num::Big(n * scale).normalize()
+    } else {
+        Num::Rat(BigRational::new(n, scale)).normalize()
+    })
 }
 
 /// The `#x`/`#d`/`#o`/`#b` and `#e`/`#i` prefixes of a number (R7RS 7.1.1):

@@ -39,6 +39,10 @@ fn numbers_in_every_radix_exactness_and_notation() {
         ("6/4", "3/2"),
         ("-0/5", "0"),
         ("#e1.5", "3/2"),
+        // `#e` reads the decimal as written, not the double nearest to it.
+        ("#e.1", "1/10"),
+        ("#e-1.25e1", "-25/2"),
+        ("#e1e-3", "1/1000"),
         ("#i1/2", "0.5"),
         ("#x-ff", "-255"),
         ("#XFF", "255"),
