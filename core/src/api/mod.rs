@@ -10,7 +10,7 @@ use crate::heap::MemoryMeter;
 use crate::host::{Host, InterruptCheck};
 use crate::pos::Pos;
 use crate::repo::forest::{ForestError, Hash, ImportError, Snapshot, VersionForest};
-use crate::repo::index::{Embedder, HostEmbedder, Indexes, Lexicon, SemanticConfig};
+use crate::repo::index::{Embedder, Indexes, Lexicon, SemanticConfig, SharedEmbedder};
 use crate::repo::knowledge::{Knowledge, KnowledgeStore};
 use crate::repo::Tier;
 use crate::vm::{ErrorKind, Limits, ValueForm, Vm, VmError};
@@ -120,7 +120,7 @@ impl IndexSetup {
     fn indexes(&self) -> Indexes {
         let mut ix = match &self.embedder {
             Some((e, config)) => {
-                Indexes::with_embedder(Box::new(HostEmbedder(e.clone())), config.clone())
+                Indexes::with_embedder(Box::new(SharedEmbedder(e.clone())), config.clone())
             }
             None => Indexes::new(),
         };
@@ -365,7 +365,7 @@ impl Engine {
         if self.vm.existing_knowledge().is_some() {
             self.vm
                 .knowledge()
-                .set_embedder(Box::new(HostEmbedder(shared)), config);
+                .set_embedder(Box::new(SharedEmbedder(shared)), config);
             self.vm.forget_loaded();
         }
     }

@@ -146,41 +146,20 @@
 
     ;; Selectors
 
-    (define (cxr who path p)
-      ;; path: the letters a/d from the innermost (rightmost) out
-      (let loop ((path path) (x p))
-        (cond ((null? path) x)
-              ((ipair? x) (loop (cdr path) (if (eq? (car path) 'a) (%icar x) (%icdr x))))
-              (else (fail who "an ipair" x)))))
+    (define (cxr who p)
+      ;; icaar to icddddr: each follows the a's and d's of its own
+      ;; name, from the innermost (rightmost) out.
+      (let ((name (symbol->string who)))
+        (let loop ((i (- (string-length name) 2)) (x p))
+          (cond ((= i 1) x)
+                ((not (ipair? x)) (fail who "an ipair" x))
+                ((char=? (string-ref name i) #\a) (loop (- i 1) (%icar x)))
+                (else (loop (- i 1) (%icdr x)))))))
 
-    (define (icaar p) (cxr 'icaar '(a a) p))
-    (define (icadr p) (cxr 'icadr '(d a) p))
-    (define (icdar p) (cxr 'icdar '(a d) p))
-    (define (icddr p) (cxr 'icddr '(d d) p))
-    (define (icaaar p) (cxr 'icaaar '(a a a) p))
-    (define (icaadr p) (cxr 'icaadr '(d a a) p))
-    (define (icadar p) (cxr 'icadar '(a d a) p))
-    (define (icaddr p) (cxr 'icaddr '(d d a) p))
-    (define (icdaar p) (cxr 'icdaar '(a a d) p))
-    (define (icdadr p) (cxr 'icdadr '(d a d) p))
-    (define (icddar p) (cxr 'icddar '(a d d) p))
-    (define (icdddr p) (cxr 'icdddr '(d d d) p))
-    (define (icaaaar p) (cxr 'icaaaar '(a a a a) p))
-    (define (icaaadr p) (cxr 'icaaadr '(d a a a) p))
-    (define (icaadar p) (cxr 'icaadar '(a d a a) p))
-    (define (icaaddr p) (cxr 'icaaddr '(d d a a) p))
-    (define (icadaar p) (cxr 'icadaar '(a a d a) p))
-    (define (icadadr p) (cxr 'icadadr '(d a d a) p))
-    (define (icaddar p) (cxr 'icaddar '(a d d a) p))
-    (define (icadddr p) (cxr 'icadddr '(d d d a) p))
-    (define (icdaaar p) (cxr 'icdaaar '(a a a d) p))
-    (define (icdaadr p) (cxr 'icdaadr '(d a a d) p))
-    (define (icdadar p) (cxr 'icdadar '(a d a d) p))
-    (define (icdaddr p) (cxr 'icdaddr '(d d a d) p))
-    (define (icddaar p) (cxr 'icddaar '(a a d d) p))
-    (define (icddadr p) (cxr 'icddadr '(d a d d) p))
-    (define (icdddar p) (cxr 'icdddar '(a d d d) p))
-    (define (icddddr p) (cxr 'icddddr '(d d d d) p))
+    (define-syntax define-cxrs
+      (syntax-rules () ((_ name ...) (begin (define (name p) (cxr 'name p)) ...))))
+    (define-cxrs icaar icadr icdar icddr icaaar icaadr icadar icaddr icdaar icdadr icddar icdddr icaaaar icaaadr
+      icaadar icaaddr icadaar icadadr icaddar icadddr icdaaar icdaadr icdadar icdaddr icddaar icddadr icdddar icddddr)
 
     ;; The tail of l after k ipairs.
     (define (tail who l k)

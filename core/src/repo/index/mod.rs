@@ -181,35 +181,17 @@ pub fn default_embedder() -> Box<dyn Embedder> {
     }
 }
 
-/// An embedder a host handed to its engine (`Engine::set_embedder`),
-/// shared by every knowledge base the engine opens or imports.
-pub struct HostEmbedder(pub std::rc::Rc<dyn Embedder>);
+/// An embedder several holders share, through an `Rc` or an `Arc`: the one
+/// a host handed to its engine (`Engine::set_embedder`), shared by every
+/// knowledge base the engine opens or imports, and the built-in table,
+/// shared by every index of the thread.
+pub struct SharedEmbedder<P>(pub P);
 
-impl Embedder for HostEmbedder {
-    fn dim(&self) -> usize {
-        self.0.dim()
-    }
-    fn embed(&self, text: &str) -> Vec<f32> {
-        self.0.embed(text)
-    }
-    fn embed_query(&self, text: &str) -> Vec<f32> {
-        self.0.embed_query(text)
-    }
-    fn id(&self) -> String {
-        self.0.id()
-    }
-    fn fusion(&self) -> Option<(f32, f32)> {
-        self.0.fusion()
-    }
-    fn translations(&self, text: &str) -> Vec<(String, f32)> {
-        self.0.translations(text)
-    }
-}
-
-/// An embedder shared by several indexes.
-struct SharedEmbedder<E>(Arc<E>);
-
-impl<E: Embedder> Embedder for SharedEmbedder<E> {
+impl<P> Embedder for SharedEmbedder<P>
+where
+    P: std::ops::Deref,
+    P::Target: Embedder,
+{
     fn dim(&self) -> usize {
         self.0.dim()
     }
