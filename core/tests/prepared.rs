@@ -3,7 +3,10 @@
 //! always writes the same bytes, and bytes that are damaged, stale or cut
 //! short are refused, never used.
 
-use arbores_core::{Engine, Run, Tool, ToolAnswer};
+mod support;
+
+use arbores_core::{Engine, Run, ToolAnswer};
+use support::define_tool;
 
 fn image() -> Vec<u8> {
     Engine::prepared_image_bytes().expect("the prepared image is written")
@@ -43,12 +46,7 @@ fn an_engine_from_the_image_behaves_as_one_that_compiled_the_prelude() {
     let mut loaded = Engine::from_prepared_image(&bytes).unwrap();
     let mut compiled = Engine::new_unprepared();
     for e in [&mut loaded, &mut compiled] {
-        e.define_tool(Tool {
-            name: "search".into(),
-            params: vec!["q".into()],
-            description: String::new(),
-        })
-        .unwrap();
+        define_tool(e, "search", &["q"]);
     }
     for source in [
         "(length (%bound-names \"\"))",

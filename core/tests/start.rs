@@ -2,7 +2,10 @@
 //! it must behave as one that compiled the prelude itself, and engines made
 //! from one image must not share anything a session can change.
 
-use arbores_core::{Engine, Run, Tool, ToolAnswer};
+mod support;
+
+use arbores_core::{Engine, Run, ToolAnswer};
+use support::define_tool;
 
 /// Makes about one collection's worth of garbage.
 const CHURN: &str =
@@ -35,12 +38,7 @@ fn engines_from_one_image_collect_garbage_independently() {
 #[test]
 fn a_session_changes_nothing_of_another_engine() {
     let mut a = Engine::new();
-    a.define_tool(Tool {
-        name: "search".into(),
-        params: vec!["q".into()],
-        description: String::new(),
-    })
-    .unwrap();
+    define_tool(&mut a, "search", &["q"]);
     a.eval("(define car cdr) (set! list vector) (define mine 1)");
     assert_eq!(a.eval("(car '(1 2))").value.as_deref(), Some("(2)"));
     let mut b = Engine::new();
@@ -60,12 +58,7 @@ fn a_prepared_engine_starts_as_one_that_compiled_the_prelude() {
     let mut prepared = Engine::new();
     let mut compiled = Engine::new_unprepared();
     for e in [&mut prepared, &mut compiled] {
-        e.define_tool(Tool {
-            name: "search".into(),
-            params: vec!["q".into()],
-            description: String::new(),
-        })
-        .unwrap();
+        define_tool(e, "search", &["q"]);
     }
     for source in [
         "(length (%bound-names \"\"))",

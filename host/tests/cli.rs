@@ -1,10 +1,10 @@
 //! Runs the real `arbores` binary, with the embedded wasm guest and with
 //! `--engine native`, the way a user would.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Once;
 use std::time::{Duration, Instant};
@@ -103,21 +103,9 @@ fn require_guest() {
     });
 }
 
-/// Defines `wasm` and `native` tests for a function taking the engine name.
-macro_rules! both_engines {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            #[test]
-            fn wasm() {
-                super::$name("wasm")
-            }
-            #[test]
-            fn native() {
-                super::$name("native")
-            }
-        }
-    )*};
-}
+#[path = "support/both_engines.rs"]
+#[macro_use]
+mod both_engines;
 
 both_engines!(
     starts_from_the_built_in_image,
@@ -990,6 +978,58 @@ fn in_store(engine: &str, store: &Path, args: &[&str], stdin: Option<&str>) -> O
     arbores(engine, &full, stdin)
 }
 
+/// A running `arbores` that the test talks to a line at a time: it writes
+/// to the standard input and reads the standard output as it comes.
+struct Talk {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+impl Talk {
+    fn start(engine: &str, args: &[&str]) -> Talk {
+        if engine == "wasm" {
+            require_guest();
+        }
+        let mut child = command(engine, args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        Talk {
+            child,
+            input,
+            output,
+        }
+    }
+
+    /// Writes a line.
+    fn say(&mut self, line: &str) {
+        writeln!(self.input, "{line}").unwrap();
+        self.input.flush().unwrap();
+    }
+
+    /// Writes a line and waits for the next line of output.
+    fn ask(&mut self, line: &str) -> String {
+        self.say(line);
+        let mut reply = String::new();
+        self.output.read_line(&mut reply).unwrap();
+        reply
+    }
+
+    /// Ends the input: the rest of the standard output, and how the
+    /// process ended.
+    fn finish(mut self) -> (String, Output) {
+        drop(self.input);
+        let mut rest = String::new();
+        self.output.read_to_string(&mut rest).unwrap();
+        (rest, self.child.wait_with_output().unwrap())
+    }
+}
+
 /// The store file and its SQLite companions (`-wal`, `-shm`) with their
 /// bytes, to show a store was not touched.
 fn store_bytes(store: &Path) -> Vec<(PathBuf, Vec<u8>)> {
@@ -1449,31 +1489,15 @@ fn not_a_store_is_refused(engine: &str) {
 fn repl_saves_each_commit(engine: &str) {
     let store = fresh_store(&format!("repl-saves-{engine}"));
     let s = store.to_str().unwrap();
-    if engine == "wasm" {
-        require_guest();
-    }
-    let mut child = command(engine, &["--store", s, "repl"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    writeln!(input, "{CREATE_TRIPLE}").unwrap();
-    input.flush().unwrap();
+    let mut repl = Talk::start(engine, &["--store", s, "repl"]);
     // The REPL prints the commit's reply once it is stored: then ask
     // another arbores.
-    let mut output = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut output, &mut line).unwrap();
+    let line = repl.ask(CREATE_TRIPLE);
     assert!(line.contains("new-version-id"), "{line}");
     let out = in_store(engine, &store, &["eval", "(triple 7)"], None);
     // `,settings` says what the last commit wrote.
-    writeln!(input, ",settings").unwrap();
-    drop(input);
-    let mut settings = String::new();
-    output.read_to_string(&mut settings).unwrap();
-    let repl = child.wait_with_output().unwrap();
+    repl.say(",settings");
+    let (settings, repl) = repl.finish();
     assert!(repl.status.success(), "{}", describe(&repl));
     assert!(
         settings.contains("last commit: ") && settings.contains(" new blobs ("),
@@ -1490,19 +1514,9 @@ fn a_searching_session_sees_other_writers_nodes(engine: &str) {
     let store = fresh_store(&format!("search-sync-{engine}"));
     let s = store.to_str().unwrap();
     ok(&in_store(engine, &store, &["eval", CREATE_TRIPLE], None));
-    let mut child = command(engine, &["--store", s, "repl"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
+    let mut repl = Talk::start(engine, &["--store", s, "repl"]);
     let search = "(map cdar (arb:semantic-search \"zebra crossing signal\" 3 0.5))";
-    writeln!(input, "{search}").unwrap();
-    input.flush().unwrap();
-    let mut output = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut output, &mut line).unwrap();
+    let line = repl.ask(search);
     assert_eq!(line.trim(), "()", "{line}");
     let other = in_store(
         engine,
@@ -1515,11 +1529,8 @@ fn a_searching_session_sees_other_writers_nodes(engine: &str) {
     );
     ok(&other);
     assert!(stdout(&other).contains("257"), "{}", describe(&other));
-    writeln!(input, "{search}").unwrap();
-    drop(input);
-    let mut rest = String::new();
-    output.read_to_string(&mut rest).unwrap();
-    let repl = child.wait_with_output().unwrap();
+    repl.say(search);
+    let (rest, repl) = repl.finish();
     assert!(repl.status.success(), "{}", describe(&repl));
     assert_eq!(rest.trim(), "(257)", "{rest}");
     assert!(
@@ -1535,31 +1546,16 @@ fn a_searching_session_sees_other_writers_nodes(engine: &str) {
 fn a_session_opened_before_its_store_existed_sees_other_writers(engine: &str) {
     let store = fresh_store(&format!("no-file-yet-{engine}"));
     let s = store.to_str().unwrap();
-    let mut child = command(engine, &["--store", s, "repl"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    writeln!(input, "(arb:search-by-symbol \"triple\" \"exact\")").unwrap();
-    input.flush().unwrap();
-    let mut output = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut output, &mut line).unwrap();
+    let mut repl = Talk::start(engine, &["--store", s, "repl"]);
+    let line = repl.ask("(arb:search-by-symbol \"triple\" \"exact\")");
     assert_eq!(line.trim(), "()", "{line}");
     assert!(!store.exists(), "a read made the store file");
     ok(&in_store(engine, &store, &["eval", CREATE_TRIPLE], None));
-    writeln!(input, "(triple 7)").unwrap();
-    writeln!(
-        input,
-        "(arb:create \"(define (twice x) (* 2 x))\" '() \"doubles\" \"function\" '(\"twice\"))"
-    )
-    .unwrap();
-    drop(input);
-    let mut rest = String::new();
-    output.read_to_string(&mut rest).unwrap();
-    let repl = child.wait_with_output().unwrap();
+    repl.say("(triple 7)");
+    repl.say(
+        "(arb:create \"(define (twice x) (* 2 x))\" '() \"doubles\" \"function\" '(\"twice\"))",
+    );
+    let (rest, repl) = repl.finish();
     assert!(repl.status.success(), "{}", describe(&repl));
     assert_eq!(
         rest,
@@ -1592,30 +1588,19 @@ fn mcp_answers_a_client(engine: &str) {
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"eval","arguments":{"source":"(car '())"}}}"#,
         r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"eval","arguments":{"sauce":"1"}}}"#,
     ];
-    let mut child = command(engine, &["mcp"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let mut output = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut server = Talk::start(engine, &["mcp"]);
     let mut replies = Vec::new();
     for request in requests {
-        writeln!(input, "{request}").unwrap();
-        input.flush().unwrap();
         if request.contains("\"id\"") {
-            let mut line = String::new();
-            std::io::BufRead::read_line(&mut output, &mut line).unwrap();
+            let line = server.ask(request);
             let reply: serde_json::Value = serde_json::from_str(&line)
                 .unwrap_or_else(|e| panic!("not a JSON-RPC message ({e}): {line:?}"));
             replies.push(reply);
+        } else {
+            server.say(request);
         }
     }
-    drop(input);
-    let mut rest = String::new();
-    output.read_to_string(&mut rest).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let (rest, out) = server.finish();
     assert!(out.status.success(), "{}", describe(&out));
     assert_eq!(rest, "", "more on standard output than the replies");
 

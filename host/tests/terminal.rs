@@ -187,21 +187,9 @@ const LONG: Duration = Duration::from_secs(60);
 /// How the line editor draws its prompt: the line cleared, then `> `.
 const PROMPT: &str = "\x1b[K> ";
 
-/// Defines `wasm` and `native` tests for a function taking the engine name.
-macro_rules! both_engines {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            #[test]
-            fn wasm() {
-                super::$name("wasm")
-            }
-            #[test]
-            fn native() {
-                super::$name("native")
-            }
-        }
-    )*};
-}
+#[path = "support/both_engines.rs"]
+#[macro_use]
+mod both_engines;
 
 both_engines!(
     typed_ahead_lines_are_all_evaluated,

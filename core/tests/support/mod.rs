@@ -29,13 +29,17 @@ impl Rng {
 /// A fresh engine with the tools `search (query)` and `calc (expression)`.
 pub fn engine_with_tools() -> Engine {
     let mut e = Engine::new();
-    for (name, params) in [("search", &["query"][..]), ("calc", &["expression"][..])] {
-        e.define_tool(Tool {
-            name: name.into(),
-            params: params.iter().map(|p| p.to_string()).collect(),
-            description: String::new(),
-        })
-        .unwrap();
-    }
+    define_tool(&mut e, "search", &["query"]);
+    define_tool(&mut e, "calc", &["expression"]);
     e
+}
+
+/// Gives `e` the tool `name` with these parameters (and no description).
+pub fn define_tool(e: &mut Engine, name: &str, params: &[&str]) {
+    e.define_tool(Tool {
+        name: name.into(),
+        params: params.iter().map(|p| p.to_string()).collect(),
+        description: String::new(),
+    })
+    .expect("a new tool name");
 }
