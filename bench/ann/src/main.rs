@@ -116,6 +116,16 @@ fn cpu_time() -> Duration {
     Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }
 
+/// CPU time of the calling thread, from /proc/thread-self/schedstat (its
+/// first field, in ns); zero where there is none. On a loaded machine a
+/// query's wall time includes the time other processes ran; this does not.
+fn thread_cpu() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(Duration::ZERO, Duration::from_nanos)
+}
+
 fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
@@ -470,6 +480,23 @@ fn bench<const D: usize>(n: usize, s: &Settings) {
     // Timed, side by side, query by query.
     let mut ours_t: Vec<Vec<Duration>> = vec![Vec::new(); asks.len()];
     let mut peer_t = Vec::new();
+    // CPU per query, measured over a pass of all queries through one.
+    let mut ours_cpu = Vec::new();
+    for (_, ask) in &asks {
+        let c = thread_cpu();
+        for q in &queries {
+            std::hint::black_box(ours(q, ask));
+        }
+        ours_cpu.push((thread_cpu() - c).as_secs_f64() * 1e3 / queries.len() as f64);
+    }
+    let peer_cpu = peer.as_ref().map(|(map, ..)| {
+        let c = thread_cpu();
+        for q in &queries {
+            let p = Point(q[..].try_into().unwrap());
+            std::hint::black_box(map.search(&p, &mut search).take(10).count());
+        }
+        (thread_cpu() - c).as_secs_f64() * 1e3 / queries.len() as f64
+    });
     for q in &queries {
         for (times, (_, ask)) in ours_t.iter_mut().zip(&asks) {
             let t = Instant::now();
@@ -524,34 +551,36 @@ fn bench<const D: usize>(n: usize, s: &Settings) {
         sample.len(),
         queries.len()
     );
-    println!("\n| {n} nodes | build (wall / CPU) | heap after build (peak) | top-10 median | p99 | mean | recall@10 |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("\n| {n} nodes | build (wall / CPU) | heap after build (peak) | top-10 median | p99 | mean | CPU per query | recall@10 |");
+    println!("|---|---|---|---|---|---|---|---|");
     for (i, (ef, _)) in asks.iter().enumerate() {
         let (om, op, omean) = summary(&mut ours_t[i]);
         println!(
-            "| index graph, ef {ef} | {:.0} s / {:.0} s (one thread) | {} ({}) | {om:.3} ms | {op:.3} ms | {omean:.3} ms | {:.1}% |",
+            "| index graph, ef {ef} | {:.0} s / {:.0} s (one thread) | {} ({}) | {om:.3} ms | {op:.3} ms | {omean:.3} ms | {:.3} ms | {:.1}% |",
             graph_wall.as_secs_f64(),
             graph_cpu.as_secs_f64(),
             mb(ours_live),
             mb(ours_peak),
+            ours_cpu[i],
             100.0 * ours_r[i] / k
         );
     }
     if let Some((map, wall, cpu, live, peak)) = peer {
         let (pm, pp, pmean) = summary(&mut peer_t);
         println!(
-            "| instant-distance, ef {} | {:.0} s / {:.0} s (all cores) | {} ({}) | {pm:.3} ms | {pp:.3} ms | {pmean:.3} ms | {:.1}% |",
+            "| instant-distance, ef {} | {:.0} s / {:.0} s (all cores) | {} ({}) | {pm:.3} ms | {pp:.3} ms | {pmean:.3} ms | {:.3} ms | {:.1}% |",
             s.id_ef,
             wall.as_secs_f64(),
             cpu.as_secs_f64(),
             mb(live),
             mb(peak),
+            peer_cpu.unwrap_or(0.0),
             100.0 * peer_r / k
         );
         drop(map);
     }
     println!(
-        "| exact scan | - | {} (the rows) | {em:.2} ms | {ep:.2} ms | {emean:.2} ms | 100% |\n",
+        "| exact scan | - | {} (the rows) | {em:.2} ms | {ep:.2} ms | {emean:.2} ms | - | 100% |\n",
         mb(flat.len() * 4)
     );
     drop(flat);
@@ -559,14 +588,16 @@ fn bench<const D: usize>(n: usize, s: &Settings) {
     // The vector path from text (query embedding included).
     let top10 = SemanticQuery::default();
     let mut t_text = Vec::new();
+    let c = thread_cpu();
     for t in &texts {
         let t0 = Instant::now();
         std::hint::black_box(semantic.search(t, &top10).ok());
         t_text.push(t0.elapsed());
     }
+    let cpu = (thread_cpu() - c).as_secs_f64() * 1e3 / texts.len() as f64;
     let (tm, tp, tmean) = summary(&mut t_text);
     println!(
-        "  vector search from text (query embedded): median {tm:.3} ms, p99 {tp:.3} ms, mean {tmean:.3} ms"
+        "  vector search from text (query embedded): median {tm:.3} ms, p99 {tp:.3} ms, mean {tmean:.3} ms; CPU {cpu:.3} ms per query"
     );
 
     if !s.hybrid {
@@ -601,14 +632,17 @@ fn bench<const D: usize>(n: usize, s: &Settings) {
         std::hint::black_box(ix.search(t, &top10).ok());
     }
     let mut t_hybrid = Vec::new();
+    let mut cpus = Vec::new();
     for t in texts {
-        let t0 = Instant::now();
+        let (t0, c0) = (Instant::now(), thread_cpu());
         std::hint::black_box(ix.search(t, &top10).ok());
         t_hybrid.push(t0.elapsed());
+        cpus.push(thread_cpu() - c0);
     }
     let (hm, hp, hmean) = summary(&mut t_hybrid);
+    let (cm, cp, cmean) = summary(&mut cpus);
     println!(
-        "  fused search (arb:semantic-search's, in process): median {hm:.3} ms, p99 {hp:.3} ms, mean {hmean:.3} ms ({} queries)",
+        "  fused search (arb:semantic-search's, in process): median {hm:.3} ms, p99 {hp:.3} ms, mean {hmean:.3} ms; CPU median {cm:.3} ms, p99 {cp:.3} ms, mean {cmean:.3} ms ({} queries)",
         texts.len()
     );
 }
