@@ -247,7 +247,7 @@ pub fn to_syntax(heap: &Heap, syms: &mut SymbolTable, v: Value) -> Result<Syn, S
                 next = element;
                 break;
             }
-            done = Some(match stack.pop().expect("checked") {
+            done = Some(match stack.pop().expect("`last_mut` above found a top") {
                 Open::List {
                     items, tail, start, ..
                 } => {

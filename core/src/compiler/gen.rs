@@ -62,13 +62,18 @@ impl<'a> Gen<'a> {
         // by its last call still points at the form.
         self.expr(stk, e, false).await?;
         self.emit(Op::Return);
-        let f = self.fns.pop().expect("function state");
+        let f = self
+            .fns
+            .pop()
+            .expect("a function is being compiled: pushed on entry, popped on exit");
         let _ = pos;
         Ok(Rc::new(f.finish(0, false, None, Pos::NONE, self.internal)))
     }
 
     fn f(&mut self) -> &mut FnState {
-        self.fns.last_mut().expect("function state")
+        self.fns
+            .last_mut()
+            .expect("a function is being compiled: pushed on entry, popped on exit")
     }
 
     fn emit(&mut self, op: Op) {
@@ -128,7 +133,10 @@ impl<'a> Gen<'a> {
     /// Where variable `v` is, seen from the current function.
     fn locate(&mut self, v: VarId) -> Loc {
         let info = &self.vars[v as usize];
-        let f = self.fns.last_mut().expect("function state");
+        let f = self
+            .fns
+            .last_mut()
+            .expect("a function is being compiled: pushed on entry, popped on exit");
         if info.lambda == f.lambda {
             Loc::Local(self.slot[v as usize])
         } else {
@@ -482,7 +490,10 @@ impl<'a> Gen<'a> {
             }
         }
         let r = self.expr(stk, &l.body, true).await;
-        let f = self.fns.pop().expect("function state");
+        let f = self
+            .fns
+            .pop()
+            .expect("a function is being compiled: pushed on entry, popped on exit");
         r?;
         let free = f.free.clone();
         let nparams = l.params.len() as u16;

@@ -159,7 +159,8 @@ impl Vm {
             };
             items.push(item);
         }
-        let parked = self.parking.parked.remove(&id).expect("checked above");
+        let parked = (self.parking.parked.remove(&id))
+            .expect("`pending_calls` found it parked, and checking the answers unparks nothing");
         let pairs: Vec<Value> = items
             .into_iter()
             .map(|(ok, v)| self.heap.cons(ok, v))
@@ -225,7 +226,8 @@ impl Vm {
         let mut suspended = None;
         if let Err(e) = &mut result {
             if self.is_suspending(e) {
-                let (k, calls) = self.parking.request.take().expect("checked");
+                let (k, calls) =
+                    (self.parking.request.take()).expect("`is_suspending` saw the request");
                 suspended = Some(self.parking.park(Parked {
                     k,
                     calls,

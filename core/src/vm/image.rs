@@ -640,7 +640,9 @@ impl<'a> Dumper<'a> {
                 } else {
                     // Discovery stops only at the prelude's objects and at
                     // those another entry claimed.
-                    let (c, _) = self.claims.expect("an object not discovered");
+                    let (c, _) = self.claims.expect(
+                        "discovery numbered every object but the prelude's and other entries'",
+                    );
                     let (entry, i) = c.owner[&r];
                     let g = self.global(c.binding[entry as usize]);
                     out.byte(tag::EXTERN);
