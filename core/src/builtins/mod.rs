@@ -483,6 +483,26 @@ pub fn range(
     Ok((start, end))
 }
 
+/// The error of index `k` past the end of a `kind` of length `len`.
+pub fn out_of_range(who: &str, k: impl std::fmt::Display, kind: &str, len: usize) -> Fault {
+    Fault::Error(
+        format!("{who}: index {k} out of range for a {kind} of length {len}"),
+        vec![],
+    )
+}
+
+/// Checks that `n` items copied to index `at` fit in a destination of
+/// length `len` (the `*-copy!` procedures).
+pub fn fits(who: &str, at: usize, len: usize, n: usize) -> Result<(), Fault> {
+    if at > len || len - at < n {
+        return Err(Fault::Error(
+            format!("{who}: the destination is too short"),
+            vec![],
+        ));
+    }
+    Ok(())
+}
+
 pub fn boolean(b: bool) -> Value {
     Value::Bool(b)
 }

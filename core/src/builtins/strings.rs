@@ -2,7 +2,8 @@
 
 use super::chars::{downcase, foldcase, upcase};
 use super::{
-    boolean, character, index, list_items, range, string, type_error, Ctx, Fault, PrimTable,
+    boolean, character, fits, index, list_items, out_of_range, range, string, type_error, Ctx,
+    Fault, PrimTable,
 };
 use crate::value::{Object, Value};
 
@@ -33,15 +34,9 @@ pub fn register(t: &mut PrimTable) {
     t.add("string-ref", 2, Some(2), |c, a| {
         let s = string(c, "string-ref", a[0])?;
         let k = index(c, "string-ref", a[1])?;
-        s.get(k).map(|ch| Value::Char(*ch)).ok_or_else(|| {
-            Fault::Error(
-                format!(
-                    "string-ref: index {k} out of range for a string of length {}",
-                    s.len()
-                ),
-                vec![],
-            )
-        })
+        s.get(k)
+            .map(|ch| Value::Char(*ch))
+            .ok_or_else(|| out_of_range("string-ref", k, "string", s.len()))
     });
     t.add("string-set!", 3, Some(3), |c, a| {
         let k = index(c, "string-set!", a[1])?;
@@ -52,10 +47,7 @@ pub fn register(t: &mut PrimTable) {
                 s[k] = ch;
                 Ok(Value::Unspecified)
             }
-            _ => Err(Fault::Error(
-                format!("string-set!: index {k} out of range for a string of length {len}"),
-                vec![],
-            )),
+            _ => Err(out_of_range("string-set!", k, "string", len)),
         }
     });
     t.add("string=?", 1, None, |c, a| {
@@ -142,12 +134,7 @@ pub fn register(t: &mut PrimTable) {
         let (start, end) = range(c, "string-copy!", a, 3, src.len())?;
         let piece: Vec<char> = src[start..end].to_vec();
         let dst_len = string(c, "string-copy!", a[0])?.len();
-        if at > dst_len || dst_len - at < piece.len() {
-            return Err(Fault::Error(
-                "string-copy!: the destination is too short".into(),
-                vec![],
-            ));
-        }
+        fits("string-copy!", at, dst_len, piece.len())?;
         if let Some(Object::Str(d)) = c.heap.obj_mut(a[0]) {
             d[at..at + piece.len()].copy_from_slice(&piece);
         }

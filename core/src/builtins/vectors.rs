@@ -1,7 +1,8 @@
 //! Vectors and bytevectors (R7RS 6.8, 6.9).
 
 use super::{
-    boolean, character, index, list_items, range, string, type_error, Ctx, Fault, PrimTable,
+    boolean, character, fits, index, list_items, out_of_range, range, string, type_error, Ctx,
+    Fault, PrimTable,
 };
 use crate::value::{Object, Value};
 
@@ -31,15 +32,9 @@ pub fn register(t: &mut PrimTable) {
     t.add("vector-ref", 2, Some(2), |c, a| {
         let v = vector(c, "vector-ref", a[0])?;
         let k = index(c, "vector-ref", a[1])?;
-        v.get(k).copied().ok_or_else(|| {
-            Fault::Error(
-                format!(
-                    "vector-ref: index {k} out of range for a vector of length {}",
-                    v.len()
-                ),
-                vec![],
-            )
-        })
+        v.get(k)
+            .copied()
+            .ok_or_else(|| out_of_range("vector-ref", k, "vector", v.len()))
     });
     t.add("vector-set!", 3, Some(3), |c, a| {
         let k = index(c, "vector-set!", a[1])?;
@@ -49,10 +44,7 @@ pub fn register(t: &mut PrimTable) {
                 v[k] = a[2];
                 Ok(Value::Unspecified)
             }
-            _ => Err(Fault::Error(
-                format!("vector-set!: index {k} out of range for a vector of length {len}"),
-                vec![],
-            )),
+            _ => Err(out_of_range("vector-set!", k, "vector", len)),
         }
     });
     t.add("vector->list", 1, Some(3), |c, a| {
@@ -94,12 +86,7 @@ pub fn register(t: &mut PrimTable) {
         let (s, e) = range(c, "vector-copy!", a, 3, src.len())?;
         let piece = values_charged(c, "vector-copy!", a[2], s, e)?;
         let dlen = vector(c, "vector-copy!", a[0])?.len();
-        if at > dlen || dlen - at < piece.len() {
-            return Err(Fault::Error(
-                "vector-copy!: the destination is too short".into(),
-                vec![],
-            ));
-        }
+        fits("vector-copy!", at, dlen, piece.len())?;
         if let Some(Object::Vector(d)) = c.heap.obj_mut(a[0]) {
             d[at..at + piece.len()].copy_from_slice(&piece);
         }
@@ -167,15 +154,9 @@ pub fn register(t: &mut PrimTable) {
     t.add("bytevector-u8-ref", 2, Some(2), |c, a| {
         let b = bytes(c, "bytevector-u8-ref", a[0])?;
         let k = index(c, "bytevector-u8-ref", a[1])?;
-        b.get(k).map(|x| Value::Int(*x as i64)).ok_or_else(|| {
-            Fault::Error(
-                format!(
-                    "bytevector-u8-ref: index {k} out of range for a bytevector of length {}",
-                    b.len()
-                ),
-                vec![],
-            )
-        })
+        b.get(k)
+            .map(|x| Value::Int(*x as i64))
+            .ok_or_else(|| out_of_range("bytevector-u8-ref", k, "bytevector", b.len()))
     });
     t.add("bytevector-u8-set!", 3, Some(3), |c, a| {
         let k = index(c, "bytevector-u8-set!", a[1])?;
@@ -186,12 +167,7 @@ pub fn register(t: &mut PrimTable) {
                 b[k] = x;
                 Ok(Value::Unspecified)
             }
-            _ => Err(Fault::Error(
-                format!(
-                    "bytevector-u8-set!: index {k} out of range for a bytevector of length {len}"
-                ),
-                vec![],
-            )),
+            _ => Err(out_of_range("bytevector-u8-set!", k, "bytevector", len)),
         }
     });
     t.add("bytevector-copy", 1, Some(3), |c, a| {
@@ -206,12 +182,7 @@ pub fn register(t: &mut PrimTable) {
         let (s, e) = range(c, "bytevector-copy!", a, 3, src.len())?;
         let piece = src[s..e].to_vec();
         let dlen = bytes(c, "bytevector-copy!", a[0])?.len();
-        if at > dlen || dlen - at < piece.len() {
-            return Err(Fault::Error(
-                "bytevector-copy!: the destination is too short".into(),
-                vec![],
-            ));
-        }
+        fits("bytevector-copy!", at, dlen, piece.len())?;
         if let Some(Object::Bytevector(d)) = c.heap.obj_mut(a[0]) {
             d[at..at + piece.len()].copy_from_slice(&piece);
         }

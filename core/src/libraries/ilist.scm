@@ -658,23 +658,18 @@
                          (lambda (x . bound)
                            (if (pair? bound) (modulo (hash x) (car bound)) (hash x))))))
 
-    (define (make-icar-comparator c)
-      (check-comparator 'make-icar-comparator c)
+    ;; Ipairs compared by one part (%icar or %icdr) with c.
+    (define (part-comparator who part c)
+      (check-comparator who c)
       (make-comparator ipair?
-                       (lambda (a b) (=? c (%icar a) (%icar b)))
-                       (lambda (a b) (<? c (%icar a) (%icar b)))
+                       (lambda (a b) (=? c (part a) (part b)))
+                       (lambda (a b) (<? c (part a) (part b)))
                        (lambda (p . bound)
-                         (let ((h (comparator-hash c (%icar p))))
+                         (let ((h (comparator-hash c (part p))))
                            (if (pair? bound) (modulo h (car bound)) h)))))
 
-    (define (make-icdr-comparator c)
-      (check-comparator 'make-icdr-comparator c)
-      (make-comparator ipair?
-                       (lambda (a b) (=? c (%icdr a) (%icdr b)))
-                       (lambda (a b) (<? c (%icdr a) (%icdr b)))
-                       (lambda (p . bound)
-                         (let ((h (comparator-hash c (%icdr p))))
-                           (if (pair? bound) (modulo h (car bound)) h)))))
+    (define (make-icar-comparator c) (part-comparator 'make-icar-comparator %icar c))
+    (define (make-icdr-comparator c) (part-comparator 'make-icdr-comparator %icdr c))
 
     (define ipair-comparator
       (ipair-cmp (make-default-comparator) (make-default-comparator)))

@@ -417,6 +417,19 @@ impl Vm {
         r
     }
 
+    /// The front end over this VM's symbols, heap and globals, reading
+    /// included files through its host.
+    fn front(&mut self) -> Front<'_> {
+        let mut front = Front::new(
+            &mut self.syms,
+            &mut self.heap,
+            &mut self.globals,
+            &self.known,
+        );
+        front.host = Some(self.host.get());
+        front
+    }
+
     /// Compiles one top-level form (top-level `begin` is compiled as a
     /// sequence) in `env`: none at the top level, a library's scope in its body.
     pub fn compile_form(
@@ -425,13 +438,7 @@ impl Vm {
         env: &Option<Rc<Scope>>,
         internal: bool,
     ) -> Result<Rc<Template>, CompileError> {
-        let mut front = Front::new(
-            &mut self.syms,
-            &mut self.heap,
-            &mut self.globals,
-            &self.known,
-        );
-        front.host = Some(self.host.get());
+        let mut front = self.front();
         front.internal = internal;
         // Both walks recurse on the nesting of the code, on a heap stack
         // (reblessive), not the Rust stack.
@@ -458,13 +465,7 @@ impl Vm {
         form: &Syn,
         env: &Option<Rc<Scope>>,
     ) -> Result<Option<Vec<(Syn, Option<Rc<Scope>>)>>, CompileError> {
-        let mut front = Front::new(
-            &mut self.syms,
-            &mut self.heap,
-            &mut self.globals,
-            &self.known,
-        );
-        front.host = Some(self.host.get());
+        let mut front = self.front();
         front.toplevel_begin(form, env)
     }
 }

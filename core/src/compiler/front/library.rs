@@ -332,23 +332,27 @@ impl Front<'_> {
     /// which `import_set` reports).
     fn import_set_libraries(&self, spec: &Syn) -> Vec<String> {
         let mut spec = spec;
-        loop {
-            let Some(parts) = spec.as_list() else {
-                return vec![];
-            };
-            let head = match parts.first() {
-                Some(Syn::Sym(id, _)) => self.name(id.sym),
-                _ => String::new(),
-            };
-            if matches!(head.as_str(), "only" | "except" | "prefix" | "rename")
-                && parts.len() >= 2
-                && parts[1].as_list().is_some()
-            {
-                spec = &parts[1];
-                continue;
-            }
-            return self.library_name(spec).into_iter().collect();
+        while let Some((_, inner, _)) = self.import_modifier(spec) {
+            spec = inner;
         }
+        if spec.as_list().is_none() {
+            return vec![];
+        }
+        self.library_name(spec).into_iter().collect()
+    }
+
+    /// If `spec` is `(only SET ...)`, `(except SET ...)`, `(prefix SET
+    /// ...)` or `(rename SET ...)` with a list for SET: the keyword, SET
+    /// and what follows it.
+    fn import_modifier<'s>(&self, spec: &'s Syn) -> Option<(String, &'s Syn, &'s [Syn])> {
+        let parts = spec.as_list()?;
+        let head = match parts.first() {
+            Some(Syn::Sym(id, _)) => self.name(id.sym),
+            _ => return None,
+        };
+        let inner = parts.get(1).filter(|s| s.as_list().is_some())?;
+        matches!(head.as_str(), "only" | "except" | "prefix" | "rename")
+            .then(|| (head, inner, &parts[2..]))
     }
 
     /// The names an import set brings in, each with the global it stands
@@ -360,60 +364,51 @@ impl Front<'_> {
     }
 
     fn import_set_inner(&mut self, spec: &Syn) -> R<Vec<(Sym, Sym)>> {
-        if let Some(parts) = spec.as_list() {
-            let head = match parts.first() {
-                Some(Syn::Sym(id, _)) => self.name(id.sym),
-                _ => String::new(),
-            };
-            if matches!(head.as_str(), "only" | "except" | "prefix" | "rename")
-                && parts.len() >= 2
-                && parts[1].as_list().is_some()
-            {
-                let mut names = self.import_set(&parts[1])?;
-                let inner = crate::printer::syn_to_string(&parts[1], self.syms);
-                let present = |names: &[(Sym, Sym)], s: &Syn| -> R<Sym> {
-                    let Syn::Sym(id, p) = s else {
-                        return err(format!("import: {head} takes identifiers"), s.pos());
-                    };
-                    if !names.iter().any(|(n, _)| *n == id.sym) {
-                        let shown = self.syms.name(id.sym);
-                        return err(format!("import: {inner} has no {shown}"), *p);
-                    }
-                    Ok(id.sym)
+        if let Some((head, set, rest)) = self.import_modifier(spec) {
+            let mut names = self.import_set(set)?;
+            let inner = crate::printer::syn_to_string(set, self.syms);
+            let present = |names: &[(Sym, Sym)], s: &Syn| -> R<Sym> {
+                let Syn::Sym(id, p) = s else {
+                    return err(format!("import: {head} takes identifiers"), s.pos());
                 };
-                match head.as_str() {
-                    "only" | "except" => {
-                        let mut listed = Vec::new();
-                        for s in &parts[2..] {
-                            listed.push(present(&names, s)?);
-                        }
-                        let keep = head == "only";
-                        names.retain(|(n, _)| listed.contains(n) == keep);
+                if !names.iter().any(|(n, _)| *n == id.sym) {
+                    let shown = self.syms.name(id.sym);
+                    return err(format!("import: {inner} has no {shown}"), *p);
+                }
+                Ok(id.sym)
+            };
+            match head.as_str() {
+                "only" | "except" => {
+                    let mut listed = Vec::new();
+                    for s in rest {
+                        listed.push(present(&names, s)?);
                     }
-                    "prefix" => {
-                        let [Syn::Sym(p, _)] = &parts[2..] else {
-                            return err("import: (prefix IMPORT-SET PREFIX)", spec.pos());
+                    let keep = head == "only";
+                    names.retain(|(n, _)| listed.contains(n) == keep);
+                }
+                "prefix" => {
+                    let [Syn::Sym(p, _)] = rest else {
+                        return err("import: (prefix IMPORT-SET PREFIX)", spec.pos());
+                    };
+                    let prefix = self.name(p.sym);
+                    for (n, _) in names.iter_mut() {
+                        let renamed = format!("{prefix}{}", self.syms.name(*n));
+                        *n = self.syms.intern(&renamed);
+                    }
+                }
+                _ => {
+                    for pair in rest {
+                        let Some([from, Syn::Sym(to, _)]) = pair.as_list() else {
+                            return err("import: rename takes (OLD NEW) pairs", pair.pos());
                         };
-                        let prefix = self.name(p.sym);
-                        for (n, _) in names.iter_mut() {
-                            let renamed = format!("{prefix}{}", self.syms.name(*n));
-                            *n = self.syms.intern(&renamed);
-                        }
-                    }
-                    _ => {
-                        for pair in &parts[2..] {
-                            let Some([from, Syn::Sym(to, _)]) = pair.as_list() else {
-                                return err("import: rename takes (OLD NEW) pairs", pair.pos());
-                            };
-                            let from = present(&names, from)?;
-                            for (n, _) in names.iter_mut().filter(|(n, _)| *n == from) {
-                                *n = to.sym;
-                            }
+                        let from = present(&names, from)?;
+                        for (n, _) in names.iter_mut().filter(|(n, _)| *n == from) {
+                            *n = to.sym;
                         }
                     }
                 }
-                return Ok(names);
             }
+            return Ok(names);
         }
         let Some(lib) = self.library_name(spec).filter(|_| self.library_known(spec)) else {
             let shown = crate::printer::syn_to_string(spec, self.syms);

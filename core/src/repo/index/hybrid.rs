@@ -18,7 +18,7 @@
 //! it. `w` and `floor` are tuned on the labelled set in tests/retrieval
 //! (docs/PERFORMANCE.md gives the figures).
 
-use super::lexical::{FieldWeights, LexicalIndex, QueryWords};
+use super::lexical::{FieldWeights, LexicalIndex, LexicalQuery, QueryWords};
 use super::lexicon::Lexicon;
 use super::semantic::{vector_text, SemanticHit, SemanticIndex, SemanticQuery};
 use super::vector::dot;
@@ -200,6 +200,23 @@ pub fn query_vector(
     })
 }
 
+/// What both scorers ask of `text`: its lexical query and its vector.
+fn queries(
+    lexical: &LexicalIndex,
+    semantic: &SemanticIndex,
+    lexicon: Option<&Lexicon>,
+    fusion: &Fusion,
+    text: &str,
+) -> Result<(LexicalQuery, Option<Vec<f32>>), IndexError> {
+    let words = Words {
+        lexicon,
+        semantic,
+        fusion,
+    };
+    let lq = lexical.query(text, &words).map_err(IndexError::Store)?;
+    Ok((lq, query_vector(semantic, lexicon, fusion, text)?))
+}
+
 /// The nodes best matching `text` by both scorers: by fused score, highest
 /// first, then by ascending id; only positive scores at least the query's
 /// threshold, only nodes of its type if it names one.
@@ -215,17 +232,7 @@ pub fn search(
         return Ok(Vec::new());
     }
     let threshold = threshold_of(query);
-    let lq = lexical
-        .query(
-            text,
-            &Words {
-                lexicon,
-                semantic,
-                fusion,
-            },
-        )
-        .map_err(IndexError::Store)?;
-    let qv = query_vector(semantic, lexicon, fusion, text)?;
+    let (lq, qv) = queries(&lexical, semantic, lexicon, fusion, text)?;
     let wanted = fusion.candidates.max(query.top_k.saturating_mul(3));
     let mut ids: Vec<NodeId> = Vec::new();
     if let Some(v) = &qv {
@@ -305,17 +312,7 @@ pub fn scan<'a>(
         };
         vectors.push((node.id, v));
     }
-    let lq = lexical
-        .query(
-            text,
-            &Words {
-                lexicon,
-                semantic,
-                fusion,
-            },
-        )
-        .map_err(IndexError::Store)?;
-    let qv = query_vector(semantic, lexicon, fusion, text)?;
+    let (lq, qv) = queries(&lexical, semantic, lexicon, fusion, text)?;
     let mut hits: Vec<SemanticHit> = Vec::with_capacity(vectors.len());
     for (id, v) in vectors {
         let cosine = match (&qv, &v) {
