@@ -395,14 +395,7 @@ async function startFresh(discard) {
       status.moveFailed = !discard;
     }
   }
-  let knowledge;
-  try {
-    knowledge = readKnowledge();
-  } catch (e) {
-    crashed(null, e);
-    return;
-  }
-  post(ToPage.STORE, { store: storeReport(saved), knowledge });
+  postStore(saved);
 }
 
 // Replaces the knowledge base with a bundle file's: read and checked
@@ -435,6 +428,12 @@ async function importBundle(id, bytes) {
   } finally {
     bundle.free();
   }
+  postStore(null);
+}
+
+// Sends the page the store's state (`saved`: what loading it found, or
+// null) and the knowledge base as the engine now has it.
+function postStore(saved) {
   let knowledge;
   try {
     knowledge = readKnowledge();
@@ -442,7 +441,7 @@ async function importBundle(id, bytes) {
     crashed(null, e);
     return;
   }
-  post(ToPage.STORE, { store: storeReport(null), knowledge });
+  post(ToPage.STORE, { store: storeReport(saved), knowledge });
 }
 
 function setState(state, message) {

@@ -316,24 +316,29 @@ fn set_durability(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     conn.pragma_update(None, "synchronous", "FULL").map_err(err)
 }
 
-/// Refuses, as busy, when the refs record read in `tx` is no longer
-/// `expected`: another writer committed while the caller was reading
-/// (`while_`); `undone` says what the caller did not do.
-fn refs_unmoved(
-    tx: &Connection,
+/// Begins an immediate transaction on `conn`, or refuses, as busy, when
+/// the refs record it reads is no longer `expected`: another writer
+/// committed while the caller was reading (`while_`); `undone` says what
+/// the caller did not do.
+fn begin_unmoved<'c>(
+    conn: &'c mut Connection,
     path: &Path,
     expected: Option<&[u8]>,
     while_: &str,
     undone: &str,
-) -> Result<(), StoreError> {
+) -> Result<rusqlite::Transaction<'c>, StoreError> {
+    let err = |e| StoreError::sqlite(path, e);
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(err)?;
     let current: Option<Vec<u8>> = tx
         .query_row("SELECT data FROM refs WHERE name = ?1", [HEAD], |r| {
             r.get(0)
         })
         .optional()
-        .map_err(|e| StoreError::sqlite(path, e))?;
+        .map_err(err)?;
     if current.as_deref() == expected {
-        return Ok(());
+        return Ok(tx);
     }
     Err(StoreError {
         kind: StoreErrorKind::Busy,
@@ -720,11 +725,8 @@ impl Store {
         };
         let path = self.0.path.clone();
         let err = |e| StoreError::sqlite(&path, e);
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(err)?;
-        refs_unmoved(
-            &tx,
+        let tx = begin_unmoved(
+            conn,
             &path,
             Some(head),
             "the history was read",

@@ -14,7 +14,7 @@ use arbores_core::repo::cas::hash_bytes;
 use arbores_core::Hash;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
-use super::{create_file, refs_unmoved, retry_busy, Backing, Store, StoreError, HEAD};
+use super::{begin_unmoved, create_file, retry_busy, Backing, Store, StoreError, HEAD};
 
 /// Where damaged blobs are kept. Nothing reads it but people: a blob found
 /// again elsewhere (a bundle, a backup) can be put back by hand.
@@ -153,11 +153,8 @@ impl Store {
             )));
         };
         let err = |e| StoreError::sqlite(&path, e);
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(err)?;
-        refs_unmoved(
-            &tx,
+        let tx = begin_unmoved(
+            conn,
             &path,
             expected,
             "the store was checked",
