@@ -3,6 +3,11 @@
 //! prepared image records when it is made and `Engine::new` compares
 //! before loading one (`vm/prepared.rs`): an image made from other code is
 //! stale and is not used.
+//!
+//! With the feature `builtin-table`, also `$OUT_DIR/builtin_table_id.rs`:
+//! the built-in embedder table's id (`static-LENGTH-BLAKE3PREFIX`, as
+//! `StaticEmbedder` names a table), so that no process hashes the table
+//! to learn it.
 
 use std::path::{Path, PathBuf};
 
@@ -45,9 +50,31 @@ fn main() {
     hash[16..24].copy_from_slice(&total.to_le_bytes());
     hash[24..].copy_from_slice(&(files.len() as u64).to_le_bytes());
     let code = format!("pub const SOURCE_HASH: [u8; 32] = {hash:?};\n");
-    let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("source_hash.rs");
-    if std::fs::read_to_string(&out).ok().as_deref() != Some(code.as_str()) {
-        std::fs::write(&out, code).expect("writing source_hash.rs into OUT_DIR");
+    write_if_changed("source_hash.rs", &code);
+    write_builtin_table_id(&manifest);
+}
+
+/// The built-in table's id, written when the feature includes the table.
+fn write_builtin_table_id(manifest: &Path) {
+    if std::env::var_os("CARGO_FEATURE_BUILTIN_TABLE").is_none() {
+        return;
+    }
+    let table = manifest.join("data/zh-en-static.table");
+    println!("cargo:rerun-if-changed={}", table.display());
+    let bytes = std::fs::read(&table).expect("reading core/data/zh-en-static.table");
+    let hash = blake3::hash(&bytes).to_hex();
+    let code = format!(
+        "pub const BUILTIN_TABLE_ID: &str = \"static-{}-{}\";\n",
+        bytes.len(),
+        &hash[..16]
+    );
+    write_if_changed("builtin_table_id.rs", &code);
+}
+
+fn write_if_changed(name: &str, code: &str) {
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join(name);
+    if std::fs::read_to_string(&out).ok().as_deref() != Some(code) {
+        std::fs::write(&out, code).unwrap_or_else(|e| panic!("writing {name} into OUT_DIR: {e}"));
     }
 }
 

@@ -142,6 +142,12 @@ pub const BUILTIN_TABLE: Option<&[u8]> = Some(include_bytes!("../../../data/zh-e
 #[cfg(not(feature = "builtin-table"))]
 pub const BUILTIN_TABLE: Option<&[u8]> = None;
 
+// `BUILTIN_TABLE_ID`: the built-in table's `Embedder::id`, computed by
+// build.rs (hashing the 3.9 MB table took most of a one-shot evaluation's
+// time in the sandbox, where BLAKE3 has no SIMD).
+#[cfg(feature = "builtin-table")]
+include!(concat!(env!("OUT_DIR"), "/builtin_table_id.rs"));
+
 /// The built-in Chinese-English lexicon (docs/SEARCH.md), when the crate
 /// is built with it (feature `builtin-lexicon`, on by default).
 #[cfg(feature = "builtin-lexicon")]
@@ -173,7 +179,15 @@ pub fn default_embedder() -> Box<dyn Embedder> {
         // A built-in table that does not parse is a build error that the
         // test `builtin_table_relates_chinese_and_english` reports; the
         // engine keeps working meanwhile.
-        BUILTIN_TABLE.and_then(|t| StaticEmbedder::from_static(t).ok().map(Arc::new))
+        #[cfg(feature = "builtin-table")]
+        let made = BUILTIN_TABLE.and_then(|t| {
+            StaticEmbedder::from_static_with_id(t, BUILTIN_TABLE_ID)
+                .ok()
+                .map(Arc::new)
+        });
+        #[cfg(not(feature = "builtin-table"))]
+        let made = None;
+        made
     });
     match builtin {
         Some(e) => Box::new(SharedEmbedder(Arc::clone(e))),

@@ -41,8 +41,9 @@
 //! `Embedder::translations`).
 //!
 //! Parsing checks every length and offset: a damaged table is an error,
-//! never a panic. The entry lookup is built on first use, so an engine
-//! that never embeds anything does not pay for it; segmentations are
+//! never a panic. The contents' check and the entry lookup wait for the
+//! first use of a built-in table, and its id is known from the build, so
+//! an engine that never embeds anything pays for neither; segmentations are
 //! remembered by their text, so a word the table lacks costs its tens of
 //! lookups once.
 
@@ -140,6 +141,15 @@ impl Lookup {
         h.finish() as usize
     }
 
+    /// The lookup of a table whose contents failed their check: it finds
+    /// nothing.
+    fn empty() -> Lookup {
+        Lookup {
+            slots: vec![0; 16],
+            max_chars: 1,
+        }
+    }
+
     fn build(table: &Table) -> Lookup {
         let size = (table.entries * 2).next_power_of_two().max(16);
         let mut slots = vec![0u32; size];
@@ -192,13 +202,18 @@ impl Lookup {
 
 pub struct StaticEmbedder {
     table: Table,
+    /// Whether the table's contents passed `Table::check`: a table handed
+    /// over at run time is checked when made, the built-in one on first
+    /// use (see `from_static`).
+    checked: OnceLock<Result<(), TableError>>,
     lookup: OnceLock<Lookup>,
     /// The segmentations of words the table lacks and of CJK runs, by
     /// their text: texts repeat the same words, and a segmentation costs
     /// a lookup per candidate piece (tens per word) where this costs one.
     segmentations: Mutex<FxHashMap<Box<str>, Box<[u32]>>>,
     /// A stable name of the table: its size and BLAKE3 hash prefix
-    /// (computed when first asked for).
+    /// (computed when first asked for, or known from the build for the
+    /// built-in table).
     id: OnceLock<String>,
 }
 
@@ -268,7 +283,6 @@ impl Table {
         }
         let n = r.u32("the strings' length")? as usize;
         let strings = r.take(n, "the strings")?;
-        let strings_len = n;
         let offsets = r.array(entries + 1, 4, "the string offsets")?;
         let scores = r.array(entries, 4, "the scores")?;
         let vector_of = r.array(entries, 4, "the vector numbers")?;
@@ -288,6 +302,44 @@ impl Table {
                 b.len() - r.at
             )));
         }
+        Ok(Table {
+            bytes,
+            dim,
+            info,
+            strings,
+            offsets,
+            scores,
+            vector_of,
+            scales,
+            vectors,
+            entries,
+            n_vectors,
+            k,
+            neighbours,
+            similarities,
+        })
+    }
+
+    /// Checks the contents the layout points at: the strings' offsets and
+    /// UTF-8, every entry's vector and score, every translation and scale.
+    /// Linear in the table (a few milliseconds for the built-in one, and
+    /// more in the sandbox), which is why the built-in table is checked on
+    /// first use rather than when an engine starts.
+    fn check(&self) -> Result<(), TableError> {
+        let b = &self.bytes[..];
+        let Table {
+            strings,
+            offsets,
+            scores,
+            vector_of,
+            scales,
+            entries,
+            n_vectors,
+            k,
+            neighbours,
+            ..
+        } = *self;
+        let strings_len = self.strings_len();
         let mut last = 0;
         for i in 0..=entries {
             let o = le_u32(b, offsets + 4 * i) as usize;
@@ -324,22 +376,13 @@ impl Table {
                 return Err(TableError(format!("vector {i} has a non-finite scale")));
             }
         }
-        Ok(Table {
-            bytes,
-            dim,
-            info,
-            strings,
-            offsets,
-            scores,
-            vector_of,
-            scales,
-            vectors,
-            entries,
-            n_vectors,
-            k,
-            neighbours,
-            similarities,
-        })
+        Ok(())
+    }
+
+    /// Length of the strings' bytes (they end where the offsets begin,
+    /// after the offsets' own length field was read by `parse`).
+    fn strings_len(&self) -> usize {
+        self.offsets - self.strings
     }
 
     /// The bytes of entry `i`'s string.
@@ -373,21 +416,56 @@ impl Table {
 impl StaticEmbedder {
     /// A table's embedder; checks the whole table first.
     pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Result<StaticEmbedder, TableError> {
-        Self::new(Bytes::Shared(bytes.into()))
+        let e = Self::new(Bytes::Shared(bytes.into()))?;
+        let checked = e.table.check();
+        let _ = e.checked.set(checked.clone());
+        checked.map(|()| e)
     }
 
-    /// A table compiled into the program (not copied).
+    /// A table compiled into the program (not copied). Its layout is
+    /// checked now, its contents on first use: a process that never
+    /// embeds (most one-shot evaluations) does not pay for reading the
+    /// whole table. Contents that turn out damaged make an embedder that
+    /// knows no token (every vector zero), and `check` says why.
     pub fn from_static(bytes: &'static [u8]) -> Result<StaticEmbedder, TableError> {
         Self::new(Bytes::Static(bytes))
+    }
+
+    /// As `from_static`, for a table whose id (`Embedder::id`) is known
+    /// from the build, so that opening a store, which compares the id
+    /// with the one its semantic index was made by, does not hash the
+    /// table. The test `builtin_table_id_is_the_tables_hash` checks it.
+    pub fn from_static_with_id(
+        bytes: &'static [u8],
+        id: &str,
+    ) -> Result<StaticEmbedder, TableError> {
+        let e = Self::from_static(bytes)?;
+        let _ = e.id.set(id.to_string());
+        Ok(e)
     }
 
     fn new(bytes: Bytes) -> Result<StaticEmbedder, TableError> {
         Ok(StaticEmbedder {
             table: Table::parse(bytes)?,
+            checked: OnceLock::new(),
             lookup: OnceLock::new(),
             segmentations: Mutex::default(),
             id: OnceLock::new(),
         })
+    }
+
+    /// The table's contents checked (once; see `from_static`).
+    pub fn check(&self) -> Result<(), TableError> {
+        self.checked.get_or_init(|| self.table.check()).clone()
+    }
+
+    /// The id a table's bytes give: their length and BLAKE3 prefix.
+    fn id_of(bytes: &[u8]) -> String {
+        format!(
+            "static-{}-{}",
+            bytes.len(),
+            &blake3::hash(bytes).to_hex()[..16]
+        )
     }
 
     /// The table's own description (where it comes from, its licence).
@@ -402,7 +480,10 @@ impl StaticEmbedder {
     }
 
     fn lookup(&self) -> &Lookup {
-        self.lookup.get_or_init(|| Lookup::build(&self.table))
+        self.lookup.get_or_init(|| match self.check() {
+            Ok(()) => Lookup::build(&self.table),
+            Err(_) => Lookup::empty(),
+        })
     }
 
     /// Calls `f` with the vectors of the most probable segmentation of
@@ -528,10 +609,7 @@ impl Embedder for StaticEmbedder {
 
     fn id(&self) -> String {
         self.id
-            .get_or_init(|| {
-                let b = &self.table.bytes;
-                format!("static-{}-{}", b.len(), &blake3::hash(b).to_hex()[..16])
-            })
+            .get_or_init(|| Self::id_of(&self.table.bytes))
             .clone()
     }
 
@@ -716,11 +794,52 @@ pub(crate) mod tests {
         }
     }
 
+    #[test]
+    fn a_static_table_is_checked_on_first_use_and_a_damaged_one_knows_nothing() {
+        let mut bytes = small_table();
+        // The first entry's string offset (after the header, the
+        // description and the strings) made larger than the strings.
+        let good = StaticEmbedder::from_bytes(bytes.clone()).unwrap();
+        let strings = good.table.strings;
+        let offsets = good.table.offsets;
+        assert!(strings < offsets);
+        bytes[offsets..offsets + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(StaticEmbedder::from_bytes(bytes.clone()).is_err());
+        let leaked: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+        let lazy = StaticEmbedder::from_static(leaked).expect("the layout is whole");
+        assert!(
+            lazy.checked.get().is_none(),
+            "nothing is checked before use"
+        );
+        assert!(lazy.embed("sort 排序").iter().all(|&x| x == 0.0));
+        assert!(lazy.translations("排序").is_empty());
+        let why = lazy.check().unwrap_err();
+        assert!(why.0.contains("offset"), "{why}");
+        // A whole table, made lazily, embeds as the checked one does.
+        let whole: &'static [u8] = Box::leak(small_table().into_boxed_slice());
+        let lazy = StaticEmbedder::from_static(whole).unwrap();
+        assert_eq!(lazy.embed("sort tree"), good.embed("sort tree"));
+        assert_eq!(lazy.check(), Ok(()));
+    }
+
+    #[cfg(feature = "builtin-table")]
+    #[test]
+    fn builtin_table_id_is_the_tables_hash() {
+        let table = crate::repo::index::BUILTIN_TABLE.unwrap();
+        assert_eq!(
+            crate::repo::index::BUILTIN_TABLE_ID,
+            StaticEmbedder::id_of(table)
+        );
+        let e = StaticEmbedder::from_static(table).unwrap();
+        assert_eq!(e.id(), crate::repo::index::BUILTIN_TABLE_ID);
+    }
+
     #[cfg(feature = "builtin-table")]
     #[test]
     fn builtin_table_relates_chinese_and_english() {
         let e = StaticEmbedder::from_static(crate::repo::index::BUILTIN_TABLE.unwrap())
             .expect("the built-in table parses");
+        assert_eq!(e.check(), Ok(()), "the built-in table's contents are whole");
         assert!(e.info().contains("multilingual-e5-small"), "{}", e.info());
         let sort = e.embed("sort");
         assert!(cos(&e.embed("排序"), &sort) > 0.4);
