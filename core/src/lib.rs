@@ -15,6 +15,7 @@
 mod complex;
 mod heap;
 mod host;
+mod memory_files;
 mod number;
 mod pos;
 mod symbol;
@@ -48,6 +49,7 @@ pub use api::{
 };
 pub use heap::MemoryMeter;
 pub use host::{BasicHost, Host, InterruptCheck};
+pub use memory_files::{MemoryFiles, DEFAULT_FILES_CAP};
 pub use repo::cas::{BlobSource, StoreError};
 pub use repo::forest::{hex, Hash, ImportError, Snapshot};
 pub use repo::knowledge::{CommitReply, KnowledgeStore};

@@ -15,7 +15,10 @@ use std::path::{Path, PathBuf};
 /// The core's layers, lowest first. A module may use the modules of its
 /// own layer and of every layer below. `lib` is the crate root.
 const CORE_LAYERS: &[(&str, &[&str])] = &[
-    ("leaves", &["pos", "symbol", "number", "complex", "host"]),
+    (
+        "leaves",
+        &["pos", "symbol", "number", "complex", "host", "memory_files"],
+    ),
     ("values", &["value"]),
     ("heap", &["heap"]),
     ("syntax", &["syntax"]),

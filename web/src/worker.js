@@ -16,7 +16,9 @@
 // them, the session's bytes (Engine.saveSession) are stored in IndexedDB
 // (SessionStore, wasm/web/src/session.rs) before the result is reported, and
 // a new worker restores them after loading the knowledge base, unless the
-// page sent NEW_SESSION.
+// page sent NEW_SESSION. The page's files (what `(scheme file)` writes, held
+// in memory by the engine: wasm/web/src/files.rs) are kept the same way, in
+// the same database, and "New session" empties them too.
 //
 // The messages are defined in protocol.js.
 
@@ -186,6 +188,7 @@ async function evaluate(id, source) {
   }
   const saved = await save();
   await saveSession();
+  await saveFiles();
   post(ToPage.RESULT, { id, result, ms, store: storeReport(saved), knowledge, session: sessionReport() });
 }
 
@@ -212,6 +215,7 @@ const session = {
   forget: false, //  NEW_SESSION came: start empty, delete what is stored
   restored: null, // {bindings, skipped} when a saved session was restored
   error: null, //    why definitions could not be restored or saved
+  filesSaved: 0, //  the engine's filesGeneration when its files were last stored or restored
 };
 
 function sessionReport() {
@@ -245,13 +249,48 @@ async function loadSession(opening) {
     session.error = `The saved definitions cannot be read: ${describe(e)}`;
     return;
   }
-  if (!bytes) return;
+  if (bytes) {
+    try {
+      session.restored = engine.restoreSession(bytes);
+      session.last = bytes;
+    } catch (e) {
+      session.error = `The saved definitions could not be restored (${describe(e)}); they are kept in IndexedDB (database "arbores-session", key "unrestored").`;
+      await session.store.keepUnrestored(bytes).catch(() => {});
+    }
+  }
+  await loadFiles();
+}
+
+// Restores the page's files saved with the session. Files that cannot be
+// restored are kept aside (key "files-unrestored") and said.
+async function loadFiles() {
+  let bytes;
   try {
-    session.restored = engine.restoreSession(bytes);
-    session.last = bytes;
+    bytes = await session.store.loadFiles();
   } catch (e) {
-    session.error = `The saved definitions could not be restored (${describe(e)}); they are kept in IndexedDB (database "arbores-session", key "unrestored").`;
-    await session.store.keepUnrestored(bytes).catch(() => {});
+    session.error = `The saved files cannot be read: ${describe(e)}`;
+    return;
+  }
+  if (bytes) {
+    try {
+      engine.restoreFiles(bytes);
+    } catch (e) {
+      session.error = `The saved files could not be restored (${describe(e)}); they are kept in IndexedDB (database "arbores-session", key "files-unrestored").`;
+      await session.store.keepUnrestoredFiles(bytes).catch(() => {});
+    }
+  }
+  session.filesSaved = engine.filesGeneration;
+}
+
+// Stores the page's files if an evaluation changed them.
+async function saveFiles() {
+  if (!session.store || broken || engine.filesGeneration === session.filesSaved) return;
+  const generation = engine.filesGeneration;
+  try {
+    await session.store.saveFiles(engine.saveFiles());
+    session.filesSaved = generation;
+  } catch (e) {
+    session.error = `The files could not be saved: ${describe(e)}`;
   }
 }
 
@@ -280,6 +319,8 @@ async function forgetSession() {
   if (!session.store) return;
   try {
     if (session.empty) engine.restoreSession(session.empty);
+    engine.clearFiles();
+    session.filesSaved = engine.filesGeneration;
     session.last = session.empty;
     session.restored = null;
     await session.store.clear();

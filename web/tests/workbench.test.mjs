@@ -175,6 +175,40 @@ describe('workbench', () => {
     assert.match(still.error?.message ?? '', /unbound variable: bump!/, 'the forgotten session stays forgotten');
   });
 
+  test('the page\'s files: (scheme file) writes and reads them, load runs one, they survive a reload and Stop, and "New session" empties them', async () => {
+    await s.value('(call-with-output-file "notes/a.txt" (lambda (p) (write \'(1 "two" 3.5) p)))');
+    await s.value('(call-with-input-file "./notes/a.txt" read)', '(1 "two" 3.5)');
+    await s.value('(with-output-to-file "lib.scm" (lambda () (write \'(define (twice x) (* 2 x)))))');
+    await s.value('(begin (load "/lib.scm") (twice 21))', '42');
+    await s.value('(list (file-exists? "notes/../notes/a.txt") (file-exists? "b.txt"))', '(#t #f)');
+    const missing = await s.evaluate('(open-input-file "nowhere.txt")');
+    assert.match(missing.error?.message ?? '', /no such file: \/nowhere\.txt/);
+    await s.open('after a reload');
+    await s.value('(call-with-input-file "notes/a.txt" read)', '(1 "two" 3.5)', ' after a reload');
+    await s.value('(delete-file "lib.scm")');
+
+    // Stop: the files of the last evaluation that finished are there.
+    await page().evaluate(() => { document.getElementById('limits').open = true; });
+    await page().fill('#limit-steps', '1000000000000');
+    const id = await s.submit('(begin (call-with-output-file "late.txt" (lambda (p) (display "x" p))) (let spin () (spin)))');
+    await page().waitForTimeout(700);
+    assert.equal((await s.readEntry(id)).state, 'running', 'the loop runs until stopped');
+    let session = Number(await page().getAttribute('body', 'data-session'));
+    await page().click('#stop');
+    await s.waitFor(`body[data-session="${session + 1}"]`, 'a new session after Stop', 5000);
+    await s.engineReady('the engine after Stop');
+    await page().fill('#limit-steps', '50000000');
+    await s.value('(list (file-exists? "notes/a.txt") (file-exists? "lib.scm") (file-exists? "late.txt"))', '(#t #f #f)', ' after Stop');
+
+    session = Number(await page().getAttribute('body', 'data-session'));
+    await page().click('#new-session');
+    await s.waitFor(`body[data-session="${session + 1}"]`, 'a new session', 5000);
+    await s.engineReady('the new session');
+    await s.value('(file-exists? "notes/a.txt")', '#f', ' in a new session');
+    await s.open('after a reload of the new session');
+    await s.value('(file-exists? "notes/a.txt")', '#f', ' after a reload of the new session');
+  });
+
   test('the node list pages, filters by type and sorts; search finds by name and by meaning with scores', async () => {
     const sq = field((await s.value('(arb:create "(define (sq7 x) (* x x))" \'() "multiplies a number by itself" "function" \'("sq7"))')).value, 's-expression-id');
     await s.value(`(arb:create "(define (cube7 x) (* x (sq7 x)))" '((${sq} . "sq7")) "raises a number to the third power" "function" '("cube7"))`, /"new-version-id"/);

@@ -2,6 +2,7 @@
 
 use crate::browse;
 use crate::convert::{to_js, EvaluationJs};
+use crate::files::PageFiles;
 use arbores_core::repo::browse::{self as browse_core, NodeFilter, SortBy};
 use arbores_core::{Host, Limits, Tier};
 use wasm_bindgen::prelude::*;
@@ -13,6 +14,8 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen]
 pub struct Engine {
     inner: arbores_core::Engine,
+    /// The page's files, shared with the engine's host (files.rs).
+    files: PageFiles,
 }
 
 #[wasm_bindgen]
@@ -22,8 +25,12 @@ impl Engine {
         crate::panic::install_hook();
         crate::install_prepared_image();
         let mut inner = arbores_core::Engine::new();
-        inner.set_host(Box::new(BrowserHost));
-        Engine { inner }
+        let files = PageFiles::default();
+        files.tier.set(Some(inner.tier()));
+        inner.set_host(Box::new(BrowserHost {
+            files: files.clone(),
+        }));
+        Engine { inner, files }
     }
 
     /// Evaluates every form of `source` and returns
@@ -133,6 +140,7 @@ impl Engine {
     pub fn set_tier(&mut self, name: &str) -> Result<(), JsError> {
         let tier = parse_tier(name).map_err(|m| JsError::new(&m))?;
         self.inner.set_tier(tier);
+        self.files.tier.set(Some(tier));
         Ok(())
     }
 
@@ -238,6 +246,11 @@ impl Engine {
     pub(crate) fn core(&mut self) -> &mut arbores_core::Engine {
         &mut self.inner
     }
+
+    /// The page's files (files.rs).
+    pub(crate) fn page_files(&self) -> &PageFiles {
+        &self.files
+    }
 }
 
 fn js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsError> {
@@ -248,13 +261,32 @@ fn id_arg(name: &str, n: Option<f64>) -> Result<Option<u64>, JsError> {
     n.map(|n| whole_number(name, n)).transpose()
 }
 
-/// The core's host in the browser: the page's clock. A running evaluation
-/// is stopped by terminating its worker, so nothing is polled.
-struct BrowserHost;
+/// The core's host in the browser: the page's clock and the page's files
+/// (files.rs). A running evaluation is stopped by terminating its worker,
+/// so nothing is polled.
+struct BrowserHost {
+    files: PageFiles,
+}
 
 impl Host for BrowserHost {
     fn now(&mut self) -> f64 {
         js_sys::Date::now() / 1000.0
+    }
+
+    fn read_file(&mut self, path: &str, max: usize) -> Result<Vec<u8>, String> {
+        self.files.read(path, max)
+    }
+
+    fn write_file(&mut self, path: &str, bytes: &[u8], append: bool) -> Result<(), String> {
+        self.files.write(path, bytes, append)
+    }
+
+    fn file_exists(&mut self, path: &str) -> Result<bool, String> {
+        self.files.exists(path)
+    }
+
+    fn delete_file(&mut self, path: &str) -> Result<(), String> {
+        self.files.delete(path)
     }
 }
 

@@ -16,7 +16,11 @@
 //! - [`bundle`]: bundle files (the knowledge base as one file, the format
 //!   of `arbores export`), read, checked, exported and installed.
 //! - [`session`]: `SessionStore`, the session's definitions (the bytes of
-//!   `Engine.saveSession`) kept in IndexedDB across Stop and reload.
+//!   `Engine.saveSession`) and files kept in IndexedDB across Stop and
+//!   reload.
+//! - [`files`]: the page's files (`(scheme file)`, `load`, `include`), in
+//!   memory, and the `Engine` methods that list, read, save and restore
+//!   them.
 //! - [`snapshot`]: blob names and stored bytes as JavaScript values.
 //! - [`panic`]: keeps the text of a Rust panic for the host to report.
 //!
@@ -42,6 +46,7 @@ mod browse;
 mod bundle;
 mod convert;
 mod engine;
+mod files;
 mod panic;
 mod session;
 mod snapshot;

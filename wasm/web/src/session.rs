@@ -10,6 +10,8 @@
 //! | `session` | `"current"`    | the last saved session (`Uint8Array`)          |
 //! | `session` | `"unrestored"` | a saved session that could not be restored,    |
 //! |           |                | kept instead of overwritten by the next save   |
+//! | `session` | `"files"`      | the page's files (`Engine.saveFiles`)          |
+//! | `session` | `"files-unrestored"` | saved files that could not be restored   |
 //!
 //! Every tab of the playground shares it: the last evaluation to finish
 //! saves the session the next start restores.
@@ -28,6 +30,8 @@ const DB_VERSION: u8 = 1;
 const STORE: &str = "session";
 const CURRENT: &str = "current";
 const UNRESTORED: &str = "unrestored";
+const FILES: &str = "files";
+const FILES_UNRESTORED: &str = "files-unrestored";
 
 /// The saved session of this site.
 #[wasm_bindgen]
@@ -65,6 +69,28 @@ impl SessionStore {
     /// The last saved session: resolves to its bytes, or null when none
     /// was saved (or it is not bytes: then nothing can be restored).
     pub fn load(&self) -> Promise {
+        self.get(CURRENT)
+    }
+
+    /// The page's files last saved (`Engine.saveFiles`), or null.
+    #[wasm_bindgen(js_name = loadFiles)]
+    pub fn load_files(&self) -> Promise {
+        self.get(FILES)
+    }
+
+    /// Stores `bytes` (`Engine.saveFiles`) as the files to restore next.
+    #[wasm_bindgen(js_name = saveFiles)]
+    pub fn save_files(&self, bytes: Vec<u8>) -> Promise {
+        self.put(FILES, bytes)
+    }
+
+    /// Keeps saved files that could not be restored aside.
+    #[wasm_bindgen(js_name = keepUnrestoredFiles)]
+    pub fn keep_unrestored_files(&self, bytes: Vec<u8>) -> Promise {
+        self.put(FILES_UNRESTORED, bytes)
+    }
+
+    fn get(&self, key: &'static str) -> Promise {
         let db = self.db.clone();
         future_to_promise(async move {
             let read = |e: indexed_db_futures::error::Error| failed("cannot be read", e);
@@ -72,7 +98,7 @@ impl SessionStore {
             let stored: Option<JsValue> = tx
                 .object_store(STORE)
                 .map_err(read)?
-                .get(CURRENT)
+                .get(key)
                 .await
                 .map_err(read)?;
             Ok(match stored.as_ref().and_then(snapshot::bytes_of) {
@@ -94,8 +120,8 @@ impl SessionStore {
         self.put(UNRESTORED, bytes)
     }
 
-    /// Forgets the saved session: the next start begins with no
-    /// definitions.
+    /// Forgets the saved session and files: the next start begins with no
+    /// definitions and no files.
     pub fn clear(&self) -> Promise {
         let db = self.db.clone();
         future_to_promise(async move {
@@ -105,13 +131,15 @@ impl SessionStore {
                 .with_mode(TransactionMode::Readwrite)
                 .build()
                 .map_err(write)?;
-            tx.object_store(STORE)
-                .map_err(write)?
-                .delete(CURRENT)
-                .primitive()
-                .map_err(write)?
-                .await
-                .map_err(write)?;
+            let store = tx.object_store(STORE).map_err(write)?;
+            for key in [CURRENT, FILES] {
+                store
+                    .delete(key)
+                    .primitive()
+                    .map_err(write)?
+                    .await
+                    .map_err(write)?;
+            }
             tx.commit().await.map_err(write)?;
             Ok(JsValue::UNDEFINED)
         })
