@@ -7,7 +7,13 @@
 //! With the feature `builtin-table`, also `$OUT_DIR/builtin_table_id.rs`:
 //! the built-in embedder table's id (`static-LENGTH-BLAKE3PREFIX`, as
 //! `StaticEmbedder` names a table), so that no process hashes the table
-//! to learn it.
+//! to learn it; and `$OUT_DIR/builtin_table_lookup.bin`, its entry lookup
+//! (`src/repo/index/table_lookup.rs`, a module here too), so that no process
+//! builds it.
+
+#[allow(dead_code)]
+#[path = "src/repo/index/table_lookup.rs"]
+mod table_lookup;
 
 use std::path::{Path, PathBuf};
 
@@ -69,6 +75,39 @@ fn write_builtin_table_id(manifest: &Path) {
         &hash[..16]
     );
     write_if_changed("builtin_table_id.rs", &code);
+    write_builtin_table_lookup(&bytes);
+}
+
+/// The table's entry lookup: `u32 max_chars`, then the slots, as
+/// little-endian u32s. The table's layout is read as
+/// `static_embed::Table::parse` reads it; a table it cannot read is a
+/// build error.
+fn write_builtin_table_lookup(b: &[u8]) {
+    let u32_at = |at: usize| -> usize {
+        let word = b.get(at..at + 4).expect("the built-in table is truncated");
+        u32::from_le_bytes(word.try_into().unwrap()) as usize
+    };
+    assert_eq!(&b[..8], b"ARBEMB01", "the built-in table's magic");
+    let entries = u32_at(16);
+    let info = u32_at(20);
+    let strings_len = u32_at(24 + info);
+    let strings = 28 + info;
+    let offsets = strings + strings_len;
+    let string = |i: usize| {
+        let start = u32_at(offsets + 4 * i);
+        let end = u32_at(offsets + 4 * (i + 1));
+        &b[strings + start..strings + end]
+    };
+    let (slots, max_chars) = table_lookup::build_slots(entries, string);
+    let mut out = Vec::with_capacity(4 + 4 * slots.len());
+    out.extend_from_slice(&(max_chars as u32).to_le_bytes());
+    for s in slots {
+        out.extend_from_slice(&s.to_le_bytes());
+    }
+    let path = PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("builtin_table_lookup.bin");
+    if std::fs::read(&path).ok().as_deref() != Some(out.as_slice()) {
+        std::fs::write(&path, out).expect("writing builtin_table_lookup.bin into OUT_DIR");
+    }
 }
 
 fn write_if_changed(name: &str, code: &str) {

@@ -28,6 +28,7 @@ pub mod pairs;
 pub mod semantic;
 pub mod static_embed;
 pub mod symbol;
+mod table_lookup;
 pub mod text;
 pub mod vector;
 
@@ -148,6 +149,12 @@ pub const BUILTIN_TABLE: Option<&[u8]> = None;
 #[cfg(feature = "builtin-table")]
 include!(concat!(env!("OUT_DIR"), "/builtin_table_id.rs"));
 
+/// The built-in table's entry lookup, made by build.rs with
+/// `table_lookup::build_slots`: `u32 max_chars`, then the slots.
+#[cfg(feature = "builtin-table")]
+pub const BUILTIN_TABLE_LOOKUP: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/builtin_table_lookup.bin"));
+
 /// The built-in Chinese-English lexicon (docs/SEARCH.md), when the crate
 /// is built with it (feature `builtin-lexicon`, on by default).
 #[cfg(feature = "builtin-lexicon")]
@@ -181,7 +188,7 @@ pub fn default_embedder() -> Box<dyn Embedder> {
         // engine keeps working meanwhile.
         #[cfg(feature = "builtin-table")]
         let made = BUILTIN_TABLE.and_then(|t| {
-            StaticEmbedder::from_static_with_id(t, BUILTIN_TABLE_ID)
+            StaticEmbedder::from_static_made(t, BUILTIN_TABLE_ID, BUILTIN_TABLE_LOOKUP)
                 .ok()
                 .map(Arc::new)
         });

@@ -48,12 +48,12 @@
 //! lookups once.
 
 use std::fmt;
-use std::hash::Hasher;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rustc_hash::FxHashMap;
 
 use super::embed::Embedder;
+use super::table_lookup;
 use super::text::{pieces, Piece, Scratch};
 
 const MAGIC: &[u8; 8] = b"ARBEMB01";
@@ -122,72 +122,90 @@ struct Table {
     similarities: usize,
 }
 
-/// Entry lookup by string, built on first use: an open-addressing table of
-/// entry numbers keyed by the entries' own bytes in the table, so building
-/// it allocates one array (not a string per entry) and a lookup hashes the
-/// key once and compares bytes in place.
+/// Entry lookup by string, made on first use (`table_lookup`): entry
+/// numbers in slots keyed by the entries' own bytes in the table, so
+/// building it allocates one array (not a string per entry) and a lookup
+/// hashes the key once and compares bytes in place. The built-in table's
+/// slots come made from the build.
 struct Lookup {
-    /// Entry number + 1 per slot, 0 for an empty slot; a power of two at
-    /// least twice the entry count, so probe runs stay short.
-    slots: Vec<u32>,
+    slots: Slots,
     /// Longest entry, in characters.
     max_chars: usize,
 }
 
-impl Lookup {
-    fn hash(key: &[u8]) -> usize {
-        let mut h = rustc_hash::FxHasher::default();
-        h.write(key);
-        h.finish() as usize
+/// Entry number + 1 per slot, 0 for an empty slot; a power of two long.
+enum Slots {
+    Built(Vec<u32>),
+    /// Made by the build: little-endian u32s.
+    Static(&'static [u8]),
+}
+
+impl Slots {
+    fn len(&self) -> usize {
+        match self {
+            Slots::Built(v) => v.len(),
+            Slots::Static(b) => b.len() / 4,
+        }
     }
 
+    fn get(&self, at: usize) -> u32 {
+        match self {
+            Slots::Built(v) => v[at],
+            Slots::Static(b) => le_u32(b, 4 * at),
+        }
+    }
+}
+
+impl Lookup {
     /// The lookup of a table whose contents failed their check: it finds
     /// nothing.
     fn empty() -> Lookup {
         Lookup {
-            slots: vec![0; 16],
+            slots: Slots::Built(vec![0; 16]),
             max_chars: 1,
         }
     }
 
     fn build(table: &Table) -> Lookup {
-        let size = (table.entries * 2).next_power_of_two().max(16);
-        let mut slots = vec![0u32; size];
-        let mut max_chars = 1;
-        for i in 0..table.entries {
-            let s = table.string_bytes(i);
-            if s.is_empty() {
-                continue;
-            }
-            max_chars = max_chars.max(String::from_utf8_lossy(s).chars().count());
-            let mut at = Self::hash(s) & (size - 1);
-            loop {
-                let slot = slots[at];
-                // A repeated string: the later entry wins.
-                if slot == 0 || table.string_bytes(slot as usize - 1) == s {
-                    slots[at] = i as u32 + 1;
-                    break;
-                }
-                at = (at + 1) & (size - 1);
-            }
-        }
+        let (slots, max_chars) =
+            table_lookup::build_slots(table.entries, |i| table.string_bytes(i));
         Lookup {
-            slots,
-            max_chars: max_chars.min(24),
+            slots: Slots::Built(slots),
+            max_chars,
         }
+    }
+
+    /// The lookup the build made (`u32 max_chars`, then the slots), if it
+    /// has the shape `table` needs; `None` makes the caller build one.
+    fn made(table: &Table, bytes: &'static [u8]) -> Option<Lookup> {
+        if bytes.len() != 4 + 4 * table_lookup::slot_count(table.entries) {
+            return None;
+        }
+        let max_chars = le_u32(bytes, 0) as usize;
+        (1..=table_lookup::MAX_CHARS)
+            .contains(&max_chars)
+            .then(|| Lookup {
+                slots: Slots::Static(&bytes[4..]),
+                max_chars,
+            })
     }
 
     /// The vector and log-probability of the entry spelled `key`.
     fn get(&self, table: &Table, key: &str) -> Option<(u32, f32)> {
         let key = key.as_bytes();
         let mask = self.slots.len() - 1;
-        let mut at = Self::hash(key) & mask;
+        let mut at = table_lookup::hash(key) as usize & mask;
         loop {
-            let slot = self.slots[at];
+            let slot = self.slots.get(at);
             if slot == 0 {
                 return None;
             }
             let i = slot as usize - 1;
+            // A slot past the entries (a made lookup that does not fit
+            // its table) finds nothing rather than reading out of bounds.
+            if i >= table.entries {
+                return None;
+            }
             if table.string_bytes(i) == key {
                 let b = &table.bytes[..];
                 return Some((
@@ -207,6 +225,8 @@ pub struct StaticEmbedder {
     /// use (see `from_static`).
     checked: OnceLock<Result<(), TableError>>,
     lookup: OnceLock<Lookup>,
+    /// The lookup the build made for the built-in table (`table_lookup`).
+    made_lookup: Option<&'static [u8]>,
     /// The segmentations of words the table lacks and of CJK runs, by
     /// their text: texts repeat the same words, and a segmentation costs
     /// a lookup per candidate piece (tens per word) where this costs one.
@@ -444,11 +464,24 @@ impl StaticEmbedder {
         Ok(e)
     }
 
+    /// As `from_static_with_id`, with the entry lookup the build made
+    /// (`table_lookup`; built as usual if it does not fit the table).
+    pub fn from_static_made(
+        bytes: &'static [u8],
+        id: &str,
+        lookup: &'static [u8],
+    ) -> Result<StaticEmbedder, TableError> {
+        let mut e = Self::from_static_with_id(bytes, id)?;
+        e.made_lookup = Some(lookup);
+        Ok(e)
+    }
+
     fn new(bytes: Bytes) -> Result<StaticEmbedder, TableError> {
         Ok(StaticEmbedder {
             table: Table::parse(bytes)?,
             checked: OnceLock::new(),
             lookup: OnceLock::new(),
+            made_lookup: None,
             segmentations: Mutex::default(),
             id: OnceLock::new(),
         })
@@ -481,7 +514,10 @@ impl StaticEmbedder {
 
     fn lookup(&self) -> &Lookup {
         self.lookup.get_or_init(|| match self.check() {
-            Ok(()) => Lookup::build(&self.table),
+            Ok(()) => self
+                .made_lookup
+                .and_then(|made| Lookup::made(&self.table, made))
+                .unwrap_or_else(|| Lookup::build(&self.table)),
             Err(_) => Lookup::empty(),
         })
     }
@@ -820,6 +856,39 @@ pub(crate) mod tests {
         let lazy = StaticEmbedder::from_static(whole).unwrap();
         assert_eq!(lazy.embed("sort tree"), good.embed("sort tree"));
         assert_eq!(lazy.check(), Ok(()));
+    }
+
+    #[cfg(feature = "builtin-table")]
+    #[test]
+    fn the_builds_lookup_of_the_builtin_table_is_the_one_made_at_run_time() {
+        let table = crate::repo::index::BUILTIN_TABLE.unwrap();
+        let made = crate::repo::index::BUILTIN_TABLE_LOOKUP;
+        let e = StaticEmbedder::from_static(table).unwrap();
+        let built = Lookup::build(&e.table);
+        let from_build = Lookup::made(&e.table, made).expect("the build's lookup fits");
+        assert_eq!(from_build.max_chars, built.max_chars);
+        assert_eq!(from_build.slots.len(), built.slots.len());
+        assert!((0..built.slots.len()).all(|i| built.slots.get(i) == from_build.slots.get(i)));
+        // A lookup of another shape is not used.
+        assert!(Lookup::made(&e.table, &made[4..]).is_none());
+        let e = crate::repo::index::default_embedder();
+        assert!(cos(&e.embed("排序"), &e.embed("sort")) > 0.4);
+    }
+
+    #[test]
+    fn a_made_lookup_that_does_not_fit_its_table_finds_nothing_and_never_panics() {
+        let bytes: &'static [u8] = Box::leak(small_table().into_boxed_slice());
+        let e = StaticEmbedder::from_static(bytes).unwrap();
+        let n = table_lookup::slot_count(e.table.entries);
+        // Every slot names an entry far past the table.
+        let mut wrong = vec![0u8; 4 + 4 * n];
+        wrong[..4].copy_from_slice(&3u32.to_le_bytes());
+        for s in wrong[4..].chunks_mut(4) {
+            s.copy_from_slice(&1000u32.to_le_bytes());
+        }
+        let wrong: &'static [u8] = Box::leak(wrong.into_boxed_slice());
+        let e = StaticEmbedder::from_static_made(bytes, "test", wrong).unwrap();
+        assert!(e.embed("sort 排序").iter().all(|&x| x == 0.0));
     }
 
     #[cfg(feature = "builtin-table")]
