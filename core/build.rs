@@ -10,10 +10,24 @@
 //! to learn it; and `$OUT_DIR/builtin_table_lookup.bin`, its entry lookup
 //! (`src/repo/index/table_lookup.rs`, a module here too), so that no process
 //! builds it.
+//!
+//! With the feature `builtin-lexicon`, `$OUT_DIR/builtin_lexicon.rs` (what
+//! `Lexicon::check` gave: the build fails on a damaged lexicon) and
+//! `$OUT_DIR/builtin_lexicon_reverse.bin` (its English-to-Chinese list),
+//! so that no process checks the lexicon or gathers that list.
 
 #[allow(dead_code)]
 #[path = "src/repo/index/table_lookup.rs"]
 mod table_lookup;
+
+// The lexicon's own code, to check the built-in lexicon and make its
+// English-to-Chinese list exactly as the engine would.
+#[allow(dead_code)]
+#[path = "src/repo/index/bytes.rs"]
+mod bytes;
+#[allow(dead_code)]
+#[path = "src/repo/index/lexicon.rs"]
+mod lexicon;
 
 use std::path::{Path, PathBuf};
 
@@ -58,6 +72,30 @@ fn main() {
     let code = format!("pub const SOURCE_HASH: [u8; 32] = {hash:?};\n");
     write_if_changed("source_hash.rs", &code);
     write_builtin_table_id(&manifest);
+    write_builtin_lexicon(&manifest);
+}
+
+/// The built-in lexicon checked, and its English-to-Chinese list.
+fn write_builtin_lexicon(manifest: &Path) {
+    if std::env::var_os("CARGO_FEATURE_BUILTIN_LEXICON").is_none() {
+        return;
+    }
+    let file = manifest.join("data/zh-en.lexicon");
+    println!("cargo:rerun-if-changed={}", file.display());
+    let bytes = std::fs::read(&file).expect("reading core/data/zh-en.lexicon");
+    let lexicon = lexicon::Lexicon::from_bytes(bytes)
+        .unwrap_or_else(|e| panic!("the built-in lexicon core/data/zh-en.lexicon: {e}"));
+    let longest = lexicon.check().expect("checked by from_bytes");
+    write_if_changed(
+        "builtin_lexicon.rs",
+        &format!("pub const BUILTIN_LEXICON_LONGEST: usize = {longest};\n"),
+    );
+    let reverse = lexicon::Lexicon::encode_reverse(&lexicon.reverse_entries());
+    let path =
+        PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("builtin_lexicon_reverse.bin");
+    if std::fs::read(&path).ok().as_deref() != Some(reverse.as_slice()) {
+        std::fs::write(&path, reverse).expect("writing builtin_lexicon_reverse.bin into OUT_DIR");
+    }
 }
 
 /// The built-in table's id, written when the feature includes the table.

@@ -32,7 +32,7 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use super::static_embed::Bytes;
+use super::bytes::Bytes;
 
 const MAGIC: &[u8; 8] = b"ARBLEX01";
 /// The longest headword considered when cutting a query, in characters.
@@ -80,6 +80,9 @@ pub struct Lexicon {
     /// headword of two characters or more, by English word: built on
     /// first use.
     reverse: OnceLock<Vec<(u32, u32, u8)>>,
+    /// That list as the build made it for the built-in lexicon
+    /// (`encode_reverse`), used when it fits this lexicon.
+    made_reverse: Option<&'static [u8]>,
 }
 
 impl fmt::Debug for Lexicon {
@@ -214,6 +217,22 @@ impl Lexicon {
         Self::parse(Bytes::Static(bytes))
     }
 
+    /// The built-in lexicon, whose contents the build checked (core/build.rs
+    /// runs `check` on these same bytes and fails on damage; it gave
+    /// `longest`) and whose English-to-Chinese list it made
+    /// (`encode_reverse`), so that a process's first search does neither:
+    /// tens of milliseconds in the sandbox.
+    pub fn from_static_checked(
+        bytes: &'static [u8],
+        longest: usize,
+        reverse: &'static [u8],
+    ) -> Result<Lexicon, LexiconError> {
+        let mut lexicon = Self::parse(Bytes::Static(bytes))?;
+        let _ = lexicon.checked.set(Some(longest.clamp(1, LONGEST)));
+        lexicon.made_reverse = Some(reverse);
+        Ok(lexicon)
+    }
+
     /// The layout: every part's length within the bytes.
     fn parse(bytes: Bytes) -> Result<Lexicon, LexiconError> {
         let b = &bytes[..];
@@ -247,6 +266,7 @@ impl Lexicon {
             checked: OnceLock::new(),
             glosses_len,
             reverse: OnceLock::new(),
+            made_reverse: None,
         })
     }
 
@@ -424,20 +444,9 @@ impl Lexicon {
             return Vec::new();
         };
         let reverse = self.reverse.get_or_init(|| {
-            let mut out = Vec::new();
-            for i in 0..self.heads.count {
-                if self.head(i).chars().nth(1).is_none() {
-                    continue;
-                }
-                self.each_gloss(i, &mut |weight, words| {
-                    if let [w] = words {
-                        out.push((*w as u32, i as u32, (weight * 255.0).round() as u8));
-                    }
-                    true
-                });
-            }
-            out.sort_unstable_by_key(|r| (r.0, std::cmp::Reverse(r.2), r.1));
-            out
+            self.made_reverse
+                .and_then(|made| self.decode_reverse(made))
+                .unwrap_or_else(|| self.reverse_entries())
         });
         let start = reverse.partition_point(|r| (r.0 as usize) < e);
         let mut out: Vec<(String, f32)> = reverse[start..]
@@ -447,6 +456,54 @@ impl Lexicon {
             .collect();
         out.truncate(REVERSE_KEPT);
         out
+    }
+
+    /// (English word, headword, weight × 255) of every one-word gloss of a
+    /// headword of two characters or more, by English word, best first.
+    pub fn reverse_entries(&self) -> Vec<(u32, u32, u8)> {
+        let mut out = Vec::new();
+        for i in 0..self.heads.count {
+            if self.head(i).chars().nth(1).is_none() {
+                continue;
+            }
+            self.each_gloss(i, &mut |weight, words| {
+                if let [w] = words {
+                    out.push((*w as u32, i as u32, (weight * 255.0).round() as u8));
+                }
+                true
+            });
+        }
+        out.sort_unstable_by_key(|r| (r.0, std::cmp::Reverse(r.2), r.1));
+        out
+    }
+
+    /// `reverse_entries` as bytes: 9 per entry (two little-endian u32s and
+    /// the weight).
+    pub fn encode_reverse(entries: &[(u32, u32, u8)]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(9 * entries.len());
+        for &(e, h, w) in entries {
+            out.extend_from_slice(&e.to_le_bytes());
+            out.extend_from_slice(&h.to_le_bytes());
+            out.push(w);
+        }
+        out
+    }
+
+    /// Bytes of `encode_reverse`, if they fit this lexicon (every number
+    /// in range, in order); `None` makes the caller gather them.
+    fn decode_reverse(&self, b: &[u8]) -> Option<Vec<(u32, u32, u8)>> {
+        if b.len() % 9 != 0 {
+            return None;
+        }
+        let entries: Vec<(u32, u32, u8)> = b
+            .chunks_exact(9)
+            .map(|c| (le_u32(c, 0) as u32, le_u32(c, 4) as u32, c[8]))
+            .collect();
+        let fits = entries
+            .iter()
+            .all(|&(e, h, _)| (e as usize) < self.english.count && (h as usize) < self.heads.count)
+            && entries.windows(2).all(|p| p[0].0 <= p[1].0);
+        fits.then_some(entries)
     }
 
     /// Cuts a run of CJK characters into headwords: the lengths of its
@@ -644,6 +701,37 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    #[cfg(feature = "builtin-lexicon")]
+    #[test]
+    fn the_builds_reverse_list_and_check_of_the_builtin_lexicon_are_the_engines() {
+        let bytes = crate::repo::index::BUILTIN_LEXICON.unwrap();
+        let made = crate::repo::index::BUILTIN_LEXICON_REVERSE;
+        let lexicon = Lexicon::from_static(bytes).unwrap();
+        assert_eq!(
+            lexicon.check(),
+            Ok(crate::repo::index::BUILTIN_LEXICON_LONGEST)
+        );
+        let gathered = lexicon.reverse_entries();
+        assert_eq!(lexicon.decode_reverse(made), Some(gathered));
+        // A list that does not fit is not used: the lexicon gathers its own.
+        assert_eq!(lexicon.decode_reverse(&made[1..]), None);
+        let mut wrong = made.to_vec();
+        wrong[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(lexicon.decode_reverse(&wrong), None);
+        let leaked: &'static [u8] = Box::leak(wrong.into_boxed_slice());
+        let fallback = Lexicon::from_static_checked(bytes, 4, leaked).unwrap();
+        assert_eq!(
+            fallback.headwords_for("sort"),
+            lexicon.headwords_for("sort")
+        );
+        let built_in = crate::repo::index::default_lexicon().unwrap();
+        assert_eq!(
+            built_in.headwords_for("sort"),
+            lexicon.headwords_for("sort")
+        );
+        assert!(!built_in.headwords_for("sort").is_empty());
     }
 
     #[cfg(feature = "builtin-lexicon")]

@@ -19,6 +19,7 @@
 //! order that ends in the same set of nodes gives the same index as a
 //! rebuild from scratch.
 
+mod bytes;
 pub mod deps;
 pub mod embed;
 pub mod hybrid;
@@ -162,6 +163,18 @@ pub const BUILTIN_LEXICON: Option<&[u8]> = Some(include_bytes!("../../../data/zh
 #[cfg(not(feature = "builtin-lexicon"))]
 pub const BUILTIN_LEXICON: Option<&[u8]> = None;
 
+// `BUILTIN_LEXICON_LONGEST`: what `Lexicon::check` gave for the built-in
+// lexicon when the build ran it (core/build.rs), which is why no process
+// checks it again.
+#[cfg(feature = "builtin-lexicon")]
+include!(concat!(env!("OUT_DIR"), "/builtin_lexicon.rs"));
+
+/// The built-in lexicon's English-to-Chinese list, made by the build
+/// (`Lexicon::encode_reverse`).
+#[cfg(feature = "builtin-lexicon")]
+pub const BUILTIN_LEXICON_REVERSE: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/builtin_lexicon_reverse.bin"));
+
 /// The lexicon used unless a host sets another: the built-in one, parsed
 /// once per process and shared by every engine.
 pub fn default_lexicon() -> Option<Arc<Lexicon>> {
@@ -171,7 +184,15 @@ pub fn default_lexicon() -> Option<Arc<Lexicon>> {
             // A built-in lexicon that does not parse is a build error that
             // the test `builtin_lexicon_translates` reports; search works
             // without it meanwhile.
-            BUILTIN_LEXICON.and_then(|b| Lexicon::from_static(b).ok().map(Arc::new))
+            #[cfg(feature = "builtin-lexicon")]
+            let made = BUILTIN_LEXICON.and_then(|b| {
+                Lexicon::from_static_checked(b, BUILTIN_LEXICON_LONGEST, BUILTIN_LEXICON_REVERSE)
+                    .ok()
+                    .map(Arc::new)
+            });
+            #[cfg(not(feature = "builtin-lexicon"))]
+            let made = None;
+            made
         })
         .clone()
 }

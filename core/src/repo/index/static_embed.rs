@@ -52,6 +52,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use rustc_hash::FxHashMap;
 
+use super::bytes::Bytes;
 use super::embed::Embedder;
 use super::table_lookup;
 use super::text::{pieces, Piece, Scratch};
@@ -85,23 +86,6 @@ impl fmt::Display for TableError {
 }
 
 impl std::error::Error for TableError {}
-
-/// A table's bytes: compiled into the program, or handed over at run time.
-#[derive(Clone)]
-pub(crate) enum Bytes {
-    Static(&'static [u8]),
-    Shared(Arc<[u8]>),
-}
-
-impl std::ops::Deref for Bytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Bytes::Static(b) => b,
-            Bytes::Shared(b) => b,
-        }
-    }
-}
 
 /// A parsed table: views into its bytes.
 struct Table {
