@@ -40,6 +40,30 @@ function listed() {
   })));
 }
 
+// Runs `loop` (an evaluation that never ends) with a budget large enough
+// to keep it running, presses Stop once it runs, and waits for the engine
+// that replaces the stopped one.
+async function stopWhileRunning(loop) {
+  await page().evaluate(() => { document.getElementById('limits').open = true; });
+  await page().fill('#limit-steps', '1000000000000');
+  const id = await s.submit(loop);
+  await page().waitForTimeout(700);
+  assert.equal((await s.readEntry(id)).state, 'running', 'the loop runs until stopped');
+  const session = Number(await page().getAttribute('body', 'data-session'));
+  await page().click('#stop');
+  await s.waitFor(`body[data-session="${session + 1}"]`, 'a new session after Stop', 5000);
+  await s.engineReady('the engine after Stop');
+  await page().fill('#limit-steps', '50000000');
+}
+
+// Presses "New session" and waits for its engine.
+async function newSession() {
+  const session = Number(await page().getAttribute('body', 'data-session'));
+  await page().click('#new-session');
+  await s.waitFor(`body[data-session="${session + 1}"]`, 'a new session', 5000);
+  await s.engineReady('the new session');
+}
+
 describe('workbench', () => {
   before(async () => {
     ({ server, session: s } = await startSession());
@@ -150,23 +174,11 @@ describe('workbench', () => {
     // Stop a loop: the restarted engine has the definitions of the last
     // evaluation that finished.
     await s.value('(define (spin) (spin))');
-    await page().evaluate(() => { document.getElementById('limits').open = true; });
-    await page().fill('#limit-steps', '1000000000000');
-    const id = await s.submit('(begin (set! kept-here 99) (spin))');
-    await page().waitForTimeout(700);
-    assert.equal((await s.readEntry(id)).state, 'running', 'the loop runs until stopped');
-    let session = Number(await page().getAttribute('body', 'data-session'));
-    await page().click('#stop');
-    await s.waitFor(`body[data-session="${session + 1}"]`, 'a new session after Stop', 5000);
-    await s.engineReady('the engine after Stop');
+    await stopWhileRunning('(begin (set! kept-here 99) (spin))');
     assert.match(await page().textContent('#transcript'), /restarted with the definitions of the last evaluation that finished/);
     await s.value('(list kept-here (bump!))', '(5 3)', ' after Stop');
-    await page().fill('#limit-steps', '50000000');
 
-    session = Number(await page().getAttribute('body', 'data-session'));
-    await page().click('#new-session');
-    await s.waitFor(`body[data-session="${session + 1}"]`, 'a new session', 5000);
-    await s.engineReady('the new session');
+    await newSession();
     const gone = await s.evaluate('kept-here');
     assert.match(gone.error?.message ?? '', /unbound variable: kept-here/);
     await s.value('stored-here', '6', ' in the new session');
@@ -188,22 +200,10 @@ describe('workbench', () => {
     await s.value('(delete-file "lib.scm")');
 
     // Stop: the files of the last evaluation that finished are there.
-    await page().evaluate(() => { document.getElementById('limits').open = true; });
-    await page().fill('#limit-steps', '1000000000000');
-    const id = await s.submit('(begin (call-with-output-file "late.txt" (lambda (p) (display "x" p))) (let spin () (spin)))');
-    await page().waitForTimeout(700);
-    assert.equal((await s.readEntry(id)).state, 'running', 'the loop runs until stopped');
-    let session = Number(await page().getAttribute('body', 'data-session'));
-    await page().click('#stop');
-    await s.waitFor(`body[data-session="${session + 1}"]`, 'a new session after Stop', 5000);
-    await s.engineReady('the engine after Stop');
-    await page().fill('#limit-steps', '50000000');
+    await stopWhileRunning('(begin (call-with-output-file "late.txt" (lambda (p) (display "x" p))) (let spin () (spin)))');
     await s.value('(list (file-exists? "notes/a.txt") (file-exists? "lib.scm") (file-exists? "late.txt"))', '(#t #f #f)', ' after Stop');
 
-    session = Number(await page().getAttribute('body', 'data-session'));
-    await page().click('#new-session');
-    await s.waitFor(`body[data-session="${session + 1}"]`, 'a new session', 5000);
-    await s.engineReady('the new session');
+    await newSession();
     await s.value('(file-exists? "notes/a.txt")', '#f', ' in a new session');
     await s.open('after a reload of the new session');
     await s.value('(file-exists? "notes/a.txt")', '#f', ' after a reload of the new session');
