@@ -1,6 +1,8 @@
 //! How long an evaluation runs on after the interrupt check first says
 //! stop, and how late the check is first asked after the deadline:
-//! `cargo run --release -p arbores-core --example interrupt_latency`.
+//! `cargo run --release -p arbores-core --example interrupt_latency`;
+//! with `gc`, of a program whose time goes to collections of eight million
+//! live pairs.
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -8,8 +10,14 @@ use std::time::{Duration, Instant};
 use arbores_core::{Engine, Limits};
 
 fn main() {
-    let program = "(let* ((a (make-list 1000000 'x)) (b (list-copy a)))
-  (let loop () (equal? a b) (write a (open-output-string)) (member 'y b) (loop)))";
+    let gc = std::env::args().nth(1).as_deref() == Some("gc");
+    let program = if gc {
+        "(let ((keep (make-list 8000000 'x)))
+  (let loop ((i 0)) (make-vector 100000 0) (loop (+ i 1))) keep)"
+    } else {
+        "(let* ((a (make-list 1000000 'x)) (b (list-copy a)))
+  (let loop () (equal? a b) (write a (open-output-string)) (member 'y b) (loop)))"
+    };
     for run in 0..5 {
         let mut e = Engine::new();
         e.set_limits(Limits::default());

@@ -1,6 +1,7 @@
 //! The object heap and its mark-sweep collector.
 //!
-//! Objects live in one vector and are named by index. Allocation never runs
+//! Objects live in one vector, stored in fixed-size chunks so that growing
+//! it never copies it ([`Chunked`]), and are named by index. Allocation never runs
 //! the collector: only the VM decides when to collect, at points where every
 //! live value is in a place it can enumerate (its stacks, registers, globals).
 //! Primitives may therefore hold values in Rust locals without rooting them.
@@ -16,6 +17,7 @@
 
 use std::rc::Rc;
 
+use crate::chunked::Chunked;
 use crate::complex::Number;
 use crate::number::Num;
 use crate::value::code::Template;
@@ -23,13 +25,17 @@ use crate::value::{Object, Ref, Value};
 
 const NO_FREE: u32 = u32::MAX;
 
+/// Objects the collector marks between two questions whether to stop
+/// (a few milliseconds of marking).
+const STOP_CHECK_OBJECTS: u32 = 1 << 16;
+
 /// The last collector stamp handed out (see `Heap::collect`).
 static MARK_STAMPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 #[derive(Clone)]
 pub struct Heap {
-    objects: Vec<Object>,
-    marks: Vec<bool>,
+    objects: Chunked<Object>,
+    marks: Chunked<bool>,
     free_head: u32,
     /// Slots on the free list.
     free_slots: usize,
@@ -52,7 +58,7 @@ pub struct Heap {
     pub prims: std::rc::Rc<[PrimInfo]>,
     /// Evaluation stamp of each slot: when it was allocated, or first
     /// mutated and saved, during the current evaluation.
-    births: Vec<u32>,
+    births: Chunked<u32>,
     epoch: u32,
     /// Objects that existed before the current evaluation, as they were
     /// before it first changed them (see `begin_evaluation`).
@@ -78,13 +84,9 @@ pub fn growth_cost(old: usize, new: usize) -> usize {
     }
 }
 
-/// Slots the heap grows by when it is nearly full: half again what it has.
-/// Doubling would leave up to half the slots' memory unused, counted
-/// against the cap all the same (the meter counts what is allocated), and
-/// in wasm32 the copy would need three times the old size at once.
-fn slots_more(capacity: usize) -> usize {
-    (capacity / 2).max(1024)
-}
+/// Bytes a heap slot takes: its object, its mark and its evaluation
+/// stamp (what a pair costs).
+const SLOT_BYTES: usize = std::mem::size_of::<Object>() + std::mem::size_of::<bool>() + 4;
 
 /// A memory cap would be exceeded.
 #[derive(Debug)]
@@ -128,8 +130,8 @@ impl Heap {
 
     pub fn new() -> Heap {
         Heap {
-            objects: Vec::new(),
-            marks: Vec::new(),
+            objects: Chunked::default(),
+            marks: Chunked::default(),
             free_head: NO_FREE,
             free_slots: 0,
             bytes: 0,
@@ -140,7 +142,7 @@ impl Heap {
             mark_stamp: 0,
             collections: 0,
             prims: std::rc::Rc::from(Vec::new()),
-            births: Vec::new(),
+            births: Chunked::default(),
             epoch: 0,
             journal: Vec::new(),
             journaling: false,
@@ -202,30 +204,17 @@ impl Heap {
         }
     }
 
-    /// What growing the slot vectors would cost beyond what is held
-    /// ([`growth_cost`]) when they are nearly full (less than an eighth of
-    /// their room left, free slots counted), else 0: see
-    /// [`Heap::grow_slots`].
-    pub fn slots_growth(&self) -> usize {
-        let capacity = self.objects.capacity();
-        let room = capacity - self.objects.len() + self.free_slots;
-        if room >= capacity / 8 + 1024 {
-            return 0;
+    /// Checks that `n` more objects of the size of a pair fit under the
+    /// cap, before a primitive makes that many (`make-list`). Unlike
+    /// [`Heap::check_room`] the bytes are not one allocation, so no
+    /// single-allocation bound applies.
+    pub fn check_slots_room(&self, n: usize) -> Result<(), OutOfMemory> {
+        let held = self.metered().unwrap_or(self.live_after_gc);
+        if held.saturating_add(n.saturating_mul(SLOT_BYTES)) > self.cap {
+            Err(OutOfMemory)
+        } else {
+            Ok(())
         }
-        let slot = std::mem::size_of::<Object>() + std::mem::size_of::<bool>() + 4;
-        growth_cost(capacity * slot, (capacity + slots_more(capacity)) * slot)
-    }
-
-    /// Grows the slot vectors' room by half, which the VM does at a safe point
-    /// once it has checked that the new buffers fit under the cap beside
-    /// the old ones (a reallocation copies, and a wasm instance's memory
-    /// keeps that high-water mark). Pushing past the room left would
-    /// double them anyway, unchecked, inside some allocation.
-    pub fn grow_slots(&mut self) {
-        let more = slots_more(self.objects.capacity());
-        self.objects.reserve_exact(more);
-        self.marks.reserve_exact(more);
-        self.births.reserve_exact(more);
     }
 
     #[inline]
@@ -250,7 +239,7 @@ impl Heap {
             free_slots: self.free_slots as u64,
             collections: self.collections,
             epoch: self.epoch,
-            births: self.births.clone(),
+            births: self.births.iter().copied().collect(),
         })
     }
 
@@ -304,8 +293,8 @@ impl Heap {
         self.wants_gc = false;
         self.collections = layout.collections;
         self.epoch = layout.epoch;
-        self.births = layout.births;
-        self.marks = vec![false; n];
+        self.births = layout.births.into_iter().collect();
+        self.marks = Chunked::from_elem(false, n);
         Ok(())
     }
 
@@ -408,11 +397,15 @@ impl Heap {
     // ---- collection -------------------------------------------------------
 
     /// Marks from `roots` and the templates in `templates`, then sweeps.
+    /// `stop` is asked every `STOP_CHECK_OBJECTS` objects marked (a few
+    /// milliseconds): when it says stop, the marking is abandoned, the
+    /// marks cleared and nothing freed, and `collect` says `false`.
     pub fn collect<'a>(
         &mut self,
         roots: impl Iterator<Item = Value>,
         templates: impl Iterator<Item = &'a Rc<Template>>,
-    ) {
+        stop: &mut dyn FnMut() -> bool,
+    ) -> bool {
         // Unique in the process, not per heap: engines made from one
         // prepared image share its templates (`Vm::fresh_copy`), and a
         // stamp another heap left on one must never read as this marking's.
@@ -449,8 +442,19 @@ impl Heap {
         for t in templates {
             note(&mut tstack, t);
         }
+        let mut until_check = STOP_CHECK_OBJECTS;
         loop {
             if let Some(r) = stack.pop() {
+                until_check -= 1;
+                if until_check == 0 {
+                    until_check = STOP_CHECK_OBJECTS;
+                    if stop() {
+                        // Templates keep this marking's stamp: the next
+                        // marking has another.
+                        self.marks.fill(false);
+                        return false;
+                    }
+                }
                 let kids = children(&self.objects[r as usize], &mut |t| note(&mut tstack, t));
                 for v in kids {
                     self.push_value(v, &mut stack);
@@ -468,6 +472,7 @@ impl Heap {
         }
         self.sweep();
         self.collections += 1;
+        true
     }
 
     #[inline]
@@ -486,42 +491,43 @@ impl Heap {
         let mut free_head = NO_FREE;
         let mut free_slots = 0;
         // Sweep from the end so the free list hands out low slots first,
-        // which keeps the vector's used part compact.
-        for i in (0..self.objects.len()).rev() {
-            if self.marks[i] {
-                self.marks[i] = false;
-                live += self.objects[i].size();
-            } else {
-                self.objects[i] = Object::Free(free_head);
-                free_head = i as u32;
-                free_slots += 1;
-            }
-        }
-        // Give back trailing free slots so a burst of garbage does not pin memory.
-        let mut end = self.objects.len();
-        while end > 0 && matches!(self.objects[end - 1], Object::Free(_)) {
-            end -= 1;
-        }
-        if end < self.objects.len() {
-            self.objects.truncate(end);
-            self.marks.truncate(end);
-            self.births.truncate(end);
-            // Rebuild the free list over the remaining slots.
-            free_head = NO_FREE;
-            free_slots = 0;
-            for i in (0..end).rev() {
-                if matches!(self.objects[i], Object::Free(_)) {
-                    self.objects[i] = Object::Free(free_head);
-                    free_head = i as u32;
+        // which keeps the vector's used part compact. Free slots after the
+        // last live one are given back (whole chunks freed) so a burst of
+        // garbage does not pin memory: `end` is one past the last live
+        // slot, and the free list starts again there.
+        let mut end = None;
+        let mut at = self.objects.len();
+        let chunks = self
+            .objects
+            .chunks_mut()
+            .rev()
+            .zip(self.marks.chunks_mut().rev());
+        for (objects, marks) in chunks {
+            at -= objects.len();
+            for (j, (o, m)) in objects.iter_mut().zip(marks.iter_mut()).enumerate().rev() {
+                if *m {
+                    *m = false;
+                    live += o.size();
+                    if end.is_none() {
+                        end = Some(at + j + 1);
+                        free_head = NO_FREE;
+                        free_slots = 0;
+                    }
+                } else {
+                    *o = Object::Free(free_head);
+                    free_head = (at + j) as u32;
                     free_slots += 1;
                 }
             }
-            if self.objects.capacity() > 2 * end + 1024 {
-                self.objects.shrink_to(end + end / 2);
-                self.marks.shrink_to(end + end / 2);
-                self.births.shrink_to(end + end / 2);
-            }
         }
+        let end = end.unwrap_or_else(|| {
+            free_head = NO_FREE;
+            free_slots = 0;
+            0
+        });
+        self.objects.truncate(end);
+        self.marks.truncate(end);
+        self.births.truncate(end);
         self.free_head = free_head;
         self.free_slots = free_slots;
         self.bytes = live;

@@ -12,6 +12,7 @@
 // any layer may use it.
 //
 // 1. data: the values in memory
+mod chunked;
 mod complex;
 mod heap;
 mod host;

@@ -34,14 +34,17 @@ pub const SHOWN_LIMIT: usize = 1000;
 /// a prefix of the value without them.
 const SHOWN_LABEL_UNITS: u64 = 100_000 * PRINT_UNITS;
 
+/// The whole text of `v` in `write` form, unmetered: for tests only (the
+/// engine prints what a program made within its limits).
+#[cfg(test)]
 pub fn write_string(heap: &Heap, syms: &SymbolTable, v: Value) -> String {
     to_string(heap, syms, v, Mode::Write)
 }
 
-/// The whole text of `v`, with no limit on its work: for values the caller
-/// knows to be small (tests, data it built itself). What a program made
-/// is printed with [`to_string_within`] (its work charged) or [`shown`]
-/// (for a message).
+/// The whole text of `v`, with no limit on its work: for tests only. What
+/// a program made is printed with [`to_string_within`] (its work charged)
+/// or [`shown`] (for a message).
+#[cfg(test)]
 pub fn to_string(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode) -> String {
     let mut out = String::new();
     print(heap, syms, v, mode, &mut out);
@@ -132,6 +135,7 @@ enum Task {
     IrritantsRest(Value),
 }
 
+#[cfg(test)]
 pub fn print(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut String) {
     let Ok(()) = print_within(heap, syms, v, mode, out, &mut number::Unmetered);
 }

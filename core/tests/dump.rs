@@ -255,3 +255,32 @@ fn hash_tables_survive_a_dump() {
     assert_eq!(value, expected);
     assert_eq!(value.as_deref(), Some("(identity 1 2 2)"));
 }
+
+/// The calls a loaded dump waits on are printed within the loading
+/// engine's limits, as when the evaluation suspended: a value that shares
+/// its parts (2^20 leaves, megabytes written out) is refused under a
+/// 4 MB cap instead of being printed unbounded.
+#[test]
+fn a_dump_whose_calls_do_not_print_within_the_limits_is_refused() {
+    let mut a = engine();
+    let s = suspended(a.start(
+        "(define (dbl x n) (if (= n 0) x (dbl (cons x x) (- n 1))))
+         (search (dbl 'x 20))",
+    ));
+    assert!(s.calls[0].args[0].len() > 2_000_000);
+    let bytes = a.dump(s.id).unwrap();
+    let mut b = engine();
+    b.set_limits(arbores_core::Limits {
+        max_memory: 4 << 20,
+        ..b.limits()
+    });
+    let err = b.load_suspension(&bytes).unwrap_err();
+    assert!(
+        err.contains("do not print within the limits (memory limit exceeded)"),
+        "{err}"
+    );
+    assert!(b.suspended().is_empty());
+    // Under limits it fits, the same text as where it suspended.
+    b.set_limits(arbores_core::Limits::default());
+    assert_eq!(b.load_suspension(&bytes).unwrap().calls, s.calls);
+}

@@ -281,3 +281,23 @@ fn long_cyclic_and_shared_structures_are_written_with_their_labels() {
         Some("#f")
     );
 }
+
+/// Work a primitive charged and not yet counted as steps (less than a
+/// poll's worth: about 32,000 steps) belongs to its own evaluation: the
+/// next one starts with none.
+#[test]
+fn an_evaluation_does_not_inherit_the_work_charged_before_it() {
+    let mut e = engine(1_000_000, 1 << 30);
+    // 60,000 pairs built: 960,000 units, just under a poll's worth.
+    let first = e.eval("(begin (make-list 60000) 1)");
+    assert_eq!(first.error.map(|e| e.message), None);
+    // 10,000 pairs: 160,000 units (5,000 steps), well within 20,000
+    // steps; with the 960,000 left over, 35,000 steps.
+    e.set_limits(Limits {
+        max_steps: 20_000,
+        max_memory: 1 << 30,
+    });
+    let second = e.eval("(begin (make-list 10000) 2)");
+    assert_eq!(second.error.map(|e| e.message), None);
+    assert_eq!(second.value.as_deref(), Some("2"));
+}

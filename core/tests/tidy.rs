@@ -17,7 +17,15 @@ use std::path::{Path, PathBuf};
 const CORE_LAYERS: &[(&str, &[&str])] = &[
     (
         "leaves",
-        &["pos", "symbol", "number", "complex", "host", "memory_files"],
+        &[
+            "pos",
+            "symbol",
+            "number",
+            "complex",
+            "host",
+            "memory_files",
+            "chunked",
+        ],
     ),
     ("values", &["value"]),
     ("heap", &["heap"]),

@@ -218,7 +218,7 @@ impl Engine {
     /// format or build, damaged, or hashed with another key are refused
     /// with an error that says which, and nothing changes.
     pub fn load_suspension(&mut self, bytes: &[u8]) -> Result<Suspension, String> {
-        let id = self.vm.load_parked(bytes, &self.dump_key)?;
+        let id = self.vm.load_parked(bytes, &self.dump_key, self.limits)?;
         let calls = self.vm.pending_calls(id).unwrap_or_default();
         Ok(Suspension {
             id,

@@ -7,7 +7,7 @@ use super::{
     boolean, character, index, range, string, type_error, Ctx, Fault, PrimTable, Standard,
 };
 use crate::datum;
-use crate::heap::Heap;
+use crate::heap::{growth_cost, Heap};
 use crate::host::Host;
 use crate::json;
 use crate::printer::{self, Mode};
@@ -109,6 +109,13 @@ pub fn register(t: &mut PrimTable) {
     t.add("get-output-string", 1, Some(1), |c, a| {
         match port(c, a[0]) {
             Some(p) if !p.input && p.textual && p.kind == PortKind::Memory => {
+                let n = p.chars.len();
+                c.heap
+                    .check_room(n.saturating_mul(std::mem::size_of::<char>()))?;
+                c.charge_elements(n)?;
+                let Some(Object::Port(p)) = c.heap.obj(a[0]) else {
+                    unreachable!("checked to be a port above")
+                };
                 let s = p.chars.clone();
                 Ok(c.heap.alloc(Object::Str(s)))
             }
@@ -135,6 +142,12 @@ pub fn register(t: &mut PrimTable) {
     t.add("get-output-bytevector", 1, Some(1), |c, a| {
         match port(c, a[0]) {
             Some(p) if !p.input && !p.textual && p.kind == PortKind::Memory => {
+                let n = p.bytes.len();
+                c.heap.check_room(n)?;
+                c.charge_elements(n / 16)?;
+                let Some(Object::Port(p)) = c.heap.obj(a[0]) else {
+                    unreachable!("checked to be a port above")
+                };
                 let b = p.bytes.clone();
                 Ok(c.heap.alloc(Object::Bytevector(b)))
             }
@@ -378,6 +391,24 @@ fn emit(c: &mut Ctx, port_arg: Option<Value>, who: &str, text: &str) -> Result<V
                 false
             }
             _ => {
+                // Grown here only when the new buffer fits under the cap
+                // beside the old one (in wasm32 both exist while it is
+                // copied, and the instance keeps that high-water mark).
+                let (len, room) = (p.chars.len(), p.chars.capacity());
+                let need = len + text.len();
+                if need > room {
+                    let more = need.max(2 * room) - len;
+                    let size = std::mem::size_of::<char>();
+                    c.heap
+                        .check_room(growth_cost(room * size, (len + more) * size))?;
+                    let Some(p) = port_in(c.heap, pv) else {
+                        unreachable!("checked to be a port above")
+                    };
+                    p.chars.reserve_exact(more);
+                }
+                let Some(p) = port_in(c.heap, pv) else {
+                    unreachable!("checked to be a port above")
+                };
                 p.chars.extend(text.chars());
                 matches!(p.kind, PortKind::File(_)) && p.chars.len() >= FILE_BUFFER
             }

@@ -51,7 +51,7 @@ pub fn register(t: &mut PrimTable) {
     });
     t.add("make-list", 1, Some(2), |c, a| {
         let n = index(c, "make-list", a[0])?;
-        c.heap.check_room(n.saturating_mul(64))?;
+        c.heap.check_slots_room(n)?;
         let fill = a.get(1).copied().unwrap_or(Value::Unspecified);
         let mut l = Value::Null;
         let mut left = n;

@@ -93,8 +93,11 @@ impl Vm {
                 if matches!(r, Err(Fault::OutOfMemory)) && self.heap.metered().is_some() {
                     // Refused for want of room counting garbage: collect (the
                     // arguments are on the stack) and try once more.
-                    self.collect_garbage();
-                    r = self.run_simple(func, callee_idx);
+                    r = if self.collect_or_stop() {
+                        self.run_simple(func, callee_idx)
+                    } else {
+                        Err(Fault::Interrupted)
+                    };
                 }
                 match r {
                     Ok(v) => self.deliver(callee_idx, v, tail),
@@ -155,7 +158,9 @@ impl Vm {
         if need < 1 << 20 || self.heap.check_room(need).is_ok() {
             return Ok(());
         }
-        self.collect_garbage();
+        if !self.collect_or_stop() {
+            return Err(self.interrupted_error());
+        }
         if self.heap.check_room(need).is_ok() {
             Ok(())
         } else {

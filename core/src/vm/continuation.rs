@@ -43,7 +43,9 @@ impl Vm {
             + (self.frames.len() + 1) * std::mem::size_of::<Frame>()
             + 64;
         if self.held() + bytes > self.heap.cap {
-            self.collect_garbage();
+            if !self.collect_or_stop() {
+                return Err(self.interrupted_error());
+            }
             if self.held() + bytes > self.heap.cap {
                 return Err(self.memory_limit_error());
             }

@@ -10,7 +10,6 @@ use crate::compiler::CompileError;
 use crate::datum;
 use crate::json;
 use crate::pos::Pos;
-use crate::printer;
 use crate::reader;
 use crate::value::code::Template;
 use crate::value::Value;
@@ -192,6 +191,9 @@ impl Vm {
         self.out.start();
         let steps = budget.map_or(limits.max_steps, |b| b.slice_steps(limits.max_steps));
         self.steps_left = steps;
+        // Work a primitive charged in an earlier evaluation and not yet
+        // counted as steps is not this one's.
+        self.work_unpolled = 0;
         self.heap.cap = limits.max_memory;
         self.parking.allowed = may_suspend;
         // A slice starts outside any `par` (one that suspended waits at
@@ -226,11 +228,12 @@ impl Vm {
         let mut suspended = None;
         if let Err(e) = &mut result {
             if self.is_suspending(e) {
-                let (k, calls) =
+                let (k, calls, printed) =
                     (self.parking.request.take()).expect("`is_suspending` saw the request");
                 suspended = Some(self.parking.park(Parked {
                     k,
                     calls,
+                    printed,
                     queue,
                     budget,
                 }));
@@ -267,7 +270,9 @@ impl Vm {
             self.rollback_evaluation();
             self.globals.syntax = syntax_before;
             self.forget_loaded();
-            self.collect_garbage();
+            // Not when the host says stop (an interrupt): the next
+            // evaluation collects when it needs to.
+            self.collect_or_stop();
         } else {
             self.commit_evaluation();
         }
@@ -276,7 +281,7 @@ impl Vm {
         // large evaluation should not leave its garbage behind until the
         // next one.
         if self.heap.wants_gc {
-            self.collect_garbage();
+            self.collect_or_stop();
         }
         self.out.flush(self.host.get());
         Outcome {
@@ -302,8 +307,9 @@ impl Vm {
                 match json::to_json_within(heap, syms, v, &mut budget) {
                     Ok(text) if text.len() > self.text_room() => {
                         // What is held may be garbage.
-                        self.collect_garbage();
-                        if text.len() > self.text_room() {
+                        if !self.collect_or_stop() {
+                            Err(Ok(Fault::Interrupted))
+                        } else if text.len() > self.text_room() {
                             Err(Ok(Fault::OutOfMemory))
                         } else {
                             Ok(text)
@@ -379,34 +385,10 @@ impl Vm {
         }
     }
 
-    /// The calls parked evaluation `id` waits on, in order.
+    /// The calls parked evaluation `id` waits on, in order, as printed
+    /// when it suspended.
     pub fn pending_calls(&self, id: u64) -> Option<Vec<PendingCall>> {
-        let parked = self.parking.parked.get(&id)?;
-        let mut out = Vec::new();
-        let mut l = parked.calls;
-        // A loaded dump may hold a circular list here: each pair once.
-        let mut seen = std::collections::BTreeSet::new();
-        let mut first = |v: Value| matches!(v, Value::Obj(r) if seen.insert(r));
-        while let Some((call, rest)) = self.heap.pair(l).filter(|_| first(l)) {
-            let mut items = Vec::new();
-            let mut c = call;
-            while let Some((a, d)) = self.heap.pair(c).filter(|_| first(c)) {
-                items.push(a);
-                c = d;
-            }
-            let mut items = items.into_iter();
-            let tool = match items.next() {
-                Some(Value::Sym(s)) => self.syms.name(s).to_string(),
-                Some(v) => printer::write_string(&self.heap, &self.syms, v),
-                None => String::new(),
-            };
-            let args = items
-                .map(|a| printer::write_string(&self.heap, &self.syms, a))
-                .collect();
-            out.push(PendingCall { tool, args });
-            l = rest;
-        }
-        Some(out)
+        Some(self.parking.parked.get(&id)?.printed.clone())
     }
 }
 

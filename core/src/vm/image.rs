@@ -32,6 +32,7 @@ use num_rational::BigRational;
 use super::suspend::Parked;
 use super::verify;
 use super::Vm;
+use crate::builtins::Fault;
 use crate::complex::Number;
 use crate::heap::Heap;
 use crate::number::Num;
@@ -998,11 +999,18 @@ impl<'a> Loader<'a> {
 
 impl Vm {
     /// Reads a dump made by `dump_parked` and parks it in this engine
-    /// under a new number. On error nothing in the session changes
-    /// (objects made before the error are garbage).
-    pub fn load_parked(&mut self, bytes: &[u8], key: &[u8; 32]) -> Result<u64, String> {
+    /// under a new number. The calls it waits on are printed within
+    /// `limits` (text too long for them refuses the dump). On error
+    /// nothing in the session changes (objects made before the error are
+    /// garbage).
+    pub fn load_parked(
+        &mut self,
+        bytes: &[u8],
+        key: &[u8; 32],
+        limits: super::Limits,
+    ) -> Result<u64, String> {
         let image = self.image.take().ok_or("the engine has no prelude image")?;
-        let r = self.load_parked_with(bytes, key, &image);
+        let r = self.load_parked_with(bytes, key, &image, limits);
         self.image = Some(image);
         r
     }
@@ -1012,6 +1020,7 @@ impl Vm {
         bytes: &[u8],
         key: &[u8; 32],
         image: &PreludeImage,
+        limits: super::Limits,
     ) -> Result<u64, String> {
         let payload = check_envelope(bytes, key, image, MAGIC, "a suspended evaluation")?;
         let mut inp = In {
@@ -1047,6 +1056,19 @@ impl Vm {
         }
         let forms = reader::read_all(queue_text, &mut self.syms)
             .map_err(|e| format!("the forms still to run do not read: {}", e.message))?;
+        // Printed as when it suspended: within the limits. The values
+        // read are not rooted yet, so nothing is collected meanwhile.
+        self.steps_left = limits.max_steps;
+        self.work_unpolled = 0;
+        self.heap.cap = limits.max_memory;
+        let printed = self.print_calls_within_limits(calls, false).map_err(|f| {
+            let why = match f {
+                Fault::StepLimit => "step limit exceeded",
+                Fault::Interrupted => "interrupted",
+                _ => "memory limit exceeded",
+            };
+            format!("the tool calls the suspended evaluation waits on do not print within the limits ({why})")
+        })?;
         for (g, v) in sets {
             self.globals.values[g as usize] = v;
         }
@@ -1054,6 +1076,7 @@ impl Vm {
         Ok(self.parking.park(Parked {
             k,
             calls,
+            printed,
             queue: forms.into_iter().map(|f| (f, None)).collect(),
             budget,
         }))

@@ -104,7 +104,19 @@ impl Vm {
     /// garbage: a text that does not fit is tried once more after a
     /// collection, if that leaves more room.
     pub(super) fn write_within_limits(&mut self, v: Value) -> Result<String, Fault> {
-        let mut room = self.text_room();
+        self.write_within_room(v, 0, true)
+    }
+
+    /// [`Vm::write_within_limits`] beside `used` bytes of text already
+    /// made for the host; without `may_collect` (values not yet rooted) a
+    /// text that does not fit is not tried again.
+    pub(super) fn write_within_room(
+        &mut self,
+        v: Value,
+        used: usize,
+        may_collect: bool,
+    ) -> Result<String, Fault> {
+        let mut room = self.text_room().saturating_sub(used);
         loop {
             let (heap, syms, mut budget) = self.reading_within_limits();
             let text =
@@ -112,8 +124,13 @@ impl Vm {
             if let Some(text) = text {
                 return Ok(text);
             }
-            self.collect_garbage();
-            let more = self.text_room();
+            if !may_collect {
+                return Err(Fault::OutOfMemory);
+            }
+            if !self.collect_or_stop() {
+                return Err(Fault::Interrupted);
+            }
+            let more = self.text_room().saturating_sub(used);
             if more <= room {
                 return Err(Fault::OutOfMemory);
             }
@@ -139,7 +156,9 @@ impl Vm {
 
     pub(super) fn check_memory(&mut self) -> Result<(), VmError> {
         if self.heap.wants_gc || self.held() > self.heap.cap {
-            self.collect_garbage();
+            if !self.collect_or_stop() {
+                return Err(self.interrupted_error());
+            }
             if self.held() > self.heap.cap {
                 return Err(self.memory_limit_error());
             }
@@ -147,27 +166,27 @@ impl Vm {
         self.grow_ahead()
     }
 
-    /// The vectors that grow by doubling (the heap's slots, the stack, the
-    /// frames) are grown here, at a safe point, before they are full, and
+    /// The vectors that grow by doubling (the stack, the frames) are grown
+    /// here, at a safe point, before they are full, and
     /// only when their new buffers fit under the cap beside everything
     /// held: while a vector is copied its old and new buffers both exist,
     /// and a wasm instance's memory keeps that high-water mark, so growing
     /// unchecked a vector of a third of the cap would take the instance to
-    /// the cap and beyond.
+    /// the cap and beyond. (The heap's slots grow a chunk at a time and
+    /// are never copied.)
     fn grow_ahead(&mut self) -> Result<(), VmError> {
-        let growth = |vm: &Vm| vm.heap.slots_growth() + growth(&vm.stack) + growth(&vm.frames);
+        let growth = |vm: &Vm| growth(&vm.stack) + growth(&vm.frames);
         if growth(self) == 0 {
             return Ok(());
         }
         if self.held() + growth(self) > self.heap.cap {
-            // Free slots may make the heap's growth unneeded.
-            self.collect_garbage();
+            // What is held may be garbage.
+            if !self.collect_or_stop() {
+                return Err(self.interrupted_error());
+            }
             if self.held() + growth(self) > self.heap.cap {
                 return Err(self.memory_limit_error());
             }
-        }
-        if self.heap.slots_growth() > 0 {
-            self.heap.grow_slots();
         }
         grow(&mut self.stack);
         grow(&mut self.frames);
@@ -195,8 +214,20 @@ impl Vm {
     }
 
     /// Collects from every root: registers, stacks, frames, globals and
-    /// the values saved for a rollback.
+    /// the values saved for a rollback; the whole collection, whatever
+    /// the host says.
     pub fn collect_garbage(&mut self) {
+        self.collect(false);
+    }
+
+    /// Collects, asking the host's interrupt check as it marks (a
+    /// collection of a large heap takes longer than the interrupt may
+    /// wait): `false` when the host said stop and nothing was collected.
+    pub(super) fn collect_or_stop(&mut self) -> bool {
+        self.collect(true)
+    }
+
+    fn collect(&mut self, may_stop: bool) -> bool {
         let mut roots: Vec<Value> = Vec::with_capacity(self.frames.len() + 8);
         let mut templates: Vec<&Rc<Template>> = vec![&self.tmpl];
         roots.push(self.acc);
@@ -220,7 +251,9 @@ impl Vm {
             .into_iter()
             .chain(self.stack.iter().copied())
             .chain(self.globals.values.iter().copied());
-        self.heap.collect(roots, templates.into_iter());
+        let host = self.host.get();
+        let mut stop = || may_stop && host.should_stop();
+        self.heap.collect(roots, templates.into_iter(), &mut stop)
     }
 }
 

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
 use super::call::Next;
-use super::{ErrorKind, Vm, VmError};
+use super::{ErrorKind, PendingCall, Vm, VmError};
 use crate::builtins::Fault;
 use crate::syntax::scope::Scope;
 use crate::syntax::Syn;
@@ -28,6 +28,9 @@ pub(crate) struct Parked {
     pub k: Value,
     /// The calls it waits on: a list of `(tool-name arg ...)`.
     pub calls: Value,
+    /// The same as the host is handed them, printed within the limits
+    /// when the evaluation suspended (or its dump was loaded).
+    pub printed: Vec<PendingCall>,
     /// The top-level forms after the one that suspended.
     pub queue: VecDeque<QueuedForm>,
     /// The evaluation's budget across its run slices, if it has one.
@@ -55,8 +58,9 @@ impl EvaluationBudget {
 pub(crate) struct ParkingLot {
     pub parked: BTreeMap<u64, Parked>,
     next: u64,
-    /// Set by `%suspend` while the run unwinds: the continuation and calls.
-    pub request: Option<(Value, Value)>,
+    /// Set by `%suspend` while the run unwinds: the continuation, the
+    /// calls and their text.
+    pub request: Option<(Value, Value, Vec<PendingCall>)>,
     /// Whether the running evaluation may suspend (started by `start` or
     /// `resume`, not `evaluate`).
     pub allowed: bool,
@@ -74,7 +78,7 @@ impl ParkingLot {
         self.parked
             .values()
             .flat_map(|p| [p.k, p.calls])
-            .chain(self.request.iter().flat_map(|(k, c)| [*k, *c]))
+            .chain(self.request.iter().flat_map(|(k, c, _)| [*k, *c]))
     }
 }
 
@@ -104,14 +108,16 @@ impl Vm {
             let f = refuse("a tool cannot be called while stored code is being loaded");
             return self.fail(callee_idx, f);
         }
-        // The host is handed the calls as text (`pending_calls`): text
-        // that would outgrow the limits is refused while they still hold.
-        if let Err(f) = self.write_within_limits(calls) {
-            return self.fail(callee_idx, f);
-        }
+        // The host is handed the calls as text (`pending_calls`), printed
+        // now, while the limits hold: text that would outgrow them is
+        // refused.
+        let printed = match self.print_calls_within_limits(calls, true) {
+            Ok(printed) => printed,
+            Err(f) => return self.fail(callee_idx, f),
+        };
         let k = self.capture(callee_idx, tail);
         self.stack.truncate(callee_idx);
-        self.parking.request = Some((k, calls));
+        self.parking.request = Some((k, calls, printed));
         Err(VmError {
             kind: ErrorKind::Runtime,
             message: SUSPENDING.into(),
@@ -131,6 +137,59 @@ impl Vm {
         self.frames.clear();
         self.throw(k, &[answers]);
         self.finish_run()
+    }
+
+    /// The calls `calls` names (a list of `(tool-name arg ...)`), as the
+    /// host is handed them: each argument in `write` form. The work is
+    /// charged to the evaluation's limits, and the text of all of them
+    /// together is bounded by what the memory cap leaves
+    /// (`Vm::text_room`), tried once more after a collection when
+    /// `may_collect` (everything `calls` reaches is rooted).
+    pub(super) fn print_calls_within_limits(
+        &mut self,
+        calls: Value,
+        may_collect: bool,
+    ) -> Result<Vec<PendingCall>, Fault> {
+        let mut printed = Vec::new();
+        let mut used = 0usize;
+        for call in self.list_within_limits(calls)? {
+            let mut items = self.list_within_limits(call)?.into_iter();
+            let tool = match items.next() {
+                Some(Value::Sym(s)) => self.syms.name(s).to_string(),
+                Some(v) => self.write_within_room(v, used, may_collect)?,
+                None => String::new(),
+            };
+            used += tool.len();
+            let mut args = Vec::new();
+            for a in items {
+                let text = self.write_within_room(a, used, may_collect)?;
+                used += text.len();
+                args.push(text);
+            }
+            printed.push(PendingCall { tool, args });
+        }
+        Ok(printed)
+    }
+
+    /// The elements of list `l` (up to its end or its first repeated
+    /// pair: a loaded dump may hold a circular list), walking it charged.
+    fn list_within_limits(&mut self, l: Value) -> Result<Vec<Value>, Fault> {
+        let mut items = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut at = l;
+        while let (Some((a, d)), Value::Obj(r)) = (self.heap.pair(at), at) {
+            if !seen.insert(r) {
+                break;
+            }
+            if items.len() % crate::builtins::ELEMENT_CHUNK == 0 {
+                let (_, _, mut budget) = self.reading_within_limits();
+                let units = crate::builtins::ELEMENT_CHUNK as u64 * crate::builtins::ELEMENT_UNITS;
+                budget.charge(units)?;
+            }
+            items.push(a);
+            at = d;
+        }
+        Ok(items)
     }
 
     /// Forgets a parked evaluation; whether there was one.

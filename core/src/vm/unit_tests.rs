@@ -120,3 +120,44 @@ fn the_memory_cap_ends_growth_as_an_error_not_a_crash() {
     engine.set_limits(Limits::default());
     assert_eq!(engine.eval("(+ 1 2)").value.as_deref(), Some("3"));
 }
+
+#[test]
+fn a_collection_asks_the_interrupt_check_as_it_marks_and_stops_when_told() {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let mut engine = Engine::new();
+    let ev = engine.eval("(define l (make-list 1000000 'x)) (length l)");
+    assert_eq!(ev.error.map(|e| e.message), None);
+    let asked = Rc::new(Cell::new(0u32));
+    let stop = Rc::new(Cell::new(false));
+    let (a, s) = (asked.clone(), stop.clone());
+    engine.set_interrupt_check(Some(Box::new(move || {
+        a.set(a.get() + 1);
+        s.get()
+    })));
+    let collections = engine.vm.heap.collections;
+    assert!(engine.vm.collect_or_stop());
+    assert_eq!(engine.vm.heap.collections, collections + 1);
+    // A million pairs marked: asked every 65,536 objects.
+    assert!(asked.get() >= 15, "asked {} times", asked.get());
+    // Garbage after the list, then a collection told to stop: abandoned,
+    // nothing freed.
+    let ev = engine.eval("(define g (make-list 500000 'y))");
+    assert_eq!(ev.error.map(|e| e.message), None);
+    assert_eq!(engine.eval("(set! g #f)").error.map(|e| e.message), None);
+    let slots = engine.vm.heap.slot_count();
+    stop.set(true);
+    assert!(!engine.vm.collect_or_stop());
+    assert_eq!(engine.vm.heap.collections, collections + 1);
+    assert_eq!(engine.vm.heap.slot_count(), slots);
+    // Its marks were cleared: the next collection frees the garbage and
+    // keeps the list.
+    stop.set(false);
+    engine.vm.collect_garbage();
+    assert!(
+        engine.vm.heap.slot_count() < slots - 400_000,
+        "{} slots of {slots} kept",
+        engine.vm.heap.slot_count()
+    );
+    assert_eq!(engine.eval("(length l)").value.as_deref(), Some("1000000"));
+}
