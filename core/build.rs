@@ -4,12 +4,13 @@
 //! before loading one (`vm/prepared.rs`): an image made from other code is
 //! stale and is not used.
 //!
-//! With the feature `builtin-table`, also `$OUT_DIR/builtin_table_id.rs`:
-//! the built-in embedder table's id (`static-LENGTH-BLAKE3PREFIX`, as
-//! `StaticEmbedder` names a table), so that no process hashes the table
-//! to learn it; and `$OUT_DIR/builtin_table_lookup.bin`, its entry lookup
-//! (`src/repo/index/table_lookup.rs`, a module here too), so that no process
-//! builds it.
+//! With the feature `builtin-table`, the built-in embedder table is
+//! checked (`src/repo/index/table_layout.rs`, a module here too: the build
+//! fails on a damaged table) and the build writes
+//! `$OUT_DIR/builtin_table_id.rs`, its id (`static-LENGTH-BLAKE3PREFIX`, as
+//! `StaticEmbedder` names a table), and `$OUT_DIR/builtin_table_lookup.bin`,
+//! its entry lookup (`src/repo/index/table_lookup.rs`, also a module here),
+//! so that no process checks, hashes or indexes the table.
 //!
 //! With the feature `builtin-lexicon`, `$OUT_DIR/builtin_lexicon.rs` (what
 //! `Lexicon::check` gave: the build fails on a damaged lexicon) and
@@ -19,6 +20,12 @@
 #[allow(dead_code)]
 #[path = "src/repo/index/table_lookup.rs"]
 mod table_lookup;
+
+// The table format's own code, to check the built-in table as the engine
+// would (the engine then trusts it: `StaticEmbedder::from_static_built`).
+#[allow(dead_code)]
+#[path = "src/repo/index/table_layout.rs"]
+mod table_layout;
 
 // The lexicon's own code, to check the built-in lexicon and make its
 // English-to-Chinese list exactly as the engine would.
@@ -116,27 +123,15 @@ fn write_builtin_table_id(manifest: &Path) {
     write_builtin_table_lookup(&bytes);
 }
 
-/// The table's entry lookup: `u32 max_chars`, then the slots, as
-/// little-endian u32s. The table's layout is read as
-/// `static_embed::Table::parse` reads it; a table it cannot read is a
-/// build error.
+/// The table checked, and its entry lookup: `u32 max_chars`, then the
+/// slots, as little-endian u32s. A table that does not parse or check is
+/// a build error.
 fn write_builtin_table_lookup(b: &[u8]) {
-    let u32_at = |at: usize| -> usize {
-        let word = b.get(at..at + 4).expect("the built-in table is truncated");
-        u32::from_le_bytes(word.try_into().unwrap()) as usize
-    };
-    assert_eq!(&b[..8], b"ARBEMB01", "the built-in table's magic");
-    let entries = u32_at(16);
-    let info = u32_at(20);
-    let strings_len = u32_at(24 + info);
-    let strings = 28 + info;
-    let offsets = strings + strings_len;
-    let string = |i: usize| {
-        let start = u32_at(offsets + 4 * i);
-        let end = u32_at(offsets + 4 * (i + 1));
-        &b[strings + start..strings + end]
-    };
-    let (slots, max_chars) = table_lookup::build_slots(entries, string);
+    let layout = table_layout::Layout::parse(b)
+        .and_then(|layout| layout.check(b).map(|()| layout))
+        .unwrap_or_else(|e| panic!("the built-in table core/data/zh-en-static.table: {e}"));
+    let (slots, max_chars) =
+        table_lookup::build_slots(layout.entries, |i| layout.string_bytes(b, i));
     let mut out = Vec::with_capacity(4 + 4 * slots.len());
     out.extend_from_slice(&(max_chars as u32).to_le_bytes());
     for s in slots {

@@ -141,8 +141,11 @@ pub fn register(t: &mut PrimTable) {
         let n = real(c, "denominator", a[0])?;
         Ok(number::denominator(&n).into_value(c.heap))
     });
-    t.add("exact", 1, Some(1), exact);
-    t.add("inexact->exact", 1, Some(1), exact);
+    t.add("exact", 1, Some(1), |c, a| exact(c, a, "exact"));
+    // The R5RS name reports errors under its own name.
+    t.add("inexact->exact", 1, Some(1), |c, a| {
+        exact(c, a, "inexact->exact")
+    });
     t.add("inexact", 1, Some(1), |c, a| {
         if let Some(r) = complex::unary(c, "inexact", a[0]) {
             return r;
@@ -416,15 +419,15 @@ fn round(c: &mut Ctx, v: Value, who: &str, mode: Rounding) -> Result<Value, Faul
     Ok(number::round(&n, mode, &mut c.budget)?.into_value(c.heap))
 }
 
-fn exact(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
-    if let Some(r) = complex::unary(c, "exact", a[0]) {
+fn exact(c: &mut Ctx, a: &[Value], who: &str) -> Result<Value, Fault> {
+    if let Some(r) = complex::unary(c, who, a[0]) {
         return r;
     }
-    let n = num(c, "exact", a[0])?;
+    let n = num(c, who, a[0])?;
     match number::to_exact(&n) {
         Some(e) => Ok(e.into_value(c.heap)),
         None => Err(Fault::Error(
-            "exact: no exact equivalent".into(),
+            format!("{who}: no exact equivalent"),
             vec![a[0]],
         )),
     }

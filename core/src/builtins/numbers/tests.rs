@@ -99,6 +99,10 @@ fn exact_of_a_non_finite_number_is_an_error() {
         ("(exact +inf.0)", "exact: no exact equivalent: +inf.0"),
         ("(exact -inf.0)", "exact: no exact equivalent: -inf.0"),
         ("(exact (/ 0. 0.))", "exact: no exact equivalent: +nan.0"),
+        (
+            "(inexact->exact +inf.0)",
+            "inexact->exact: no exact equivalent: +inf.0",
+        ),
     ]);
 }
 

@@ -29,6 +29,7 @@ pub mod pairs;
 pub mod semantic;
 pub mod static_embed;
 pub mod symbol;
+mod table_layout;
 mod table_lookup;
 pub mod text;
 pub mod vector;
@@ -209,7 +210,7 @@ pub fn default_embedder() -> Box<dyn Embedder> {
         // engine keeps working meanwhile.
         #[cfg(feature = "builtin-table")]
         let made = BUILTIN_TABLE.and_then(|t| {
-            StaticEmbedder::from_static_made(t, BUILTIN_TABLE_ID, BUILTIN_TABLE_LOOKUP)
+            StaticEmbedder::from_static_built(t, BUILTIN_TABLE_ID, BUILTIN_TABLE_LOOKUP)
                 .ok()
                 .map(Arc::new)
         });

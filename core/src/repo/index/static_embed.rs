@@ -17,33 +17,18 @@
 //! segmentation (Viterbi over the pieces' log-probabilities, as
 //! SentencePiece does). Characters no piece covers are skipped.
 //!
-//! # Table format (little-endian)
-//!
-//! ```text
-//! magic "ARBEMB01"
-//! u32 dim, u32 vectors, u32 entries
-//! u32 n, n bytes: UTF-8 text about the table (source, licence)
-//! u32 n, n bytes: the entries' strings, concatenated
-//! u32 × (entries + 1): offsets of each string in those bytes
-//! f32 × entries: log-probability of each entry (segmentation score)
-//! u32 × entries: the vector of each entry
-//! f32 × vectors: scale of each vector
-//! i8 × (vectors × dim): the vectors (component = i8 × scale)
-//! u32 k
-//! u32 × (vectors × k): translations: the entries of the other script
-//!     (Chinese for a Latin token, and back) nearest to each vector, or
-//!     u32::MAX for none
-//! u8 × (vectors × k): their cosine × 255
-//! ```
+//! The table's format is `table_layout`'s.
 //!
 //! The translations let the lexical scorer match across languages: a
 //! Chinese query word also looks for its nearest English words (see
 //! `Embedder::translations`).
 //!
 //! Parsing checks every length and offset: a damaged table is an error,
-//! never a panic. The contents' check and the entry lookup wait for the
-//! first use of a built-in table, and its id is known from the build, so
-//! an engine that never embeds anything pays for neither; segmentations are
+//! never a panic. The built-in table's contents are checked, its entry
+//! lookup made and its id computed by the build (core/build.rs, with
+//! `table_layout` and `table_lookup`), so no process pays for them; a table
+//! handed over at run time is checked when given and its lookup made on
+//! first use. Segmentations are
 //! remembered by their text, so a word the table lacks costs its tens of
 //! lookups once.
 
@@ -54,10 +39,10 @@ use rustc_hash::FxHashMap;
 
 use super::bytes::Bytes;
 use super::embed::Embedder;
+use super::table_layout::{le_f32, le_u32, Layout, MAGIC};
 use super::table_lookup;
 use super::text::{pieces, Piece, Scratch};
 
-const MAGIC: &[u8; 8] = b"ARBEMB01";
 /// The word-start mark of SentencePiece vocabularies.
 const WORD_START: char = '\u{2581}';
 /// Log-probability charged for a character no piece covers.
@@ -87,23 +72,17 @@ impl fmt::Display for TableError {
 
 impl std::error::Error for TableError {}
 
-/// A parsed table: views into its bytes.
+/// A parsed table: its bytes and where each part lies in them.
 struct Table {
     bytes: Bytes,
-    dim: usize,
-    info: (usize, usize),
-    strings: usize,
-    offsets: usize,
-    scores: usize,
-    vector_of: usize,
-    scales: usize,
-    vectors: usize,
-    entries: usize,
-    n_vectors: usize,
-    /// Translations per vector, and where they are.
-    k: usize,
-    neighbours: usize,
-    similarities: usize,
+    layout: Layout,
+}
+
+impl std::ops::Deref for Table {
+    type Target = Layout;
+    fn deref(&self) -> &Layout {
+        &self.layout
+    }
 }
 
 /// Entry lookup by string, made on first use (`table_lookup`): entry
@@ -205,8 +184,9 @@ impl Lookup {
 pub struct StaticEmbedder {
     table: Table,
     /// Whether the table's contents passed `Table::check`: a table handed
-    /// over at run time is checked when made, the built-in one on first
-    /// use (see `from_static`).
+    /// over at run time is checked when made, the built-in one by the
+    /// build (`from_static_built`), a static one on first use
+    /// (`from_static`).
     checked: OnceLock<Result<(), TableError>>,
     lookup: OnceLock<Lookup>,
     /// The lookup the build made for the built-in table (`table_lookup`).
@@ -227,183 +207,26 @@ impl fmt::Debug for StaticEmbedder {
     }
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    fn take(&mut self, n: usize, what: &str) -> Result<usize, TableError> {
-        let start = self.at;
-        let end = start
-            .checked_add(n)
-            .filter(|&e| e <= self.bytes.len())
-            .ok_or_else(|| TableError(format!("truncated at {what} (byte {start})")))?;
-        self.at = end;
-        Ok(start)
-    }
-
-    fn u32(&mut self, what: &str) -> Result<u32, TableError> {
-        let at = self.take(4, what)?;
-        let b = &self.bytes[at..at + 4];
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-
-    fn array(&mut self, count: usize, size: usize, what: &str) -> Result<usize, TableError> {
-        let n = count
-            .checked_mul(size)
-            .ok_or_else(|| TableError(format!("{what} too large")))?;
-        self.take(n, what)
-    }
-}
-
-fn le_u32(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-
-fn le_f32(b: &[u8], at: usize) -> f32 {
-    f32::from_bits(le_u32(b, at))
-}
-
 impl Table {
     fn parse(bytes: Bytes) -> Result<Table, TableError> {
-        let b = &bytes[..];
-        if b.len() < 8 || &b[..8] != MAGIC {
-            return Err(TableError(
-                "not an Arbores embedder table (bad magic)".into(),
-            ));
-        }
-        let mut r = Reader { bytes: b, at: 8 };
-        let dim = r.u32("the dimension")? as usize;
-        let n_vectors = r.u32("the vector count")? as usize;
-        let entries = r.u32("the entry count")? as usize;
-        if dim == 0 || dim > 4096 {
-            return Err(TableError(format!("dimension {dim} out of range 1..4096")));
-        }
-        let n = r.u32("the description length")? as usize;
-        let info = (r.take(n, "the description")?, n);
-        if std::str::from_utf8(&b[info.0..info.0 + n]).is_err() {
-            return Err(TableError("the description is not UTF-8".into()));
-        }
-        let n = r.u32("the strings' length")? as usize;
-        let strings = r.take(n, "the strings")?;
-        let offsets = r.array(entries + 1, 4, "the string offsets")?;
-        let scores = r.array(entries, 4, "the scores")?;
-        let vector_of = r.array(entries, 4, "the vector numbers")?;
-        let scales = r.array(n_vectors, 4, "the scales")?;
-        let vectors = r.array(n_vectors, dim, "the vectors")?;
-        let k = r.u32("the translation count")? as usize;
-        if k > 64 {
-            return Err(TableError(format!(
-                "{k} translations per token, at most 64"
-            )));
-        }
-        let neighbours = r.array(n_vectors * k, 4, "the translations")?;
-        let similarities = r.array(n_vectors * k, 1, "the translation similarities")?;
-        if r.at != b.len() {
-            return Err(TableError(format!(
-                "{} bytes after the vectors",
-                b.len() - r.at
-            )));
-        }
-        Ok(Table {
-            bytes,
-            dim,
-            info,
-            strings,
-            offsets,
-            scores,
-            vector_of,
-            scales,
-            vectors,
-            entries,
-            n_vectors,
-            k,
-            neighbours,
-            similarities,
-        })
+        let layout = Layout::parse(&bytes).map_err(TableError)?;
+        Ok(Table { bytes, layout })
     }
 
-    /// Checks the contents the layout points at: the strings' offsets and
-    /// UTF-8, every entry's vector and score, every translation and scale.
-    /// Linear in the table (a few milliseconds for the built-in one, and
-    /// more in the sandbox), which is why the built-in table is checked on
-    /// first use rather than when an engine starts.
+    /// Checks the contents (`Layout::check`).
     fn check(&self) -> Result<(), TableError> {
-        let b = &self.bytes[..];
-        let Table {
-            strings,
-            offsets,
-            scores,
-            vector_of,
-            scales,
-            entries,
-            n_vectors,
-            k,
-            neighbours,
-            ..
-        } = *self;
-        let strings_len = self.strings_len();
-        let mut last = 0;
-        for i in 0..=entries {
-            let o = le_u32(b, offsets + 4 * i) as usize;
-            if o < last || o > strings_len {
-                return Err(TableError(format!(
-                    "string offset {i} out of order or range"
-                )));
-            }
-            last = o;
-        }
-        if std::str::from_utf8(&b[strings..strings + strings_len]).is_err() {
-            return Err(TableError("the strings are not UTF-8".into()));
-        }
-        for i in 0..entries {
-            if le_u32(b, vector_of + 4 * i) as usize >= n_vectors {
-                return Err(TableError(format!(
-                    "entry {i} names a vector beyond the table"
-                )));
-            }
-            if !le_f32(b, scores + 4 * i).is_finite() {
-                return Err(TableError(format!("entry {i} has a non-finite score")));
-            }
-        }
-        for i in 0..n_vectors * k {
-            let e = le_u32(b, neighbours + 4 * i);
-            if e != u32::MAX && e as usize >= entries {
-                return Err(TableError(format!(
-                    "translation {i} names an entry beyond the table"
-                )));
-            }
-        }
-        for i in 0..n_vectors {
-            if !le_f32(b, scales + 4 * i).is_finite() {
-                return Err(TableError(format!("vector {i} has a non-finite scale")));
-            }
-        }
-        Ok(())
+        self.layout.check(&self.bytes).map_err(TableError)
     }
 
-    /// Length of the strings' bytes (they end where the offsets begin,
-    /// after the offsets' own length field was read by `parse`).
-    fn strings_len(&self) -> usize {
-        self.offsets - self.strings
-    }
-
-    /// The bytes of entry `i`'s string.
+    /// The bytes of entry `i`'s string (of a checked table).
     fn string_bytes(&self, i: usize) -> &[u8] {
-        let b = &self.bytes[..];
-        let start = le_u32(b, self.offsets + 4 * i) as usize;
-        let end = le_u32(b, self.offsets + 4 * (i + 1)) as usize;
-        &b[self.strings + start..self.strings + end]
+        self.layout.string_bytes(&self.bytes, i)
     }
 
     fn string(&self, i: usize) -> &str {
-        let b = &self.bytes[..];
-        let start = le_u32(b, self.offsets + 4 * i) as usize;
-        let end = le_u32(b, self.offsets + 4 * (i + 1)) as usize;
-        // Checked in `parse`: in range, on the concatenation of valid UTF-8
-        // strings; an offset inside a character makes the entry empty.
-        std::str::from_utf8(&b[self.strings + start..self.strings + end]).unwrap_or("")
+        // Checked: in range, on the concatenation of valid UTF-8 strings;
+        // an offset inside a character makes the entry empty.
+        std::str::from_utf8(self.string_bytes(i)).unwrap_or("")
     }
 
     /// Adds vector `v` to `out`.
@@ -428,34 +251,29 @@ impl StaticEmbedder {
 
     /// A table compiled into the program (not copied). Its layout is
     /// checked now, its contents on first use: a process that never
-    /// embeds (most one-shot evaluations) does not pay for reading the
-    /// whole table. Contents that turn out damaged make an embedder that
-    /// knows no token (every vector zero), and `check` says why.
+    /// embeds does not pay for reading the whole table. Contents that turn
+    /// out damaged make an embedder that knows no token (every vector
+    /// zero), and `check` says why.
     pub fn from_static(bytes: &'static [u8]) -> Result<StaticEmbedder, TableError> {
         Self::new(Bytes::Static(bytes))
     }
 
-    /// As `from_static`, for a table whose id (`Embedder::id`) is known
-    /// from the build, so that opening a store, which compares the id
-    /// with the one its semantic index was made by, does not hash the
-    /// table. The test `builtin_table_id_is_the_tables_hash` checks it.
-    pub fn from_static_with_id(
-        bytes: &'static [u8],
-        id: &str,
-    ) -> Result<StaticEmbedder, TableError> {
-        let e = Self::from_static(bytes)?;
-        let _ = e.id.set(id.to_string());
-        Ok(e)
-    }
-
-    /// As `from_static_with_id`, with the entry lookup the build made
-    /// (`table_lookup`; built as usual if it does not fit the table).
-    pub fn from_static_made(
+    /// The built-in table, whose contents the build checked
+    /// (`Layout::check`, in core/build.rs: a damaged table fails the
+    /// build), with the id and the entry lookup the build made, so that
+    /// no process hashes, checks or indexes the table (the lookup is built
+    /// as usual if it does not fit the table). The tests
+    /// `builtin_table_id_is_the_tables_hash` and
+    /// `builtin_table_relates_chinese_and_english` check what the build
+    /// made against the table.
+    pub fn from_static_built(
         bytes: &'static [u8],
         id: &str,
         lookup: &'static [u8],
     ) -> Result<StaticEmbedder, TableError> {
-        let mut e = Self::from_static_with_id(bytes, id)?;
+        let mut e = Self::from_static(bytes)?;
+        let _ = e.id.set(id.to_string());
+        let _ = e.checked.set(Ok(()));
         e.made_lookup = Some(lookup);
         Ok(e)
     }
@@ -871,7 +689,7 @@ pub(crate) mod tests {
             s.copy_from_slice(&1000u32.to_le_bytes());
         }
         let wrong: &'static [u8] = Box::leak(wrong.into_boxed_slice());
-        let e = StaticEmbedder::from_static_made(bytes, "test", wrong).unwrap();
+        let e = StaticEmbedder::from_static_built(bytes, "test", wrong).unwrap();
         assert!(e.embed("sort 排序").iter().all(|&x| x == 0.0));
     }
 
