@@ -216,7 +216,12 @@ impl Engine {
     /// from them and the evaluation is suspended here under a new number,
     /// waiting on the same calls. Bytes that are not a dump, of another
     /// format or build, damaged, or hashed with another key are refused
-    /// with an error that says which, and nothing changes.
+    /// with an error that says which, and nothing changes; so are bytes
+    /// whose pending calls cannot be printed within this engine's limits
+    /// (the calls are handed over as text). The loaded evaluation runs
+    /// under this engine's limits (each resume is a run slice with the
+    /// whole per-slice budget, as here); what is left of an evaluation
+    /// budget (`set_evaluation_budget`) travels in the bytes.
     pub fn load_suspension(&mut self, bytes: &[u8]) -> Result<Suspension, String> {
         let id = self.vm.load_parked(bytes, &self.dump_key, self.limits)?;
         let calls = self.vm.pending_calls(id).unwrap_or_default();

@@ -32,7 +32,7 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use super::bytes::Bytes;
+use super::bytes::{le_u32, Bytes, Reader};
 
 const MAGIC: &[u8; 8] = b"ARBLEX01";
 /// The longest headword considered when cutting a query, in characters.
@@ -53,6 +53,13 @@ impl fmt::Display for LexiconError {
 }
 
 impl std::error::Error for LexiconError {}
+
+/// What `Reader` found wrong with the layout.
+impl From<String> for LexiconError {
+    fn from(why: String) -> Self {
+        LexiconError(why)
+    }
+}
 
 /// A list of strings in the lexicon's bytes.
 #[derive(Clone, Copy)]
@@ -91,53 +98,27 @@ impl fmt::Debug for Lexicon {
     }
 }
 
-fn le_u32(b: &[u8], at: usize) -> usize {
-    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]) as usize
+/// The offset of `count + 1` offsets (u32s).
+fn read_offsets(r: &mut Reader, count: usize, what: &str) -> Result<usize, String> {
+    let count = count
+        .checked_add(1)
+        .ok_or_else(|| format!("{what} too large"))?;
+    r.array(count, 4, what)
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    fn take(&mut self, n: usize, what: &str) -> Result<usize, LexiconError> {
-        let start = self.at;
-        let end = start
-            .checked_add(n)
-            .filter(|&e| e <= self.bytes.len())
-            .ok_or_else(|| LexiconError(format!("truncated at {what} (byte {start})")))?;
-        self.at = end;
-        Ok(start)
-    }
-
-    fn u32(&mut self, what: &str) -> Result<usize, LexiconError> {
-        let at = self.take(4, what)?;
-        Ok(le_u32(self.bytes, at))
-    }
-
-    fn offsets(&mut self, count: usize, what: &str) -> Result<usize, LexiconError> {
-        let n = count
-            .checked_add(1)
-            .and_then(|c| c.checked_mul(4))
-            .ok_or_else(|| LexiconError(format!("{what} too large")))?;
-        self.take(n, what)
-    }
-
-    /// A count, a blob of `n` bytes and `count + 1` offsets into it (their
-    /// values are checked by `check_strings`).
-    fn strings(&mut self, what: &str) -> Result<Strings, LexiconError> {
-        let count = self.u32(what)?;
-        let n = self.u32(what)?;
-        let bytes = self.take(n, what)?;
-        let offsets = self.offsets(count, what)?;
-        Ok(Strings {
-            count,
-            bytes,
-            offsets,
-            len: n,
-        })
-    }
+/// A count, a blob of `n` bytes and `count + 1` offsets into it (their
+/// values are checked by `check_strings`).
+fn read_strings(r: &mut Reader, what: &str) -> Result<Strings, String> {
+    let count = r.u32(what)?;
+    let n = r.u32(what)?;
+    let bytes = r.take(n, what)?;
+    let offsets = read_offsets(r, count, what)?;
+    Ok(Strings {
+        count,
+        bytes,
+        offsets,
+        len: n,
+    })
 }
 
 /// Checks a list of strings: offsets in order, in range and on UTF-8
@@ -245,11 +226,11 @@ impl Lexicon {
         if std::str::from_utf8(&b[info.0..info.0 + n]).is_err() {
             return Err(LexiconError("the description is not UTF-8".into()));
         }
-        let heads = r.strings("the headwords")?;
-        let english = r.strings("the English words")?;
+        let heads = read_strings(&mut r, "the headwords")?;
+        let english = read_strings(&mut r, "the English words")?;
         let glosses_len = r.u32("the glosses")?;
         let glosses = r.take(glosses_len, "the glosses")?;
-        let gloss_offsets = r.offsets(heads.count, "the gloss offsets")?;
+        let gloss_offsets = read_offsets(&mut r, heads.count, "the gloss offsets")?;
         if r.at != b.len() {
             return Err(LexiconError(format!(
                 "{} bytes after the gloss offsets",

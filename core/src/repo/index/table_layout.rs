@@ -26,6 +26,8 @@
 //! u8 × (vectors × k): their cosine × 255
 //! ```
 
+use super::bytes::Reader;
+
 pub const MAGIC: &[u8; 8] = b"ARBEMB01";
 
 /// Where each part of a table lies: byte offsets into its bytes, and its
@@ -49,35 +51,6 @@ pub struct Layout {
     pub similarities: usize,
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    fn take(&mut self, n: usize, what: &str) -> Result<usize, String> {
-        let start = self.at;
-        let end = start
-            .checked_add(n)
-            .filter(|&e| e <= self.bytes.len())
-            .ok_or_else(|| format!("truncated at {what} (byte {start})"))?;
-        self.at = end;
-        Ok(start)
-    }
-
-    fn u32(&mut self, what: &str) -> Result<u32, String> {
-        let at = self.take(4, what)?;
-        Ok(le_u32(self.bytes, at))
-    }
-
-    fn array(&mut self, count: usize, size: usize, what: &str) -> Result<usize, String> {
-        let n = count
-            .checked_mul(size)
-            .ok_or_else(|| format!("{what} too large"))?;
-        self.take(n, what)
-    }
-}
-
 pub fn le_u32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
@@ -94,25 +67,25 @@ impl Layout {
             return Err("not an Arbores embedder table (bad magic)".into());
         }
         let mut r = Reader { bytes: b, at: 8 };
-        let dim = r.u32("the dimension")? as usize;
-        let n_vectors = r.u32("the vector count")? as usize;
-        let entries = r.u32("the entry count")? as usize;
+        let dim = r.u32("the dimension")?;
+        let n_vectors = r.u32("the vector count")?;
+        let entries = r.u32("the entry count")?;
         if dim == 0 || dim > 4096 {
             return Err(format!("dimension {dim} out of range 1..4096"));
         }
-        let n = r.u32("the description length")? as usize;
+        let n = r.u32("the description length")?;
         let info = (r.take(n, "the description")?, n);
         if std::str::from_utf8(&b[info.0..info.0 + n]).is_err() {
             return Err("the description is not UTF-8".into());
         }
-        let n = r.u32("the strings' length")? as usize;
+        let n = r.u32("the strings' length")?;
         let strings = r.take(n, "the strings")?;
         let offsets = r.array(entries + 1, 4, "the string offsets")?;
         let scores = r.array(entries, 4, "the scores")?;
         let vector_of = r.array(entries, 4, "the vector numbers")?;
         let scales = r.array(n_vectors, 4, "the scales")?;
         let vectors = r.array(n_vectors, dim, "the vectors")?;
-        let k = r.u32("the translation count")? as usize;
+        let k = r.u32("the translation count")?;
         if k > 64 {
             return Err(format!("{k} translations per token, at most 64"));
         }
