@@ -397,15 +397,24 @@ impl Heap {
     // ---- collection -------------------------------------------------------
 
     /// Marks from `roots` and the templates in `templates`, then sweeps.
-    /// `stop` is asked every `STOP_CHECK_OBJECTS` objects marked (a few
-    /// milliseconds): when it says stop, the marking is abandoned, the
-    /// marks cleared and nothing freed, and `collect` says `false`.
+    /// `stop` is asked before anything is done, every `STOP_CHECK_OBJECTS`
+    /// objects marked and every chunk of slots swept (a few milliseconds
+    /// each): when it says stop, the collection ends there and `collect`
+    /// says `false`. A marking stopped is abandoned (its marks cleared,
+    /// nothing freed); a sweep stopped keeps what it freed so far and
+    /// clears the marks of the slots it did not reach, whose garbage waits
+    /// for the next collection.
     pub fn collect<'a>(
         &mut self,
         roots: impl Iterator<Item = Value>,
         templates: impl Iterator<Item = &'a Rc<Template>>,
         stop: &mut dyn FnMut() -> bool,
     ) -> bool {
+        // A host that already said stop (a limit that ended the evaluation)
+        // does not wait for a collection at all.
+        if stop() {
+            return false;
+        }
         // Unique in the process, not per heap: engines made from one
         // prepared image share its templates (`Vm::fresh_copy`), and a
         // stamp another heap left on one must never read as this marking's.
@@ -470,7 +479,9 @@ impl Heap {
                 break;
             }
         }
-        self.sweep();
+        if !self.sweep(stop) {
+            return false;
+        }
         self.collections += 1;
         true
     }
@@ -486,7 +497,13 @@ impl Heap {
         }
     }
 
-    fn sweep(&mut self) {
+    /// Frees the unmarked slots, from the end, a chunk at a time, asking
+    /// `stop` before each chunk. `false` when it stopped:
+    /// what it swept is freed (slots past the last live one given back),
+    /// the marks of the rest are cleared and its garbage stays, and the
+    /// byte counts are left as they were (an overestimate, so the next
+    /// evaluation collects again).
+    fn sweep(&mut self, stop: &mut dyn FnMut() -> bool) -> bool {
         let mut live = 0usize;
         let mut free_head = NO_FREE;
         let mut free_slots = 0;
@@ -494,15 +511,30 @@ impl Heap {
         // which keeps the vector's used part compact. Free slots after the
         // last live one are given back (whole chunks freed) so a burst of
         // garbage does not pin memory: `end` is one past the last live
-        // slot, and the free list starts again there.
+        // slot, and the free list starts again there. Those slots are
+        // not linked (their objects are dropped once, by the truncation).
         let mut end = None;
         let mut at = self.objects.len();
+        let mut stopped = false;
         let chunks = self
             .objects
             .chunks_mut()
             .rev()
             .zip(self.marks.chunks_mut().rev());
         for (objects, marks) in chunks {
+            if stopped {
+                marks.fill(false);
+                continue;
+            }
+            if stop() {
+                stopped = true;
+                // Everything swept so far was garbage: it is given back.
+                if end.is_none() {
+                    end = Some(at);
+                }
+                marks.fill(false);
+                continue;
+            }
             at -= objects.len();
             for (j, (o, m)) in objects.iter_mut().zip(marks.iter_mut()).enumerate().rev() {
                 if *m {
@@ -510,26 +542,23 @@ impl Heap {
                     live += o.size();
                     if end.is_none() {
                         end = Some(at + j + 1);
-                        free_head = NO_FREE;
-                        free_slots = 0;
                     }
-                } else {
+                } else if end.is_some() {
                     *o = Object::Free(free_head);
                     free_head = (at + j) as u32;
                     free_slots += 1;
                 }
             }
         }
-        let end = end.unwrap_or_else(|| {
-            free_head = NO_FREE;
-            free_slots = 0;
-            0
-        });
+        let end = end.unwrap_or(0);
         self.objects.truncate(end);
         self.marks.truncate(end);
         self.births.truncate(end);
         self.free_head = free_head;
         self.free_slots = free_slots;
+        if stopped {
+            return false;
+        }
         self.bytes = live;
         self.live_after_gc = live;
         // Twice what lives, but not past the cap (plus a sixty-fourth of it,
@@ -541,6 +570,7 @@ impl Heap {
             .max(4 << 20)
             .min(self.cap.max(live + self.cap / 64));
         self.wants_gc = false;
+        true
     }
 }
 

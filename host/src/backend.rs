@@ -317,6 +317,11 @@ pub trait Backend {
     fn save_session(&mut self) -> Result<Vec<u8>, String>;
     /// Replaces the session's definitions with those `bytes` hold.
     fn restore_session(&mut self, bytes: &[u8]) -> Result<Restored, String>;
+
+    /// Ends the engine when the process is about to end: by default it is
+    /// dropped. An engine whose heap is large may leave it to the
+    /// operating system instead of freeing it object by object.
+    fn end(self: Box<Self>) {}
 }
 
 /// What a restored session holds.

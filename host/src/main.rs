@@ -481,7 +481,9 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         let mut session = Session::new(&settings, &stopper, open_store()?)?;
         stopper.install_ctrl_c();
         let outcome = session.eval(&stopper, settings.timeout, source);
-        Ok(report::print(&outcome, &settings, origin, style))
+        let exit = report::print(&outcome, &settings, origin, style);
+        session.end();
+        Ok(exit)
     };
 
     match command {

@@ -63,6 +63,10 @@ impl Repl<'_> {
         } else {
             running.piped()?
         };
+        // The completer's share went with the line editor.
+        if let Ok(session) = Rc::try_unwrap(running.session) {
+            session.into_inner().end();
+        }
         Ok(exit.unwrap_or(Exit::Ok))
     }
 }
