@@ -65,6 +65,9 @@ pub struct Heap {
     journal: Vec<(Ref, Object)>,
     journaling: bool,
     meter: Option<MemoryMeter>,
+    /// What the engine's memory has grown to, when it never shrinks
+    /// (`Engine::set_memory_footprint`).
+    footprint: Option<MemoryMeter>,
 }
 
 /// Bytes the embedder's allocator counts as held by the engine's process
@@ -147,6 +150,7 @@ impl Heap {
             journal: Vec::new(),
             journaling: false,
             meter: None,
+            footprint: None,
         }
     }
 
@@ -191,13 +195,36 @@ impl Heap {
         self.meter.map(|m| m())
     }
 
+    /// Installs the count of what the engine's memory has grown to.
+    pub fn set_footprint(&mut self, footprint: Option<MemoryMeter>) {
+        self.footprint = footprint;
+    }
+
+    /// Whether one more buffer of `n` bytes keeps the memory's footprint
+    /// (when the embedder counts it) within the cap. The free room inside
+    /// the footprint is scattered in holes (old buffers of the vectors
+    /// that doubled, freed objects), so a buffer is taken to fit there
+    /// only when it is at most half of that room; otherwise the memory
+    /// grows by all of it. Without a footprint, always.
+    pub fn footprint_allows(&self, n: usize) -> bool {
+        let (Some(footprint), Some(meter)) = (self.footprint, self.meter) else {
+            return true;
+        };
+        let size = footprint();
+        let free = size.saturating_sub(meter());
+        n <= free / 2 || size.saturating_add(n) <= self.cap
+    }
+
     /// Checks that `n` more bytes fit under the cap before a primitive builds
     /// a large object (a huge `make-vector` must fail cleanly, not abort).
     /// With a meter the garbage not yet collected counts too: the VM
     /// collects and tries the primitive once more when it is refused.
     pub fn check_room(&self, n: usize) -> Result<(), OutOfMemory> {
         let held = self.metered().unwrap_or(self.live_after_gc);
-        if held.saturating_add(n) > self.cap || n > isize::MAX as usize / 8 {
+        if held.saturating_add(n) > self.cap
+            || n > isize::MAX as usize / 8
+            || !self.footprint_allows(n)
+        {
             Err(OutOfMemory)
         } else {
             Ok(())

@@ -320,6 +320,19 @@ impl Engine {
         self.vm.set_memory_meter(meter);
     }
 
+    /// Has one-buffer allocations also checked against `footprint`: the
+    /// bytes the engine's memory has grown to, when that never shrinks
+    /// (a wasm instance's linear memory, whose freed room stays resident
+    /// and is reused only by what fits in its holes). With it, a buffer
+    /// that may not fit in the free room (the stack doubling, a large
+    /// vector or string) is made only if the memory grown by all of it
+    /// stays within the cap, so a program that grows to the cap leaves the
+    /// instance's memory at most at the cap, whatever the sizes its
+    /// buffers happen to have there. Needs the meter too.
+    pub fn set_memory_footprint(&mut self, footprint: Option<MemoryMeter>) {
+        self.vm.set_memory_footprint(footprint);
+    }
+
     /// Installs (or removes) the check that lets a host stop a running
     /// evaluation: a timeout, a Stop button, Ctrl-C. This configures the
     /// engine's own [`crate::BasicHost`], which replaces one given to

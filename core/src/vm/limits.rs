@@ -172,19 +172,25 @@ impl Vm {
     /// held: while a vector is copied its old and new buffers both exist,
     /// and a wasm instance's memory keeps that high-water mark, so growing
     /// unchecked a vector of a third of the cap would take the instance to
-    /// the cap and beyond. (The heap's slots grow a chunk at a time and
+    /// the cap and beyond. Where the embedder counts the memory's
+    /// footprint, the new buffers must also fit within the cap beside the
+    /// holes the old ones left (`Heap::footprint_allows`). (The heap's slots grow a chunk at a time and
     /// are never copied.)
     fn grow_ahead(&mut self) -> Result<(), VmError> {
         let growth = |vm: &Vm| growth(&vm.stack) + growth(&vm.frames);
         if growth(self) == 0 {
             return Ok(());
         }
-        if self.held() + growth(self) > self.heap.cap {
+        let fits = |vm: &Vm| {
+            let g = growth(vm);
+            vm.held() + g <= vm.heap.cap && vm.heap.footprint_allows(g)
+        };
+        if !fits(self) {
             // What is held may be garbage.
             if !self.collect_or_stop() {
                 return Err(self.interrupted_error());
             }
-            if self.held() + growth(self) > self.heap.cap {
+            if !fits(self) {
                 return Err(self.memory_limit_error());
             }
         }

@@ -309,6 +309,12 @@ impl Vm {
         self.heap.set_meter(meter);
     }
 
+    /// Has one-buffer allocations checked against what the memory has
+    /// grown to (`Engine::set_memory_footprint`).
+    pub fn set_memory_footprint(&mut self, footprint: Option<MemoryMeter>) {
+        self.heap.set_footprint(footprint);
+    }
+
     /// The most steps an evaluation started from now on may take across
     /// all its run slices (none: only each slice's limit).
     pub fn set_evaluation_budget(&mut self, max_steps: Option<u64>) {
