@@ -255,6 +255,45 @@
                 ((same? x (caar l)) (car l))
                 (else (loop (cdr l))))))))
 
+;; The errors of the bundled libraries for an argument of the wrong kind:
+;; "WHO: expected WHAT", the argument as the irritant.
+(define (%expected who what got)
+  (error (string-append (symbol->string who) ": expected " what) got))
+
+(define (%check-procedure who p)
+  (if (not (procedure? p)) (%expected who "a procedure" p)))
+
+(define (%check-count who k)
+  (if (not (and (exact-integer? k) (>= k 0)))
+      (%expected who "a non-negative exact integer" k)))
+
+;; START and END of the optional arguments `opt` for vector `v`.
+(define (%vector-range who v opt)
+  (let* ((n (vector-length v))
+         (start (if (pair? opt) (car opt) 0))
+         (end (if (and (pair? opt) (pair? (cdr opt))) (cadr opt) n)))
+    (if (not (and (exact-integer? start) (exact-integer? end)
+                  (<= 0 start end n)))
+        (error (string-append (symbol->string who)
+                              ": the range is out of bounds for the vector")
+               (list start end) n))
+    (values start end)))
+
+;; The next value of each generator (a thunk), or #f when one has ended.
+(define (%next-all gens)
+  (let loop ((gs gens) (acc '()))
+    (if (null? gs)
+        (reverse acc)
+        (let ((v ((car gs))))
+          (and (not (eof-object? v)) (loop (cdr gs) (cons v acc)))))))
+
+;; Hash `h` within the optional `bound`, a positive exact integer.
+(define (%hash-bounded who h bound)
+  (cond ((null? bound) h)
+        ((and (exact-integer? (car bound)) (> (car bound) 0))
+         (modulo h (car bound)))
+        (else (%expected who "a positive exact integer bound" (car bound)))))
+
 (define (%cars lists)
   (if (null? lists) '()
       (if (null? (car lists)) #f

@@ -16,12 +16,9 @@
    bitwise-fold bitwise-for-each bitwise-unfold make-bitwise-generator)
   (import (scheme base))
   (begin
-    (define (fail who what got)
-      (error (string-append (symbol->string who) ": expected " what) got))
+    (define fail %expected)
 
-    (define (check-index who k)
-      (if (not (and (exact-integer? k) (>= k 0)))
-          (fail who "a non-negative exact integer" k)))
+    (define check-index %check-count)
 
     (define (check-field who start end)
       (check-index who start)

@@ -32,14 +32,12 @@
     (define-record-type <char-set> (make-cs ranges) char-set?
       (ranges cs-ranges set-cs-ranges!))
 
-    (define (fail who what got)
-      (error (string-append (symbol->string who) ": expected " what) got))
+    (define fail %expected)
 
     (define (check-cs who cs)
       (if (not (char-set? cs)) (fail who "a char-set" cs)))
 
-    (define (check-procedure who p)
-      (if (not (procedure? p)) (fail who "a procedure" p)))
+    (define check-procedure %check-procedure)
 
     (define (ranges-of who cs)
       (check-cs who cs)

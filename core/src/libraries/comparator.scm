@@ -18,11 +18,9 @@
    =? <? >? <=? >=? comparator-if<=>)
   (import (scheme base) (scheme char) (scheme inexact))
   (begin
-    (define (fail who what got)
-      (error (string-append (symbol->string who) ": expected " what) got))
+    (define fail %expected)
 
-    (define (check-procedure who p)
-      (if (not (procedure? p)) (fail who "a procedure" p)))
+    (define check-procedure %check-procedure)
 
     (define-record-type comparator
       (%make-comparator type-test equality ordering hash ordered? hashable?)
@@ -57,11 +55,7 @@
 
     ;; ---- hash functions ------------------------------------------------------
 
-    (define (bounded who h bound)
-      (cond ((null? bound) h)
-            ((and (exact-integer? (car bound)) (> (car bound) 0))
-             (modulo h (car bound)))
-            (else (fail who "a positive exact integer bound" (car bound)))))
+    (define bounded %hash-bounded)
 
     (define (hash-bound) 4611686018427387903)
     (define (hash-salt) 0)

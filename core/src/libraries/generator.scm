@@ -24,15 +24,11 @@
   (begin
     (define eof (eof-object))
 
-    (define (fail who what got)
-      (error (string-append (symbol->string who) ": expected " what) got))
+    (define fail %expected)
 
-    (define (check-procedure who p)
-      (if (not (procedure? p)) (fail who "a procedure" p)))
+    (define check-procedure %check-procedure)
 
-    (define (check-count who k)
-      (if (not (and (exact-integer? k) (>= k 0)))
-          (fail who "a non-negative exact integer" k)))
+    (define check-count %check-count)
 
     ;; ---- generators from values ------------------------------------------------
 
@@ -237,12 +233,7 @@
                     (loop (cdr hs) (cdr gs) best best-g best-cell)))))))
 
     ;; The next value of each generator, or #f when one has ended.
-    (define (next-all gens)
-      (let loop ((gs gens) (acc '()))
-        (if (null? gs)
-            (reverse acc)
-            (let ((v ((car gs))))
-              (and (not (eof-object? v)) (loop (cdr gs) (cons v acc)))))))
+    (define next-all %next-all)
 
     (define (gmap proc gen . gens)
       (check-procedure 'gmap proc)

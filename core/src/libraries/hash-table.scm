@@ -38,22 +38,16 @@
    hash-table-equivalence-function hash-table-hash-function)
   (import (scheme base) (scheme char) (scheme comparator))
   (begin
-    (define (fail who what got)
-      (error (string-append (symbol->string who) ": expected " what) got))
+    (define fail %expected)
 
-    (define (check-procedure who p)
-      (if (not (procedure? p)) (fail who "a procedure" p)))
+    (define check-procedure %check-procedure)
 
     (define (check-table who t)
       (if (not (%hash-table? t)) (fail who "a hash table" t)))
 
     ;; ---- hash functions ------------------------------------------------------
 
-    (define (bounded who h bound)
-      (cond ((null? bound) h)
-            ((and (exact-integer? (car bound)) (> (car bound) 0))
-             (modulo h (car bound)))
-            (else (fail who "a positive exact integer bound" (car bound)))))
+    (define bounded %hash-bounded)
 
     (define (hash obj . bound) (bounded 'hash (%hash 'hash 2 obj) bound))
     (define (hash-by-identity obj . bound)

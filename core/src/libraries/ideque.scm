@@ -20,8 +20,7 @@
    list->ideque ideque->list generator->ideque ideque->generator)
   (import (scheme base))
   (begin
-    (define (fail who what got)
-      (error (string-append (symbol->string who) ": expected " what) got))
+    (define fail %expected)
 
     (define-record-type <ideque>
       (make-dq flen front blen back)
@@ -34,8 +33,7 @@
     (define (check who dq)
       (if (not (ideque? dq)) (fail who "an ideque" dq)))
 
-    (define (check-procedure who p)
-      (if (not (procedure? p)) (fail who "a procedure" p)))
+    (define check-procedure %check-procedure)
 
     (define (check-list who l)
       (if (not (list? l)) (fail who "a proper list" l)))

@@ -35,8 +35,7 @@
    make-improper-ilist-comparator make-icar-comparator make-icdr-comparator)
   (import (scheme base) (scheme comparator))
   (begin
-    (define (fail who what got)
-      (error (string-append (symbol->string who) ": expected " what) got))
+    (define fail %expected)
 
     (define-record-type <ipair>
       (ipair a d)
@@ -44,12 +43,9 @@
       (a %icar)
       (d %icdr))
 
-    (define (check-procedure who p)
-      (if (not (procedure? p)) (fail who "a procedure" p)))
+    (define check-procedure %check-procedure)
 
-    (define (check-index who k)
-      (if (not (and (exact-integer? k) (>= k 0)))
-          (fail who "a non-negative exact integer" k)))
+    (define check-index %check-count)
 
     (define (check-ipair who x)
       (if (not (ipair? x)) (fail who "an ipair" x)))

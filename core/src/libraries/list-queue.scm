@@ -13,8 +13,7 @@
    list-queue-map list-queue-map! list-queue-for-each)
   (import (scheme base))
   (begin
-    (define (fail who what got)
-      (error (string-append (symbol->string who) ": expected " what) got))
+    (define fail %expected)
 
     (define-record-type <list-queue>
       (%make-queue first last)

@@ -43,15 +43,11 @@
   (begin
     ;; ---- checks ------------------------------------------------------------
 
-    (define (fail who what got)
-      (error (string-append (symbol->string who) ": expected " what) got))
+    (define fail %expected)
 
-    (define (check-procedure who p)
-      (if (not (procedure? p)) (fail who "a procedure" p)))
+    (define check-procedure %check-procedure)
 
-    (define (check-count who k)
-      (if (not (and (exact-integer? k) (>= k 0)))
-          (fail who "a non-negative exact integer" k)))
+    (define check-count %check-count)
 
     ;; The end of a list being walked: () ends it, anything else is an error.
     (define (check-end who l whole)

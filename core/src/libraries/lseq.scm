@@ -15,18 +15,14 @@
    lseq-member lseq-memq lseq-memv)
   (import (scheme base))
   (begin
-    (define (fail who what got)
-      (error (string-append (symbol->string who) ": expected " what) got))
+    (define fail %expected)
 
-    (define (check-procedure who p)
-      (if (not (procedure? p)) (fail who "a procedure" p)))
+    (define check-procedure %check-procedure)
 
     (define (check-pair who l)
       (if (not (pair? l)) (fail who "a non-empty lseq" l)))
 
-    (define (check-index who k)
-      (if (not (and (exact-integer? k) (>= k 0)))
-          (fail who "a non-negative exact integer" k)))
+    (define check-index %check-count)
 
     (define (generator->lseq gen)
       (check-procedure 'generator->lseq gen)
@@ -110,12 +106,7 @@
                        v))))))))
 
     ;; The next element of each generator, or #f when one has ended.
-    (define (next-all gens)
-      (let loop ((gs gens) (acc '()))
-        (if (null? gs)
-            (reverse acc)
-            (let ((v ((car gs))))
-              (and (not (eof-object? v)) (loop (cdr gs) (cons v acc)))))))
+    (define next-all %next-all)
 
     (define (lseq-map proc l . ls)
       (check-procedure 'lseq-map proc)

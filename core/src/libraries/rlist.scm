@@ -22,8 +22,7 @@
    rlist->list list->rlist)
   (import (scheme base))
   (begin
-    (define (fail who what got)
-      (error (string-append (symbol->string who) ": expected " what) got))
+    (define fail %expected)
 
     (define-record-type <rpair>
       (make-rpair size tree rest)
@@ -35,9 +34,7 @@
     (define (check-pair who p)
       (if (not (rpair? p)) (fail who "a random-access pair" p)))
 
-    (define (check-index who k)
-      (if (not (and (exact-integer? k) (>= k 0)))
-          (fail who "a non-negative exact integer" k)))
+    (define check-index %check-count)
 
     (define (root tree size) (if (= size 1) tree (vector-ref tree 0)))
 

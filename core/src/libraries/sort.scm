@@ -17,11 +17,9 @@
    vector-find-median vector-find-median! vector-select! vector-separate!)
   (import (scheme base))
   (begin
-    (define (fail who what got)
-      (error (string-append (symbol->string who) ": expected " what) got))
+    (define fail %expected)
 
-    (define (check-procedure who p)
-      (if (not (procedure? p)) (fail who "a procedure" p)))
+    (define check-procedure %check-procedure)
 
     (define (check-list who l)
       (if (not (list? l)) (fail who "a proper list" l)))
@@ -29,17 +27,7 @@
     (define (check-vector who v)
       (if (not (vector? v)) (fail who "a vector" v)))
 
-    ;; START and END of the optional arguments `opt` for vector `v`.
-    (define (range who v opt)
-      (let* ((n (vector-length v))
-             (start (if (pair? opt) (car opt) 0))
-             (end (if (and (pair? opt) (pair? (cdr opt))) (cadr opt) n)))
-        (if (not (and (exact-integer? start) (exact-integer? end)
-                      (<= 0 start end n)))
-            (error (string-append (symbol->string who)
-                                  ": the range is out of bounds for the vector")
-                   (list start end) n))
-        (values start end)))
+    (define range %vector-range)
 
     ;; The native code of an order the engine sorts itself, or #f.
     (define (native-order less)

@@ -19,8 +19,7 @@
    stream-take stream-take-while stream-unfold stream-unfolds stream-zip)
   (import (scheme base) (scheme lazy))
   (begin
-    (define (fail who what got)
-      (error (string-append (symbol->string who) ": expected " what) got))
+    (define fail %expected)
 
     (define-record-type <stream>
       (make-stream promise)
@@ -58,12 +57,9 @@
     (define (check who s)
       (if (not (stream? s)) (fail who "a stream" s)))
 
-    (define (check-procedure who p)
-      (if (not (procedure? p)) (fail who "a procedure" p)))
+    (define check-procedure %check-procedure)
 
-    (define (check-count who n)
-      (if (not (and (exact-integer? n) (>= n 0)))
-          (fail who "a non-negative exact integer" n)))
+    (define check-count %check-count)
 
     (define (value s) (force (stream-promise s)))
 

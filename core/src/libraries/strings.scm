@@ -72,8 +72,7 @@
     (define (check-string who s)
       (if (not (string? s)) (fail who "a string" s)))
 
-    (define (check-procedure who p)
-      (if (not (procedure? p)) (fail who "a procedure" p)))
+    (define check-procedure %check-procedure)
 
     (define (check-index who what k)
       (if (not (and (exact-integer? k) (>= k 0)))

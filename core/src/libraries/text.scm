@@ -31,8 +31,7 @@
    textual-replicate textual-split)
   (import (scheme base) (scheme char))
   (begin
-    (define (fail who what got)
-      (error (string-append (symbol->string who) ": expected " what) got))
+    (define fail %expected)
 
     (define-record-type <text>
       (%text chars)
@@ -52,15 +51,12 @@
             ((string? x) x)
             (else (fail who "a text or string" x))))
 
-    (define (check-procedure who p)
-      (if (not (procedure? p)) (fail who "a procedure" p)))
+    (define check-procedure %check-procedure)
 
     (define (check-char who c)
       (if (not (char? c)) (fail who "a character" c)))
 
-    (define (check-count who n)
-      (if (not (and (exact-integer? n) (>= n 0)))
-          (fail who "a non-negative exact integer" n)))
+    (define check-count %check-count)
 
     ;; The optional start and end in opt for a sequence of length len,
     ;; checked; then what follows them in opt.

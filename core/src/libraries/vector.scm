@@ -25,11 +25,9 @@
    string->vector vector->string)
   (import (scheme base))
   (begin
-    (define (fail who what got)
-      (error (string-append (symbol->string who) ": expected " what) got))
+    (define fail %expected)
 
-    (define (check-procedure who p)
-      (if (not (procedure? p)) (fail who "a procedure" p)))
+    (define check-procedure %check-procedure)
 
     (define (check-vector who v)
       (if (not (vector? v)) (fail who "a vector" v)))
@@ -37,17 +35,7 @@
     (define (check-vectors who vs)
       (for-each (lambda (v) (check-vector who v)) vs))
 
-    ;; START and END of the optional arguments `opt` for vector `v`.
-    (define (range who v opt)
-      (let* ((n (vector-length v))
-             (start (if (pair? opt) (car opt) 0))
-             (end (if (and (pair? opt) (pair? (cdr opt))) (cadr opt) n)))
-        (if (not (and (exact-integer? start) (exact-integer? end)
-                      (<= 0 start end n)))
-            (error (string-append (symbol->string who)
-                                  ": the range is out of bounds for the vector")
-                   (list start end) n))
-        (values start end)))
+    (define range %vector-range)
 
     (define (shortest vs)
       (let loop ((vs vs) (n #f))
