@@ -164,10 +164,9 @@ impl Backend for NativeSession {
 
     /// The process ends: the engine's heap (ten million objects after a
     /// program stopped by its timeout) is left to the operating system
-    /// rather than dropped object by object. What it wrote is already out
-    /// (file ports are flushed at the end of each evaluation, the store
-    /// is the session's).
+    /// rather than dropped object by object; the rest of the engine, the
+    /// store it reads included, is dropped (closed) as usual.
     fn end(self: Box<Self>) {
-        std::mem::forget(self);
+        self.engine.end_leaving_heap();
     }
 }

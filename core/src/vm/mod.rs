@@ -309,6 +309,12 @@ impl Vm {
         self.heap.set_meter(meter);
     }
 
+    /// Forgets the heap's objects without dropping them
+    /// (`Engine::end_leaving_heap`).
+    pub fn leave_heap(&mut self) {
+        std::mem::forget(std::mem::take(&mut self.heap));
+    }
+
     /// Has one-buffer allocations checked against what the memory has
     /// grown to (`Engine::set_memory_footprint`).
     pub fn set_memory_footprint(&mut self, footprint: Option<MemoryMeter>) {
