@@ -430,7 +430,8 @@ impl Heap {
     /// says `false`. A marking stopped is abandoned (its marks cleared,
     /// nothing freed); a sweep stopped keeps what it freed so far and
     /// clears the marks of the slots it did not reach, whose garbage waits
-    /// for the next collection.
+    /// for the next collection, asked for when the heap next allocates
+    /// past its threshold.
     pub fn collect<'a>(
         &mut self,
         roots: impl Iterator<Item = Value>,
@@ -440,7 +441,7 @@ impl Heap {
         // A host that already said stop (a limit that ended the evaluation)
         // does not wait for a collection at all.
         if stop() {
-            return false;
+            return self.stopped();
         }
         // Unique in the process, not per heap: engines made from one
         // prepared image share its templates (`Vm::fresh_copy`), and a
@@ -488,7 +489,7 @@ impl Heap {
                         // Templates keep this marking's stamp: the next
                         // marking has another.
                         self.marks.fill(false);
-                        return false;
+                        return self.stopped();
                     }
                 }
                 let kids = children(&self.objects[r as usize], &mut |t| note(&mut tstack, t));
@@ -511,6 +512,16 @@ impl Heap {
         }
         self.collections += 1;
         true
+    }
+
+    /// A collection the host stopped is not asked for again until the heap
+    /// allocates past its threshold once more: the evaluation it stopped
+    /// ends, and the next one collects when it needs room, not at the end
+    /// of an evaluation that allocated nothing (the collection after an
+    /// evaluation is for its own garbage). Always `false`.
+    fn stopped(&mut self) -> bool {
+        self.wants_gc = false;
+        false
     }
 
     #[inline]
@@ -584,7 +595,7 @@ impl Heap {
         self.free_head = free_head;
         self.free_slots = free_slots;
         if stopped {
-            return false;
+            return self.stopped();
         }
         self.bytes = live;
         self.live_after_gc = live;
