@@ -48,7 +48,8 @@
 //! builds the index again from the nodes.
 
 use std::cell::OnceCell;
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 
 use super::text::{code_words, pieces, stem, Piece, Scratch};
 use crate::repo::cas::sorted::SortedMap;
@@ -656,6 +657,39 @@ impl LexicalIndex {
             .filter(|p| !matches!(p, Ok((NodeId::MAX, _, _))))
     }
 
+    /// Nodes holding a term of common group `group` that `acc` lacks, in
+    /// node order, until `acc` and they make `k`.
+    fn common_candidates(
+        &self,
+        q: &LexicalQuery,
+        group: &Group,
+        acc: &[(NodeId, f32)],
+        k: usize,
+    ) -> Result<Vec<NodeId>, StoreError> {
+        let mut ids: Vec<NodeId> = Vec::new();
+        let known: std::collections::BTreeSet<NodeId> = acc.iter().map(|a| a.0).collect();
+        let terms: std::collections::BTreeSet<usize> = group
+            .alternatives
+            .iter()
+            .flat_map(|a| a.terms.iter().map(|t| t.0))
+            .collect();
+        for t in terms {
+            if acc.len() + ids.len() >= k {
+                break;
+            }
+            for p in self.postings(&q.terms[t]) {
+                let (id, _, _) = p?;
+                if !known.contains(&id) && !ids.contains(&id) {
+                    ids.push(id);
+                    if acc.len() + ids.len() >= k {
+                        return Ok(ids);
+                    }
+                }
+            }
+        }
+        Ok(ids)
+    }
+
     /// The (score, id) of up to `k` nodes with the highest positive scores
     /// that `keep` accepts, best first, ties by ascending id.
     ///
@@ -698,27 +732,7 @@ impl LexicalIndex {
                 // index: it only makes up the candidates the rarer words
                 // left short, in node order, and every candidate is then
                 // scored exactly.
-                let mut ids: Vec<NodeId> = Vec::new();
-                let known: std::collections::BTreeSet<NodeId> = acc.iter().map(|a| a.0).collect();
-                let terms: std::collections::BTreeSet<usize> = group
-                    .alternatives
-                    .iter()
-                    .flat_map(|a| a.terms.iter().map(|t| t.0))
-                    .collect();
-                'lists: for t in terms {
-                    if acc.len() + ids.len() >= k {
-                        break;
-                    }
-                    for p in self.postings(&q.terms[t]) {
-                        let (id, _, _) = p?;
-                        if !known.contains(&id) && !ids.contains(&id) {
-                            ids.push(id);
-                            if acc.len() + ids.len() >= k {
-                                break 'lists;
-                            }
-                        }
-                    }
-                }
+                let ids = self.common_candidates(q, group, &acc, k)?;
                 acc.extend(ids.into_iter().map(|id| (id, 0.0)));
                 acc.sort_unstable_by_key(|a| a.0);
                 rest = order[n..]
@@ -774,18 +788,40 @@ impl LexicalIndex {
                 }
             }
         } else {
-            // Every node that could still be in the top, scored exactly.
+            // Every node that could still be in the top, scored exactly,
+            // best partial sum first, until no partial sum left can reach
+            // the k-th exact score found: a node's score is at most its
+            // partial sum plus what the lists not read could add.
+            let slack = |partial: f32| partial + rest * (1.0 + 1e-4) + 1e-4 * q.total;
             let bar = bar.map_or(f32::MIN, |b| b - rest * (1.0 + 1e-4) - 1e-4 * q.total);
-            for (id, partial) in acc {
-                if partial < bar {
-                    continue;
+            let mut candidates: Vec<(f32, NodeId)> = acc
+                .into_iter()
+                .filter(|&(_, partial)| partial >= bar)
+                .map(|(id, partial)| (partial, id))
+                .collect();
+            candidates.sort_unstable_by(by_score);
+            // The best k exact scores so far (as sums), least on top.
+            let mut best: BinaryHeap<Reverse<u32>> = BinaryHeap::with_capacity(k + 1);
+            for (partial, id) in candidates {
+                if best.len() == k
+                    && best
+                        .peek()
+                        .is_some_and(|w| slack(partial) < f32::from_bits(w.0))
+                {
+                    break;
                 }
                 let ok = match kept.get(&id) {
                     Some(&ok) => ok,
                     None => keep(id)?,
                 };
                 if ok {
-                    hits.push((self.score(q, id)?, id));
+                    let s = self.score(q, id)?;
+                    hits.push((s, id));
+                    // Scores are in 0..1, so their bits order as they do.
+                    best.push(Reverse((s * q.total).to_bits()));
+                    if best.len() > k {
+                        best.pop();
+                    }
                 }
             }
         }
