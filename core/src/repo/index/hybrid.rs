@@ -256,14 +256,58 @@ pub fn search(
     ids.extend(top.iter().map(|h| h.1));
     ids.sort_unstable();
     ids.dedup();
-    let mut hits: Vec<SemanticHit> = Vec::with_capacity(ids.len());
+    // The lexical scores `top` found are exact (`LexicalIndex::score`'s
+    // own). Every other node's is at most the last of them, or nothing if
+    // `top` found fewer than it was asked for (a margin covers the
+    // rounding of its sums); under a type filter, `top` passed over nodes
+    // the vector index may not have, so nothing is known of them.
+    let known: std::collections::HashMap<NodeId, f32> =
+        top.iter().map(|&(s, id)| (id, s)).collect();
+    let bound = match (query.kind, top.last()) {
+        (Some(_), _) => None,
+        (None, Some(&(last, _))) if top.len() >= wanted => Some((last + 1e-4).min(1.0)),
+        (None, _) => Some(1e-4),
+    };
+    // Each candidate's fused score, or, where its lexical score is not
+    // known, the least and the most it can be (`fuse` grows with it).
+    let mut scored: Vec<(NodeId, f32, Result<f32, (f32, f32)>)> = Vec::with_capacity(ids.len());
     for id in ids {
         let cosine = match &qv {
             Some(v) => semantic.score_of(id, v)?,
             None => 0.0,
         };
-        let lexical = lexical.score(&lq, id).map_err(IndexError::Store)?;
-        let score = fusion.fuse(cosine, lexical);
+        let fused = match (known.get(&id), bound) {
+            (Some(&l), _) => Ok(fusion.fuse(cosine, l)),
+            (None, Some(b)) => Err((fusion.fuse(cosine, 0.0), fusion.fuse(cosine, b))),
+            (None, None) => {
+                Ok(fusion.fuse(cosine, lexical.score(&lq, id).map_err(IndexError::Store)?))
+            }
+        };
+        scored.push((id, cosine, fused));
+    }
+    // The k-th best score some candidates surely reach: a candidate whose
+    // most is below it cannot be among the hits, and its lexical score is
+    // not looked up (one read per query term).
+    let mut sure: Vec<f32> = scored
+        .iter()
+        .map(|c| match c.2 {
+            Ok(s) | Err((s, _)) => s,
+        })
+        .filter(|&s| s > 0.0 && s >= threshold)
+        .collect();
+    let bar = if sure.len() >= query.top_k {
+        let k = query.top_k - 1;
+        *sure.select_nth_unstable_by(k, |a, b| b.total_cmp(a)).1
+    } else {
+        f32::NEG_INFINITY
+    };
+    let mut hits: Vec<SemanticHit> = Vec::with_capacity(scored.len());
+    for (id, cosine, fused) in scored {
+        let score = match fused {
+            Ok(s) => s,
+            Err((_, most)) if most < bar => continue,
+            Err(_) => fusion.fuse(cosine, lexical.score(&lq, id).map_err(IndexError::Store)?),
+        };
         if score > 0.0 && score >= threshold {
             hits.push(SemanticHit { id, score });
         }
@@ -474,6 +518,53 @@ mod tests {
             "compound interest rate "
         );
         assert_eq!(rendition(&lexicon, "rate", 1), "");
+    }
+
+    #[test]
+    fn candidates_left_unscored_could_not_be_hits() {
+        // Every node says "adds", so the lexical top is full and the other
+        // candidates' lexical scores are only bounded: the hits must still
+        // be those of scoring every node.
+        let all: Vec<Node> = (0..150)
+            .map(|i| Node {
+                id: i,
+                code: Some(format!("(define (f{i} x) (+ x {i}))")),
+                description: Some(format!("adds {i}")),
+                symbol_names: vec![format!("f{i}")],
+                kind: Some(if i % 3 == 0 { "constant" } else { "function" }.into()),
+                dependencies: Vec::new(),
+            })
+            .collect();
+        let embedder = StaticEmbedder::from_bytes(small_table()).unwrap();
+        let mut sem = SemanticIndex::new(Box::new(embedder), SemanticConfig::default());
+        let mut lex = LexicalIndex::new(FieldWeights::default());
+        for n in &all {
+            sem.insert(n);
+            lex.insert(n).unwrap();
+        }
+        for candidates in [40, 5, 1] {
+            let f = Fusion {
+                candidates,
+                ..Fusion::default()
+            };
+            for text in ["adds 7", "adds", "f12 x", "sum of 99", "adds 3 4 5"] {
+                for (top_k, threshold, kind) in [
+                    (10, 0.0, None),
+                    (1, 0.0, None),
+                    (3, 0.2, None),
+                    (5, 0.0, Some("constant")),
+                ] {
+                    let query = q(top_k, threshold, kind);
+                    let a = search(&lex, &sem, None, &f, text, &query).unwrap();
+                    let b = scan(all.iter(), &sem, None, &f, text, &query).unwrap();
+                    let ids = |h: &[SemanticHit]| h.iter().map(|h| h.id).collect::<Vec<_>>();
+                    assert_eq!(ids(&a), ids(&b), "{text} {candidates} {top_k}");
+                    for (x, y) in a.iter().zip(&b) {
+                        assert!((x.score - y.score).abs() < 1e-5, "{text}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
