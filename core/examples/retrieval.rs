@@ -82,6 +82,22 @@ fn main() -> ExitCode {
     if let Some(f) = option("--rendition-glosses") {
         fusion.rendition_glosses = f.parse().expect("--rendition-glosses takes a number");
     }
+    if let Some(f) = option("--coverage") {
+        fusion.coverage = f.parse().expect("--coverage takes a number");
+    }
+    if let Some(f) = option("--implied-weight") {
+        fusion.implied_weight = f.parse().expect("--implied-weight takes a number");
+    }
+    if let Some(f) = option("--senses") {
+        fusion.sense_weight = f.parse().expect("--senses takes a number");
+    }
+    if let Some(f) = option("--implied") {
+        let weights = arbores_core::repo::index::FieldWeights {
+            implied: f.parse().expect("--implied takes a number"),
+            ..Default::default()
+        };
+        engine.knowledge().indexes.lexical = arbores_core::repo::index::LexicalIndex::new(weights);
+    }
     if args.iter().any(|a| a == "--no-lexicon") {
         engine.knowledge().indexes.lexicon = None;
     }
@@ -105,11 +121,7 @@ fn main() -> ExitCode {
         use arbores_core::repo::index::SemanticQuery;
         let k = engine.knowledge();
         let ix = &k.indexes;
-        let words = Words {
-            lexicon: ix.lexicon.as_deref(),
-            semantic: &ix.semantic,
-            fusion: &ix.fusion,
-        };
+        let words = Words::new(ix.lexicon.as_deref(), &ix.semantic, &ix.fusion, &text);
         let lq = ix.lexical.query(&text, &words).unwrap();
         println!("{lq:?}");
         let qv = arbores_core::repo::index::hybrid::query_vector(

@@ -2,7 +2,8 @@
 ;; KIND: keyword (shares words with the description, same language),
 ;; paraphrase (same language, no content word in common), symbol (names a
 ;; symbol, or words of one), zh-en (Chinese query, English description),
-;; en-zh (English query, Chinese description). Relevant keys are node keys
+;; en-zh (English query, Chinese description), compound (a topic word and
+;; a generic word: "shortest path algorithm", 质数算法). Relevant keys are node keys
 ;; of nodes.scm. The program splits each kind into dev (two of three
 ;; queries) and test (every third).
 
@@ -186,3 +187,23 @@
 (en-zh en "income tax" (income-tax))
 (en-zh en "shuffle" (shuffle))
 (en-zh en "queue" (make-queue))
+
+;; ---- compound: a topic word and a generic word ------------------------------
+;; The generic word (algorithm, function, procedure, routine, method, tool;
+;; 算法, 函数, 方法, 工具) names what kind of node is wanted; descriptions
+;; rarely say it.
+(compound zh "查找算法" (binary-search linear-search))
+(compound en "shortest path algorithm" (bfs-shortest-path dijkstra))
+(compound zh "质数算法" (prime? sieve nth-prime))
+(compound en "temperature conversion function" (celsius->fahrenheit fahrenheit->celsius))
+(compound zh "缓存工具" (lru-cache memoize cache-with-expiry))
+(compound en "queue procedures" (make-queue queue-empty? queue-length))
+(compound zh "树的遍历方法" (inorder))
+(compound en "graph search algorithm" (bfs-shortest-path dfs))
+(compound zh "最大公约数函数" (gcd*))
+(compound en "string reversal routine" (string-reverse))
+(compound zh "二叉搜索树的函数" (bst-insert bst-lookup))
+(compound en "edit distance algorithm" (levenshtein))
+(compound zh "平方根算法" (sqrt-newton))
+(compound en "prefix tree function" (trie-insert))
+(compound zh "排列组合函数" (permutations power-set binomial))

@@ -56,6 +56,14 @@ pub trait Embedder {
     fn translations(&self, _text: &str) -> Vec<(String, f32)> {
         Vec::new()
     }
+    /// The vector of a word or a few, if this embedder makes one cheaply
+    /// and it says what they mean (a static table's; not a hashing
+    /// embedder's, nor a model's whose every call costs milliseconds):
+    /// the search compares the senses of a query word with the query's
+    /// other words by it. `None` by default.
+    fn word_vector(&self, _text: &str) -> Option<Vec<f32>> {
+        None
+    }
 }
 
 /// The built-in model-free embedder (see the module documentation).

@@ -50,6 +50,19 @@ pub struct Fusion {
     pub rendition_weight: f32,
     /// Glosses per word in that rendition.
     pub rendition_glosses: usize,
+    /// How much each of the query's words counts the same in the lexical
+    /// score, whatever its idf (`QueryWords::coverage`): a node holding
+    /// both words of "sort algorithm" (the second implied by its code)
+    /// before one holding only the rarer one.
+    pub coverage: f32,
+    /// How much a Chinese word's glosses are weighted by how well they fit
+    /// the query's other words (0: the lexicon's order alone): 算法 beside
+    /// 排序 is "algorithm" rather than its first gloss "arithmetic".
+    pub sense_weight: f32,
+    /// How much of a query word a node gets that is what the word names
+    /// without saying it (a looping procedure for "algorithm",
+    /// `text::implied_words`).
+    pub implied_weight: f32,
 }
 
 impl Default for Fusion {
@@ -65,6 +78,9 @@ impl Default for Fusion {
             reverse_weight: 0.9,
             rendition_weight: 1.0,
             rendition_glosses: 1,
+            coverage: 0.5,
+            sense_weight: 0.0,
+            implied_weight: 0.7,
         }
     }
 }
@@ -99,12 +115,109 @@ impl Fusion {
 }
 
 /// A query's words as the lexical scorer looks for them: CJK runs cut by
-/// the lexicon, and each word's glosses (the lexicon's) and translations
-/// (the embedder's).
+/// the lexicon, and each word's glosses (the lexicon's, weighted by how
+/// they fit the query's other words) and translations (the embedder's).
 pub struct Words<'a> {
     pub lexicon: Option<&'a Lexicon>,
     pub semantic: &'a SemanticIndex,
     pub fusion: &'a Fusion,
+    /// The query's words, each with what it says in English (itself, or a
+    /// Chinese word's first gloss): the context that picks a gloss.
+    context: Vec<(String, String)>,
+}
+
+impl<'a> Words<'a> {
+    /// The words of query `text`.
+    pub fn new(
+        lexicon: Option<&'a Lexicon>,
+        semantic: &'a SemanticIndex,
+        fusion: &'a Fusion,
+        text: &str,
+    ) -> Words<'a> {
+        let mut context = Vec::new();
+        if fusion.sense_weight > 0.0 {
+            if let Some(l) = lexicon {
+                each_word(l, text, &mut |w, cjk| {
+                    let english = if cjk {
+                        l.glosses(w).into_iter().next().map(|g| g.0)
+                    } else {
+                        Some(w.to_string())
+                    };
+                    if let Some(e) = english {
+                        context.push((w.to_string(), e));
+                    }
+                });
+            }
+        }
+        Words {
+            lexicon,
+            semantic,
+            fusion,
+            context,
+        }
+    }
+
+    /// The lexicon's glosses of `word`, best first: each weighted by its
+    /// place in the lexicon and, by `Fusion::sense_weight`, by how close
+    /// it is to the query's other words (the embedder's word vectors;
+    /// relative to the closest gloss). With no other word, or no word
+    /// vectors, the lexicon's weights.
+    pub fn glosses(&self, word: &str) -> Vec<(String, f32)> {
+        let Some(l) = self.lexicon else {
+            return Vec::new();
+        };
+        let mut glosses = l.glosses(word);
+        let s = self.fusion.sense_weight.clamp(0.0, 1.0);
+        if s <= 0.0 || glosses.len() < 2 {
+            return glosses;
+        }
+        let others: Vec<&str> = self
+            .context
+            .iter()
+            .filter(|(w, _)| w != word)
+            .map(|(_, e)| e.as_str())
+            .collect();
+        if others.is_empty() {
+            return glosses;
+        }
+        let Some(c) = self.semantic.word_vector(&others.join(" ")) else {
+            return glosses;
+        };
+        let fits: Vec<f32> = glosses
+            .iter()
+            .map(|(g, _)| {
+                self.semantic
+                    .word_vector(g)
+                    .map_or(0.0, |v| dot(&v, &c).max(0.0))
+            })
+            .collect();
+        let best = fits.iter().copied().fold(0.0f32, f32::max);
+        if best <= 0.0 || !best.is_finite() {
+            return glosses;
+        }
+        for ((_, w), f) in glosses.iter_mut().zip(&fits) {
+            *w = (*w * (1.0 - s) + s * f / best).clamp(0.0, 1.0);
+        }
+        glosses.sort_by(|a, b| b.1.total_cmp(&a.1));
+        glosses
+    }
+}
+
+/// Calls `f` with each word of `text`: a word of an alphabetic script as
+/// it is (false), a CJK run cut by the lexicon into its words (true).
+fn each_word(lexicon: &Lexicon, text: &str, f: &mut dyn FnMut(&str, bool)) {
+    let mut scratch = super::text::Scratch::default();
+    super::text::pieces(text, &mut scratch, &mut |p| match p {
+        super::text::Piece::Word(w) => f(w, false),
+        super::text::Piece::Cjk(run) => {
+            let mut at = 0;
+            for len in lexicon.cut(run) {
+                let word: String = run[at..at + len].iter().collect();
+                at += len;
+                f(&word, true);
+            }
+        }
+    });
 }
 
 impl QueryWords for Words<'_> {
@@ -112,11 +225,19 @@ impl QueryWords for Words<'_> {
         self.lexicon.map(|l| l.cut(run))
     }
 
+    fn coverage(&self) -> f32 {
+        self.fusion.coverage
+    }
+
+    fn implied(&self) -> f32 {
+        self.fusion.implied_weight
+    }
+
     fn alternatives(&self, word: &str) -> Vec<(String, f32)> {
         let mut out = Vec::new();
         if let Some(l) = self.lexicon {
             let w = self.fusion.gloss_weight;
-            out.extend(l.glosses(word).into_iter().map(|(g, x)| (g, x * w)));
+            out.extend(self.glosses(word).into_iter().map(|(g, x)| (g, x * w)));
             let w = self.fusion.reverse_weight;
             if w > 0.0 {
                 out.extend(l.headwords_for(word).into_iter().map(|(g, x)| (g, x * w)));
@@ -137,25 +258,28 @@ impl QueryWords for Words<'_> {
 /// lexicon cut it replaced by its first glosses, other words kept.
 /// Empty if nothing was translated.
 pub fn rendition(lexicon: &Lexicon, text: &str, glosses: usize) -> String {
+    rendition_by(lexicon, text, glosses, &|w| lexicon.glosses(w))
+}
+
+/// `rendition` with a word's glosses, best first, from `glosses_of`.
+fn rendition_by(
+    lexicon: &Lexicon,
+    text: &str,
+    glosses: usize,
+    glosses_of: &dyn Fn(&str) -> Vec<(String, f32)>,
+) -> String {
     let mut out = String::new();
     let mut translated = false;
-    let mut scratch = super::text::Scratch::default();
-    super::text::pieces(text, &mut scratch, &mut |p| match p {
-        super::text::Piece::Word(w) => {
+    each_word(lexicon, text, &mut |w, cjk| {
+        if !cjk {
             out.push_str(w);
             out.push(' ');
+            return;
         }
-        super::text::Piece::Cjk(run) => {
-            let mut at = 0;
-            for len in lexicon.cut(run) {
-                let word: String = run[at..at + len].iter().collect();
-                at += len;
-                for (g, _) in lexicon.glosses(&word).into_iter().take(glosses) {
-                    out.push_str(&g);
-                    out.push(' ');
-                    translated = true;
-                }
-            }
+        for (g, _) in glosses_of(w).into_iter().take(glosses) {
+            out.push_str(&g);
+            out.push(' ');
+            translated = true;
         }
     });
     if translated {
@@ -179,7 +303,8 @@ pub fn query_vector(
     let Some(l) = lexicon.filter(|_| w > 0.0) else {
         return Ok(own);
     };
-    let r = rendition(l, text, fusion.rendition_glosses);
+    let words = Words::new(Some(l), semantic, fusion, text);
+    let r = rendition_by(l, text, fusion.rendition_glosses, &|w| words.glosses(w));
     if r.is_empty() {
         return Ok(own);
     }
@@ -208,11 +333,7 @@ fn queries(
     fusion: &Fusion,
     text: &str,
 ) -> Result<(LexicalQuery, Option<Vec<f32>>), IndexError> {
-    let words = Words {
-        lexicon,
-        semantic,
-        fusion,
-    };
+    let words = Words::new(lexicon, semantic, fusion, text);
     let lq = lexical.query(text, &words).map_err(IndexError::Store)?;
     Ok((lq, query_vector(semantic, lexicon, fusion, text)?))
 }

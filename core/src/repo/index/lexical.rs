@@ -1,8 +1,9 @@
 //! The lexical index: BM25 over what a node says and what it is called.
 //!
-//! A node's *terms* come from three fields (see `text`): its description,
-//! its symbol names split into words, and the identifiers and string
-//! literals of its code. Words are stemmed; CJK runs give every character
+//! A node's *terms* come from four fields (see `text`): its description,
+//! its symbol names split into words, the identifiers and string
+//! literals of its code, and the words its type and code imply it is
+//! (`text::implied_words`: procedure, algorithm, constant). Words are stemmed; CJK runs give every character
 //! and every pair of adjacent characters (most Chinese words are one or two
 //! characters, so shared pairs are mostly shared words). Each occurrence
 //! counts with its field's weight: a name says more than a word deep in the
@@ -51,7 +52,7 @@ use std::cell::OnceCell;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
-use super::text::{code_words, pieces, stem, Piece, Scratch};
+use super::text::{code_words, implied_words, pieces, stem, Piece, Scratch, IMPLIED_VOCABULARY};
 use crate::repo::cas::sorted::SortedMap;
 use crate::repo::cas::{Blobs, StoreError};
 use crate::repo::forest::codec::{Reader, Writer};
@@ -63,6 +64,8 @@ pub struct FieldWeights {
     pub description: f32,
     pub names: f32,
     pub code: f32,
+    /// What the node's type and code say it is (`text::implied_words`).
+    pub implied: f32,
 }
 
 impl Default for FieldWeights {
@@ -71,6 +74,7 @@ impl Default for FieldWeights {
             description: 1.0,
             names: 2.0,
             code: 0.5,
+            implied: 1.0,
         }
     }
 }
@@ -79,7 +83,7 @@ const K1: f32 = 1.2;
 const B: f32 = 0.75;
 
 /// The layout this module writes; a map of another is built again.
-const FORMAT: u64 = 1;
+const FORMAT: u64 = 2;
 /// Counts and lengths are stored in units of 1/UNITS.
 const UNITS: f32 = 64.0;
 const HEADER_KEY: &[u8] = &[0];
@@ -87,6 +91,9 @@ const DOC_TAG: u8 = 1;
 const TERM_TAG: u8 = 2;
 /// The longest term indexed (a longer "word" is not a word).
 const MAX_TERM: usize = 255;
+/// Before a word a node's type and code imply (`text::implied_words`):
+/// such a term is apart from the words a node says (no word has a colon).
+const IMPLIED: &str = "is:";
 
 fn doc_key(id: NodeId) -> [u8; 9] {
     let mut k = [DOC_TAG; 9];
@@ -176,6 +183,20 @@ pub trait QueryWords {
     /// Other ways to say `word` (a word, or a CJK run or word): phrases,
     /// each with how much it counts, from 0 to 1.
     fn alternatives(&self, word: &str) -> Vec<(String, f32)>;
+    /// How much each of the query's words counts the same, whatever its
+    /// idf, from 0 to 1 (`LexicalQuery`'s coverage): 0, the default, is
+    /// plain idf weighting.
+    fn coverage(&self) -> f32 {
+        0.0
+    }
+    /// How much of a word a node gets that does not say it but *is* it
+    /// (`text::implied_words`: a procedure that loops is an algorithm),
+    /// from 0 (the default: only what nodes say counts) to 1. It does not
+    /// make the word more common: its weight is that of the nodes saying
+    /// it.
+    fn implied(&self) -> f32 {
+        0.0
+    }
 }
 
 /// Only the query's own words.
@@ -198,6 +219,8 @@ struct Alternative {
     factor: f32,
     /// (term number in `LexicalQuery::terms`, idf share).
     terms: Vec<(usize, f32)>,
+    /// Whether it is what a node is (`IMPLIED` terms) rather than says.
+    implied: bool,
 }
 
 /// One word of a query (a concept): the node gets the best of its
@@ -477,6 +500,14 @@ impl LexicalIndex {
             code_words(code, &mut words);
             add(&words, w.code);
         }
+        let units = (w.implied * UNITS).round().max(0.0) as u64;
+        if units > 0 {
+            let mut implied = String::new();
+            implied_words(node.kind.as_deref(), node.code.as_deref(), &mut implied);
+            for word in implied.split_whitespace() {
+                *counts.entry(format!("{IMPLIED}{word}")).or_insert(0) += units;
+            }
+        }
         counts
     }
 
@@ -534,6 +565,8 @@ impl LexicalIndex {
             dfs: BTreeMap::new(),
             groups: Vec::new(),
             unknown: 0.0,
+            unknown_words: 0,
+            implied: words.implied(),
             scratch: Scratch::default(),
         };
         let unknown_idf = Self::idf(counts.docs, 0);
@@ -546,6 +579,7 @@ impl LexicalIndex {
                     b.word(&own, words.alternatives(w)).map(|known| {
                         if !known {
                             b.unknown += unknown_idf;
+                            b.unknown_words += 1;
                         }
                     })
                 }
@@ -558,7 +592,7 @@ impl LexicalIndex {
         if let Some(e) = failed {
             return Err(e);
         }
-        Ok(b.finish(average))
+        Ok(b.finish(average, words.coverage()))
     }
 
     /// A term's saturated part in a document of length `len`.
@@ -602,9 +636,13 @@ impl LexicalIndex {
     }
 
     /// Each node's part of group `g` (its weight times its best
-    /// alternative), by ascending node.
+    /// alternative), by ascending node; what nodes are (implied terms)
+    /// is left out: it makes no node a candidate, `score` adds it.
     fn group_parts(&self, q: &LexicalQuery, g: &Group) -> Result<Vec<(NodeId, f32)>, StoreError> {
         if let [a] = &g.alternatives[..] {
+            if a.implied {
+                return Ok(Vec::new());
+            }
             if let [(t, share)] = a.terms[..] {
                 let w = g.weight * a.factor * share;
                 let mut out = Vec::new();
@@ -616,7 +654,7 @@ impl LexicalIndex {
             }
         }
         let mut best: BTreeMap<NodeId, f32> = BTreeMap::new();
-        for a in &g.alternatives {
+        for a in g.alternatives.iter().filter(|a| !a.implied) {
             let mut sums: BTreeMap<NodeId, f32> = BTreeMap::new();
             for &(t, share) in &a.terms {
                 for p in self.postings(&q.terms[t]) {
@@ -671,6 +709,7 @@ impl LexicalIndex {
         let terms: std::collections::BTreeSet<usize> = group
             .alternatives
             .iter()
+            .filter(|a| !a.implied)
             .flat_map(|a| a.terms.iter().map(|t| t.0))
             .collect();
         for t in terms {
@@ -715,9 +754,24 @@ impl LexicalIndex {
         let mut kept: BTreeMap<NodeId, bool> = BTreeMap::new();
         // What the lists not read could still add to a node's sum.
         let mut rest = 0.0f32;
+        // The lists read leave out what nodes are (implied terms, never
+        // read): as much as that can add to a node is always still to come.
+        let implied: f32 = q
+            .groups
+            .iter()
+            .map(|g| {
+                let most = g
+                    .alternatives
+                    .iter()
+                    .filter(|a| a.implied)
+                    .map(|a| a.factor)
+                    .fold(0.0f32, f32::max);
+                g.weight * most
+            })
+            .sum();
         for (n, &i) in order.iter().enumerate() {
             if n > 0 && acc.len() >= k {
-                let left: f32 = order[n..].iter().map(|&j| weight(j)).sum();
+                let left: f32 = order[n..].iter().map(|&j| weight(j)).sum::<f32>() + implied;
                 let bar = kth_kept(&acc, k, &mut kept, keep)?;
                 // A margin for the rounding of sums in another order.
                 if bar.is_some_and(|b| left * (1.0 + 1e-4) + 1e-6 < b) {
@@ -735,10 +789,7 @@ impl LexicalIndex {
                 let ids = self.common_candidates(q, group, &acc, k)?;
                 acc.extend(ids.into_iter().map(|id| (id, 0.0)));
                 acc.sort_unstable_by_key(|a| a.0);
-                rest = order[n..]
-                    .iter()
-                    .map(|&j| weight(j))
-                    .sum::<f32>()
+                rest = (order[n..].iter().map(|&j| weight(j)).sum::<f32>() + implied)
                     .max(f32::MIN_POSITIVE);
                 break;
             }
@@ -764,6 +815,9 @@ impl LexicalIndex {
             acc = merged;
         }
         let bar = kth_kept(&acc, k, &mut kept, keep)?;
+        if rest == 0.0 {
+            rest = implied;
+        }
         let mut hits = Vec::new();
         if rest == 0.0 {
             // Every list was read: the partial sums are the scores (up to
@@ -841,10 +895,14 @@ struct QueryBuilder<'a> {
     index: &'a LexicalIndex,
     docs: u64,
     dfs: BTreeMap<Box<str>, u64>,
-    /// (weight, common, alternatives as (factor, [(term, idf)])).
-    groups: Vec<(f32, bool, Vec<(f32, Vec<(Box<str>, f32)>)>)>,
-    /// The weight of the words no node holds.
+    /// (weight, common, alternatives as (factor, [(term, idf)]), whether
+    /// it is a word of the query rather than the pair across two words).
+    groups: Vec<(f32, bool, Vec<(f32, Vec<(Box<str>, f32)>)>, bool)>,
+    /// The weight of the words no node holds, and how many they are.
     unknown: f32,
+    unknown_words: usize,
+    /// `QueryWords::implied`.
+    implied: f32,
     scratch: Scratch,
 }
 
@@ -894,7 +952,42 @@ impl QueryBuilder<'_> {
         own: &[String],
         alternatives: Vec<(String, f32)>,
     ) -> Result<bool, StoreError> {
+        self.group(own, alternatives, true)
+    }
+
+    /// `word`, for a word of the query (`concept`) or the pair across two
+    /// words.
+    fn group(
+        &mut self,
+        own: &[String],
+        alternatives: Vec<(String, f32)>,
+        concept: bool,
+    ) -> Result<bool, StoreError> {
         let mut alts: Vec<(f32, Vec<(Box<str>, f32)>)> = Vec::new();
+        // What a node may be rather than say: the implied form of each
+        // one-word form (own or alternative), best factor kept.
+        let mut implied: Vec<(f32, String)> = Vec::new();
+        let mut imply = |phrase: &str, factor: f32| {
+            if self.implied <= 0.0 || phrase.contains(' ') || !phrase.is_ascii() {
+                return;
+            }
+            let word = stem(phrase);
+            if !IMPLIED_VOCABULARY.contains(&word) {
+                return;
+            }
+            let term = format!("{IMPLIED}{word}");
+            let factor = factor * self.implied.min(1.0);
+            match implied.iter_mut().find(|i| i.1 == term) {
+                Some(i) => i.0 = i.0.max(factor),
+                None => implied.push((factor, term)),
+            }
+        };
+        for t in own {
+            imply(t, 1.0);
+        }
+        for (phrase, factor) in &alternatives {
+            imply(phrase, factor.clamp(0.0, 1.0));
+        }
         let own = self.known(own)?;
         if !own.is_empty() {
             alts.push((1.0, own));
@@ -909,7 +1002,16 @@ impl QueryBuilder<'_> {
                 alts.push((factor, terms));
             }
         }
-        if alts.is_empty() {
+        let mut implied_alts: Vec<(f32, Vec<(Box<str>, f32)>)> = Vec::new();
+        for (factor, term) in implied {
+            if factor > 0.0 {
+                let terms = self.known(&[term])?;
+                if !terms.is_empty() {
+                    implied_alts.push((factor, terms));
+                }
+            }
+        }
+        if alts.is_empty() && implied_alts.is_empty() {
             return Ok(false);
         }
         // The word's weight is the idf of how many nodes hold one of its
@@ -933,7 +1035,10 @@ impl QueryBuilder<'_> {
                 common |= df.saturating_mul(2) > self.docs;
             }
         }
-        self.groups.push((weight, common, alts));
+        // What nodes are counts towards neither: it is not what the word
+        // is rare or common by.
+        alts.extend(implied_alts);
+        self.groups.push((weight, common, alts, concept));
         Ok(true)
     }
 
@@ -958,7 +1063,8 @@ impl QueryBuilder<'_> {
                     if i + 1 < lengths.len() {
                         // The pair across two words: found where the
                         // words stand together as in the query.
-                        self.word(&terms_of(&run[at + len - 1..at + len + 1]), Vec::new())?;
+                        let pair = terms_of(&run[at + len - 1..at + len + 1]);
+                        self.group(&pair, Vec::new(), false)?;
                     }
                     at += len;
                 }
@@ -974,8 +1080,12 @@ impl QueryBuilder<'_> {
                         if factor > 0.0 {
                             let df = self.dfs.get(&t).copied().unwrap_or(0);
                             let common = df.saturating_mul(2) > self.docs;
-                            self.groups
-                                .push((idf * factor, common, vec![(1.0, vec![(t, 1.0)])]));
+                            self.groups.push((
+                                idf * factor,
+                                common,
+                                vec![(1.0, vec![(t, 1.0)])],
+                                true,
+                            ));
                         }
                     }
                 }
@@ -984,15 +1094,39 @@ impl QueryBuilder<'_> {
         Ok(())
     }
 
-    fn finish(self, average: f32) -> LexicalQuery {
+    /// The query, each word weighing `1 − coverage` of its idf share
+    /// and `coverage` of an equal share (`coverage` 0: idf alone).
+    fn finish(self, average: f32, coverage: f32) -> LexicalQuery {
         // A word asked twice (the same forms) counts once, with its
         // largest weight.
-        let mut groups: Vec<(f32, bool, Vec<(f32, Vec<(Box<str>, f32)>)>)> = Vec::new();
+        let mut groups: Vec<(f32, bool, Vec<(f32, Vec<(Box<str>, f32)>)>, bool)> = Vec::new();
         for g in self.groups {
             match groups.iter_mut().find(|h| h.2 == g.2) {
-                Some(h) => h.0 = h.0.max(g.0),
+                Some(h) => {
+                    h.0 = h.0.max(g.0);
+                    h.3 |= g.3;
+                }
                 None => groups.push(g),
             }
+        }
+        // Coverage: a node that holds more of the query's words (each in
+        // any of its forms) comes first, however common the words it
+        // holds; idf still orders nodes holding as many. The pairs across
+        // two words take part only in the idf share.
+        let mut unknown = self.unknown;
+        let words = groups.iter().filter(|g| g.3).count() + self.unknown_words;
+        let idf_total = groups.iter().map(|g| g.0).sum::<f32>() + unknown;
+        let coverage = if coverage.is_finite() {
+            coverage.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        if coverage > 0.0 && words > 0 && idf_total > 0.0 {
+            let even = coverage / words as f32;
+            for g in &mut groups {
+                g.0 = (1.0 - coverage) * g.0 / idf_total + if g.3 { even } else { 0.0 };
+            }
+            unknown = (1.0 - coverage) * unknown / idf_total + even * self.unknown_words as f32;
         }
         let mut terms: Vec<Box<str>> = groups
             .iter()
@@ -1003,7 +1137,7 @@ impl QueryBuilder<'_> {
         let number = |t: &str| terms.binary_search_by(|x| (**x).cmp(t)).unwrap_or(0);
         let groups: Vec<Group> = groups
             .iter()
-            .map(|(weight, common, alts)| Group {
+            .map(|(weight, common, alts, _)| Group {
                 weight: *weight,
                 common: *common,
                 alternatives: alts
@@ -1011,6 +1145,7 @@ impl QueryBuilder<'_> {
                     .map(|(factor, ts)| {
                         let sum: f32 = ts.iter().map(|t| t.1).sum::<f32>().max(f32::MIN_POSITIVE);
                         Alternative {
+                            implied: ts.iter().all(|t| t.0.starts_with(IMPLIED)),
                             factor: *factor,
                             terms: ts.iter().map(|(t, idf)| (number(t), idf / sum)).collect(),
                         }
@@ -1018,7 +1153,7 @@ impl QueryBuilder<'_> {
                     .collect(),
             })
             .collect();
-        let total = groups.iter().map(|g| g.weight).sum::<f32>() + self.unknown;
+        let total = groups.iter().map(|g| g.weight).sum::<f32>() + unknown;
         LexicalQuery {
             terms,
             groups,
@@ -1358,6 +1493,119 @@ mod tests {
         // A later sense counts less than the first (heap 0.8 after pile).
         let q = ix.query("堆", &words).unwrap();
         assert_eq!(ids(&ix.top_t(&q, 10, &all)), vec![3]);
+    }
+
+    /// The test lexicon's words, with what nodes are and coverage.
+    struct Weighted {
+        dictionary: Dictionary,
+        implied: f32,
+        coverage: f32,
+    }
+
+    impl QueryWords for Weighted {
+        fn cut(&self, run: &[char]) -> Option<Vec<usize>> {
+            self.dictionary.cut(run)
+        }
+        fn alternatives(&self, word: &str) -> Vec<(String, f32)> {
+            self.dictionary.alternatives(word)
+        }
+        fn implied(&self) -> f32 {
+            self.implied
+        }
+        fn coverage(&self) -> f32 {
+            self.coverage
+        }
+    }
+
+    #[test]
+    fn what_a_node_is_counts_without_making_the_word_common() {
+        let mut ix = LexicalIndex::new(FieldWeights::default());
+        let looping = "(define (merge-sort l) (if (null? l) l (merge-sort (cdr l))))";
+        ix.put(&node(1, "归并排序", &["merge-sort"], looping));
+        ix.put(&node(2, "Insertion sort", &["insertion-sort"], looping));
+        ix.put(&node(
+            3,
+            "排序按钮的文字",
+            &["sort-button-label"],
+            "(define label \"排序\")",
+        ));
+        ix.put(&node(
+            4,
+            "按名称排序",
+            &["sort-by-name"],
+            "(define (f l) (sort l <))",
+        ));
+        let walk = "(define (dijkstra g) (let loop ((d '())) (if (done? d) d (loop (relax g d)))))";
+        ix.put(&node(5, "Dijkstra 算法：最短路径", &["dijkstra"], walk));
+        ix.put(&node(
+            6,
+            "Arithmetic mean",
+            &["mean"],
+            "(define (mean l) (/ (apply + l) (length l)))",
+        ));
+        // Nodes about other things, so that sorting is a topic of a few.
+        for id in 7..20 {
+            let desc = format!("other things number {id}");
+            ix.put(&node(id, &desc, &["other"], "(define (other x) x)"));
+        }
+        let plain = Weighted {
+            dictionary: Dictionary::new(),
+            implied: 0.0,
+            coverage: 0.0,
+        };
+        let both = Weighted {
+            dictionary: Dictionary::new(),
+            implied: 0.7,
+            coverage: 0.5,
+        };
+        let q0 = ix.query("排序算法", &both.dictionary).unwrap();
+        let q = ix.query("排序算法", &both).unwrap();
+        // The looping procedures that sort come first; the node saying
+        // 算法 no longer outweighs them, nor does a sort button's label
+        // or a procedure that only calls `sort`.
+        let before = ids(&ix.top_t(&q0, 6, &|_| true));
+        assert_eq!(before[0], 5, "{before:?}");
+        let mut after = ids(&ix.top_t(&q, 6, &|_| true));
+        after[..2].sort_unstable();
+        assert_eq!(&after[..2], &[1, 2], "{after:?}");
+        assert!(ix.score_t(&q, 2) > ix.score_t(&q, 3));
+        assert!(ix.score_t(&q, 2) > ix.score_t(&q, 4));
+        assert!(ix.score_t(&q, 2) > ix.score_t(&q, 5));
+        // Being an algorithm counts less than saying it, and the word is as
+        // rare as the nodes that say it: the same weight with or without.
+        let dijkstra = ix.query("算法", &both).unwrap();
+        assert!(ix.score_t(&dijkstra, 5) > ix.score_t(&dijkstra, 1));
+        assert!(ix.score_t(&dijkstra, 1) > 0.0);
+        assert_eq!(ix.score_t(&dijkstra, 3), 0.0);
+        let w0 = ix.query("算法", &both.dictionary).unwrap().groups[0].weight;
+        let implied_only = Weighted {
+            dictionary: Dictionary::new(),
+            implied: 0.7,
+            coverage: 0.0,
+        };
+        let w = ix.query("算法", &implied_only).unwrap().groups[0].weight;
+        assert_eq!(w, w0);
+        // The implied part comes in when a candidate is scored: `top`
+        // agrees with scoring every node that says a query word.
+        for text in ["排序算法", "sort algorithm", "algorithm", "mean 算法"] {
+            for words in [&both as &dyn QueryWords, &plain] {
+                let q = ix.query(text, words).unwrap();
+                let says = ix.query(text, &plain).unwrap();
+                let mut all: Vec<(f32, NodeId)> = (1..20)
+                    .filter(|&id| ix.score_t(&says, id) > 0.0)
+                    .map(|id| (ix.score_t(&q, id), id))
+                    .collect();
+                all.sort_by(by_score);
+                for k in [1, 3, 6] {
+                    let top = ix.top_t(&q, k, &|_| true);
+                    let n = k.min(all.len());
+                    assert_eq!(top.len(), n, "{text} {k}");
+                    for (x, y) in top.iter().zip(&all[..n]) {
+                        assert!((x.0 - y.0).abs() < 1e-5, "{text} {k}: {top:?} {all:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -253,6 +253,9 @@ where
     fn translations(&self, text: &str) -> Vec<(String, f32)> {
         self.0.translations(text)
     }
+    fn word_vector(&self, text: &str) -> Option<Vec<f32>> {
+        self.0.word_vector(text)
+    }
 }
 
 impl Indexes {

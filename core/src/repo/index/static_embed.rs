@@ -457,6 +457,10 @@ impl Embedder for StaticEmbedder {
         out
     }
 
+    fn word_vector(&self, text: &str) -> Option<Vec<f32>> {
+        Some(self.embed(text))
+    }
+
     fn translations(&self, text: &str) -> Vec<(String, f32)> {
         let t = &self.table;
         let mut out: Vec<(String, f32)> = Vec::new();

@@ -165,6 +165,136 @@ pub fn code_words(code: &str, out: &mut String) {
     }
 }
 
+/// Words that say what a node *is*, which its description leaves unsaid:
+/// a description says "merge sort", never "merge sort, a procedure". A
+/// query's generic head word ("sort algorithm", 排序算法 through its gloss,
+/// "hash function") then finds what it names, and only that:
+///
+/// - a procedure (its code defines one, `(define (f ...) ...)` or
+///   `(define f (lambda ...))`, or its type is "function" or "procedure")
+///   is a procedure, function, routine and method;
+/// - a procedure that iterates by itself (it calls itself, or runs a named
+///   `let`, a `do` loop or a fold) is also an algorithm: a step repeated
+///   until the problem is solved, where a procedure that hands its input to
+///   one library call is not (`(define (f l) (sort l <))`);
+/// - a node whose code defines a value that is no procedure is a constant.
+///
+/// Appends the words, separated by spaces, to `out`; every one is in
+/// `IMPLIED_VOCABULARY`.
+pub fn implied_words(kind: Option<&str>, code: Option<&str>, out: &mut String) {
+    let tokens: Vec<&str> = match code {
+        Some(c) => scheme_tokens(c),
+        None => Vec::new(),
+    };
+    // (define (name ...) ...) or (define name (lambda ...)).
+    let (defined, procedure_code) = match tokens.as_slice() {
+        ["(", "define", "(", name, ..] => (Some(*name), true),
+        ["(", "define", name, "(", head, ..] if !name.starts_with('(') => {
+            (Some(*name), matches!(*head, "lambda" | "case-lambda"))
+        }
+        ["(", "define", name, ..] => (Some(*name), false),
+        _ => (None, false),
+    };
+    let kind = kind.unwrap_or("").trim().to_ascii_lowercase();
+    let procedure = procedure_code || matches!(kind.as_str(), "function" | "procedure");
+    if procedure {
+        for w in &IMPLIED_VOCABULARY[..4] {
+            out.push(' ');
+            out.push_str(w);
+        }
+        if iterates(&tokens, defined) {
+            out.push(' ');
+            out.push_str(IMPLIED_VOCABULARY[4]);
+        }
+    } else if defined.is_some() || kind == "constant" {
+        out.push(' ');
+        out.push_str(IMPLIED_VOCABULARY[5]);
+    }
+}
+
+/// Every word `implied_words` gives (none changed by `stem`).
+pub const IMPLIED_VOCABULARY: [&str; 6] = [
+    "procedure",
+    "function",
+    "routine",
+    "method",
+    "algorithm",
+    "constant",
+];
+
+/// Whether code (its tokens) loops by itself: the defined name used again
+/// after its definition's head, a named `let`, a `do` loop, or a fold.
+fn iterates(tokens: &[&str], defined: Option<&str>) -> bool {
+    let head = match tokens {
+        ["(", "define", "(", ..] => 4,
+        _ => 3,
+    };
+    let recursive = defined.is_some_and(|name| tokens.iter().skip(head).any(|t| *t == name));
+    recursive
+        || tokens.windows(3).any(|w| match w {
+            ["(", "let", name] => *name != "(" && *name != ")",
+            ["(", "do", next] => *next == "(",
+            ["(", f, _] => matches!(
+                *f,
+                "fold" | "fold-left" | "fold-right" | "reduce" | "reduce-right"
+            ),
+            _ => false,
+        })
+}
+
+/// Scheme source as parentheses and atoms (strings, comments and
+/// characters skipped), enough for `implied_words`.
+fn scheme_tokens(code: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b'(' | b'[' => {
+                out.push("(");
+                i += 1;
+            }
+            b')' | b']' => {
+                out.push(")");
+                i += 1;
+            }
+            b';' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            c if c.is_ascii_whitespace() || c == b'\'' || c == b'`' || c == b',' => i += 1,
+            _ => {
+                let start = i;
+                if c == b'#' && bytes.get(i + 1) == Some(&b'\\') {
+                    i += 3;
+                }
+                while i < bytes.len()
+                    && !bytes[i].is_ascii_whitespace()
+                    && !b"()[]\";'`,".contains(&bytes[i])
+                {
+                    i += 1;
+                }
+                let end = i.min(bytes.len());
+                if let Some(t) = code.get(start..end) {
+                    if !t.is_empty() {
+                        out.push(t);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// A light English suffix stripper: enough to make `sort`, `sorts`,
 /// `sorted` and `sorting` one word, conservative enough to leave short
 /// words alone.
@@ -231,6 +361,60 @@ mod tests {
         let mut out = String::new();
         code_words("(display \"unterminated", &mut out);
         assert_eq!(all(&out), ["display", "unterminated"]);
+    }
+
+    fn implied(kind: &str, code: &str) -> String {
+        let mut out = String::new();
+        implied_words(Some(kind), Some(code), &mut out);
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn what_code_says_a_node_is() {
+        let p = "procedure function routine method";
+        let a = "procedure function routine method algorithm";
+        // Recursion, a named let, a do loop and a fold iterate.
+        assert_eq!(
+            implied(
+                "function",
+                "(define (len l) (if (null? l) 0 (+ 1 (len (cdr l)))))"
+            ),
+            a
+        );
+        assert_eq!(
+            implied(
+                "",
+                "(define (f v) (let loop ((i 0)) (if (< i 3) (loop (+ i 1)) i)))"
+            ),
+            a
+        );
+        assert_eq!(
+            implied("", "(define (f v) (do ((i 0 (+ i 1))) ((= i 3) v)))"),
+            a
+        );
+        assert_eq!(implied("", "(define f (lambda (l) (fold-left + 0 l)))"), a);
+        // One library call, or a plain let, does not.
+        assert_eq!(implied("function", "(define (f l) (sort l <))"), p);
+        assert_eq!(implied("", "(define (f x) (let ((y 1)) (+ x y)))"), p);
+        // A string holding the name is no call.
+        assert_eq!(implied("", "(define (f x) (display \"f\"))"), p);
+        assert_eq!(
+            implied("constant", "(define label \"按名称排序\")"),
+            "constant"
+        );
+        assert_eq!(implied("", "(define limit 10)"), "constant");
+        assert_eq!(implied("note", "just words"), "");
+        // Unbalanced or odd input never fails.
+        assert_eq!(implied("", "(define (f \"x"), p);
+        assert_eq!(implied("", "(define"), "");
+        assert_eq!(implied("", "#\\a ("), "");
+    }
+
+    #[test]
+    fn the_implied_vocabulary_is_stemmed() {
+        for w in IMPLIED_VOCABULARY {
+            assert_eq!(stem(w), w);
+        }
     }
 
     #[test]

@@ -1018,6 +1018,16 @@ impl SemanticIndex {
         self.embedder.translations(text)
     }
 
+    /// The embedder's cheap vector of a few words, normalised
+    /// (`Embedder::word_vector`); `None` if it makes none or it is zero.
+    pub fn word_vector(&self, text: &str) -> Option<Vec<f32>> {
+        let v = self.embedder.word_vector(text)?;
+        if v.len() != self.dim() {
+            return None;
+        }
+        self.prepare(v).ok().flatten()
+    }
+
     /// The embedding of a query text, normalised; `None` if it has no
     /// features (it then matches nothing).
     pub fn embed_query(&self, text: &str) -> Result<Option<Vec<f32>>, IndexError> {
