@@ -96,7 +96,11 @@ fn main() -> ExitCode {
             implied: f.parse().expect("--implied takes a number"),
             ..Default::default()
         };
-        engine.knowledge().indexes.lexical = arbores_core::repo::index::LexicalIndex::new(weights);
+        // Built again from every node at the first search, with these
+        // weights (`clear` keeps them).
+        let indexes = &mut engine.knowledge().indexes;
+        indexes.lexical = arbores_core::repo::index::LexicalIndex::new(weights);
+        indexes.lexical_built = false;
     }
     if args.iter().any(|a| a == "--no-lexicon") {
         engine.knowledge().indexes.lexicon = None;

@@ -689,6 +689,47 @@ mod tests {
     }
 
     #[test]
+    fn glosses_can_be_chosen_by_the_other_words() {
+        let lexicon = Lexicon::from_bytes(crate::repo::index::lexicon::write_lexicon(
+            "senses",
+            &[("算法", &[("zebra", 1.0), ("tree", 0.8)])],
+        ))
+        .unwrap();
+        let embedder = StaticEmbedder::from_bytes(small_table()).unwrap();
+        let sem = SemanticIndex::new(Box::new(embedder), SemanticConfig::default());
+        let mut f = Fusion::default();
+        let l = Some(&lexicon);
+        // Off: the lexicon's order.
+        f.sense_weight = 0.0;
+        let words = Words::new(l, &sem, &f, "算法 tree");
+        assert_eq!(words.glosses("算法")[0].0, "zebra");
+        // On: "tree" fits the other word, "zebra" (no vector) does not.
+        f.sense_weight = 1.0;
+        let words = Words::new(l, &sem, &f, "算法 tree");
+        let g = words.glosses("算法");
+        assert_eq!(g[0], ("tree".to_string(), 1.0));
+        assert_eq!(g[1], ("zebra".to_string(), 0.0));
+        // Half: between the two.
+        f.sense_weight = 0.5;
+        let g = Words::new(l, &sem, &f, "算法 tree").glosses("算法");
+        assert_eq!(g[0].0, "tree");
+        assert!(
+            (g[0].1 - 0.9).abs() < 1e-6 && (g[1].1 - 0.5).abs() < 1e-6,
+            "{g:?}"
+        );
+        // No other word, or an embedder with no word vectors: unchanged.
+        f.sense_weight = 1.0;
+        let g = Words::new(l, &sem, &f, "算法").glosses("算法");
+        assert_eq!(g[0].0, "zebra");
+        let hashing = SemanticIndex::new(
+            Box::new(crate::repo::index::HashingEmbedder::default()),
+            SemanticConfig::default(),
+        );
+        let g = Words::new(l, &hashing, &f, "算法 tree").glosses("算法");
+        assert_eq!(g[0].0, "zebra");
+    }
+
+    #[test]
     fn fusion_is_bounded() {
         let f = Fusion::default();
         assert_eq!(f.fuse(0.0, 0.0), 0.0);
