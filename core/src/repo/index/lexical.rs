@@ -19,7 +19,11 @@
 //! ```
 //!
 //! A query's CJK pair that no node contains is left out of the sum (it is
-//! most likely two words meeting, as 序算 in 排序算法).
+//! most likely two words meeting, as 序算 in 排序算法). With coverage `c`
+//! (`QueryWords::coverage`), a word's weight is `1 − c` of its idf share
+//! plus `c` divided by the number of the query's words; a word's implied
+//! form (`is:algorithm`, `QueryWords::implied`) is one more alternative
+//! of the word, not counted in its idf.
 //!
 //! # Layout
 //!
