@@ -380,7 +380,8 @@ pub fn search(
     // The lexical scores `top` found are exact (`LexicalIndex::score`'s
     // own). Every other node's is at most the last of them, or nothing if
     // `top` found fewer than it was asked for (a margin covers the
-    // rounding of its sums); under a type filter, `top` passed over nodes
+    // rounding of its sums; what a node is counts only beside a word it
+    // says, `LexicalIndex::score`); under a type filter, `top` passed over nodes
     // the vector index may not have, so nothing is known of them.
     let known: std::collections::HashMap<NodeId, f32> =
         top.iter().map(|&(s, id)| (id, s)).collect();
@@ -668,7 +669,18 @@ mod tests {
                 candidates,
                 ..Fusion::default()
             };
-            for text in ["adds 7", "adds", "f12 x", "sum of 99", "adds 3 4 5"] {
+            // Words that nodes are rather than say (function, constant)
+            // give scores to nodes `top` never returns.
+            for text in [
+                "adds 7",
+                "adds",
+                "f12 x",
+                "sum of 99",
+                "adds 3 4 5",
+                "function 7",
+                "constant",
+                "procedure of 12",
+            ] {
                 for (top_k, threshold, kind) in [
                     (10, 0.0, None),
                     (1, 0.0, None),

@@ -631,6 +631,17 @@ impl LexicalIndex {
                 None => 0.0,
             });
         }
+        // What a node is counts only beside a word it says: a procedure
+        // that says nothing of the query is no hit for "sort algorithm".
+        let says = q.groups.iter().any(|g| {
+            g.alternatives
+                .iter()
+                .filter(|a| !a.implied)
+                .any(|a| a.terms.iter().any(|&(t, _)| parts[t] > 0.0))
+        });
+        if !says {
+            return Ok(0.0);
+        }
         let sum: f32 = q
             .groups
             .iter()
@@ -1578,9 +1589,13 @@ mod tests {
         // Being an algorithm counts less than saying it, and the word is as
         // rare as the nodes that say it: the same weight with or without.
         let dijkstra = ix.query("算法", &both).unwrap();
-        assert!(ix.score_t(&dijkstra, 5) > ix.score_t(&dijkstra, 1));
-        assert!(ix.score_t(&dijkstra, 1) > 0.0);
+        assert!(ix.score_t(&dijkstra, 5) > 0.0);
         assert_eq!(ix.score_t(&dijkstra, 3), 0.0);
+        // What a node is counts only beside a word it says.
+        assert_eq!(ix.score_t(&dijkstra, 1), 0.0);
+        let both_words = ix.query("排序算法", &both).unwrap();
+        let sort_only = ix.query("排序", &both).unwrap();
+        assert!(ix.score_t(&both_words, 1) > 0.0 && ix.score_t(&sort_only, 1) > 0.0);
         let w0 = ix.query("算法", &both.dictionary).unwrap().groups[0].weight;
         let implied_only = Weighted {
             dictionary: Dictionary::new(),
