@@ -18,20 +18,7 @@ use arbores_core::repo::index::{
     SymbolIndex, SymbolMode,
 };
 use arbores_core::repo::node::{Node, NodeId};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use fastrand::Rng;
 
 const SYLLABLES: &[&str] = &[
     "qu", "ick", "sort", "mer", "ge", "fa", "ct", "or", "ial", "lis", "t", "tr", "ee", "ma", "p",
@@ -41,8 +28,8 @@ const SYLLABLES: &[&str] = &[
 const HAN: &str = "排序算法快速归并实现计算阶乘递归函数读取配置文件版本历史查询解析字符串网络请求发送二叉树遍历列表向量哈希表图搜索最短路径缓存数据库事务日志压缩加密签名验证";
 
 fn pseudo_word(rng: &mut Rng) -> String {
-    (0..1 + rng.below(3))
-        .map(|_| SYLLABLES[rng.below(SYLLABLES.len())])
+    (0..1 + rng.usize(..3))
+        .map(|_| SYLLABLES[rng.usize(..SYLLABLES.len())])
         .collect()
 }
 
@@ -56,26 +43,26 @@ impl Data {
         let english = (0..3000).map(|_| pseudo_word(rng)).collect();
         let han: Vec<char> = HAN.chars().collect();
         let chinese = (0..1000)
-            .map(|_| (0..2).map(|_| han[rng.below(han.len())]).collect())
+            .map(|_| (0..2).map(|_| han[rng.usize(..han.len())]).collect())
             .collect();
         Data { english, chinese }
     }
 
     fn name(&self, rng: &mut Rng) -> String {
-        let parts = 1 + rng.below(3);
+        let parts = 1 + rng.usize(..3);
         (0..parts)
-            .map(|_| self.english[rng.below(self.english.len())].as_str())
+            .map(|_| self.english[rng.usize(..self.english.len())].as_str())
             .collect::<Vec<_>>()
             .join("-")
     }
 
     fn description(&self, rng: &mut Rng) -> String {
         let mut words: Vec<&str> = Vec::new();
-        for _ in 0..3 + rng.below(5) {
-            if rng.below(2) == 0 {
-                words.push(&self.english[rng.below(self.english.len())]);
+        for _ in 0..3 + rng.usize(..5) {
+            if rng.usize(..2) == 0 {
+                words.push(&self.english[rng.usize(..self.english.len())]);
             } else {
-                words.push(&self.chinese[rng.below(self.chinese.len())]);
+                words.push(&self.chinese[rng.usize(..self.chinese.len())]);
             }
         }
         words.join(" ")
@@ -85,7 +72,7 @@ impl Data {
         let name = self.name(rng);
         let short = format!(
             "{}{}",
-            &self.english[rng.below(self.english.len())],
+            &self.english[rng.usize(..self.english.len())],
             id % 1000
         );
         Node {
@@ -93,9 +80,9 @@ impl Data {
             code: Some(format!("(define ({name} x) x)")),
             description: Some(self.description(rng)),
             symbol_names: vec![name, short],
-            kind: Some(["function", "constant", "macro", "record"][rng.below(4)].to_string()),
-            dependencies: (0..rng.below(4))
-                .map(|_| (rng.below(n) as NodeId + 1, "dep".to_string()))
+            kind: Some(["function", "constant", "macro", "record"][rng.usize(..4)].to_string()),
+            dependencies: (0..rng.usize(..4))
+                .map(|_| (rng.usize(..n) as NodeId + 1, "dep".to_string()))
                 .collect(),
         }
     }
@@ -127,7 +114,7 @@ fn measure<T>(label: &str, queries: &[T], mut f: impl FnMut(&T) -> usize) {
 
 fn bench(n: usize, semantic_too: bool, config: &SemanticConfig) {
     println!("== {n} nodes");
-    let mut rng = Rng(0x5eed_0000 + n as u64);
+    let mut rng = Rng::with_seed(0x5eed_0000 + n as u64);
     let data = Data::new(&mut rng);
     let nodes: Vec<Node> = (1..=n as NodeId)
         .map(|id| data.node(&mut rng, id, n))
@@ -208,7 +195,7 @@ fn bench(n: usize, semantic_too: bool, config: &SemanticConfig) {
     while done < changes {
         let batch: Vec<(Option<Node>, Option<Node>)> = (0..100)
             .map(|_| {
-                let old = nodes[rng.below(n)].clone();
+                let old = nodes[rng.usize(..n)].clone();
                 let new = data.node(&mut rng, old.id, n);
                 (Some(old), Some(new))
             })
@@ -267,7 +254,7 @@ fn recall(semantic: &SemanticIndex, texts: &[String]) -> f64 {
 fn symbol_queries(rng: &mut Rng, nodes: &[Node], symbols: &SymbolIndex, deps: &DependencyIndex) {
     let n = nodes.len();
     // Symbol queries from names that exist.
-    let sample: Vec<&Node> = (0..200).map(|_| &nodes[rng.below(n)]).collect();
+    let sample: Vec<&Node> = (0..200).map(|_| &nodes[rng.usize(..n)]).collect();
     let names: Vec<&str> = sample.iter().map(|n| n.symbol_names[0].as_str()).collect();
     let limit = 20;
     let search = |p: &str, m: SymbolMode| symbols.search(p, m, limit).map_or(0, |h| h.len());

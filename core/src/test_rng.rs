@@ -1,6 +1,7 @@
 //! The one random generator of the core's unit tests: splitmix64, small and
 //! deterministic, so that a failing seed names an input that reproduces.
-//! (The integration tests have theirs in `core/tests/support`.)
+//! Tests outside the crate (integration tests, examples, fuzz smoke runs,
+//! the host's tests and the benchmarks) use `fastrand` seeded the same way.
 
 pub(crate) struct TestRng(u64);
 

@@ -67,37 +67,42 @@ fn sign(header: &[u8], payload: &[u8]) -> Vec<u8> {
 /// One mutation of a payload.
 fn mutate(rng: &mut Rng, payload: &mut Vec<u8>) -> String {
     let n = payload.len();
-    match rng.below(6) {
+    if n == 0 {
+        let b = rng.u8(..);
+        payload.push(b);
+        return format!("{b:#x} put in the empty payload");
+    }
+    match rng.usize(..6) {
         0 => {
-            let i = rng.below(n);
-            let bit = rng.below(8);
+            let i = rng.usize(..n);
+            let bit = rng.u32(..8);
             payload[i] ^= 1 << bit;
             format!("bit {bit} of byte {i} flipped")
         }
         1 => {
-            let i = rng.below(n);
-            let b = [0u8, 1, 2, 0x7f, 0x80, 0xff][rng.below(6)];
+            let i = rng.usize(..n);
+            let b = [0u8, 1, 2, 0x7f, 0x80, 0xff][rng.usize(..6)];
             payload[i] = b;
             format!("byte {i} set to {b:#x}")
         }
         2 => {
-            let i = rng.below(n);
+            let i = rng.usize(..n);
             payload[i] = payload[i].wrapping_add(1);
             format!("byte {i} incremented")
         }
         3 => {
-            let i = rng.below(n);
+            let i = rng.usize(..n);
             payload.truncate(i);
             format!("cut at {i}")
         }
         4 => {
-            let i = rng.below(n);
+            let i = rng.usize(..n);
             payload.remove(i);
             format!("byte {i} removed")
         }
         _ => {
-            let i = rng.below(n);
-            let b = rng.next() as u8;
+            let i = rng.usize(..n);
+            let b = rng.u8(..);
             payload.insert(i, b);
             format!("{b:#x} inserted at {i}")
         }
@@ -188,11 +193,11 @@ fn mutated_and_resigned_dumps_are_refused_or_run_never_panic() {
         let header = &bytes[..HEADER_LEN];
         let payload = &bytes[HEADER_LEN..bytes.len() - 32];
         assert_eq!(sign(header, payload), bytes);
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (p as u64 + 1));
+        let mut rng = Rng::with_seed(0x9e37_79b9_7f4a_7c15 ^ (p as u64 + 1));
         for round in 0..rounds {
             let mut m = payload.to_vec();
             let mut what = Vec::new();
-            for _ in 0..1 + rng.below(3) {
+            for _ in 0..1 + rng.usize(..3) {
                 if m.is_empty() {
                     break;
                 }
@@ -313,14 +318,14 @@ fn mutated_snapshot_entries_are_refused_or_run_never_panic() {
     let forged = forge_manifest(header, &knowledge, &listing.skipped);
     let err = engine().restore_snapshot(&forged, &store).unwrap_err();
     assert!(err.contains("value of stored knowledge"), "{err}");
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = Rng::with_seed(0x2545_f491_4f6c_dd1d);
     let mut failures = Vec::new();
     for round in 0..rounds {
         let mut bindings = listing.bindings.clone();
-        let b = rng.below(bindings.len());
+        let b = rng.usize(..bindings.len());
         let mut entry = store.get(&bindings[b].1).unwrap();
         let mut what = vec![format!("entry of {}", bindings[b].0)];
-        for _ in 0..1 + rng.below(3) {
+        for _ in 0..1 + rng.usize(..3) {
             if entry.len() < 2 {
                 break;
             }

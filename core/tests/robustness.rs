@@ -121,16 +121,16 @@ const TOKENS: &[&str] = &[
 
 #[test]
 fn generated_programs_never_panic() {
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = Rng::with_seed(0x2545_f491_4f6c_dd1d);
     let mut e = Engine::new();
     e.set_limits(Limits {
         max_steps: 20_000,
         max_memory: 16 << 20,
     });
     for _ in 0..3000 {
-        let n = 1 + rng.next() % 40;
+        let n = 1 + rng.u64(..40);
         let src: String = (0..n)
-            .map(|_| rng.pick(TOKENS))
+            .map(|_| TOKENS[rng.usize(..TOKENS.len())])
             .collect::<Vec<_>>()
             .join(" ");
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| e.eval(&src)));
@@ -318,7 +318,7 @@ fn random_knowledge_calls_never_panic() {
         "h",
         "@#256",
     ];
-    let mut r = Rng(0x0123_4567_89ab_cdef);
+    let mut r = Rng::with_seed(0x0123_4567_89ab_cdef);
     let mut e = Engine::new();
     e.set_tier(arbores_core::Tier::System);
     e.set_limits(Limits {
@@ -327,17 +327,17 @@ fn random_knowledge_calls_never_panic() {
     });
     for round in 0..400 {
         let mut src = String::new();
-        let wrap = r.next() % 4;
+        let wrap = r.u64(..4);
         if wrap == 1 {
             src.push_str("(arb:transaction ");
         }
-        for _ in 0..1 + r.next() % 4 {
-            let p = r.pick(PROCS);
+        for _ in 0..1 + r.u64(..4) {
+            let p = PROCS[r.usize(..PROCS.len())];
             src.push('(');
             src.push_str(p);
-            for _ in 0..r.next() % 6 {
+            for _ in 0..r.u64(..6) {
                 src.push(' ');
-                src.push_str(r.pick(ARGS));
+                src.push_str(ARGS[r.usize(..ARGS.len())]);
             }
             src.push_str(") ");
         }

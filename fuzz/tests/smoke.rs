@@ -5,22 +5,13 @@
 use std::path::PathBuf;
 
 use arbores_fuzz::targets;
+use fastrand::Rng;
 
-/// xorshift: deterministic, so a failure names an input that reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn bytes(&mut self, max: usize) -> Vec<u8> {
-        let len = (self.next() % max as u64) as usize;
-        (0..len).map(|_| self.next() as u8).collect()
-    }
+/// Up to `max - 1` seeded bytes: the same on every run, so a failure names an
+/// input that reproduces.
+fn bytes(rng: &mut Rng, max: usize) -> Vec<u8> {
+    let len = rng.usize(..max);
+    (0..len).map(|_| rng.u8(..)).collect()
 }
 
 fn regressions(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
@@ -48,9 +39,9 @@ fn smoke(target: &str, run: fn(&[u8]), inputs: usize, max_len: usize, seed: u64)
         eprintln!("{target}: regression {}", path.display());
         run(&bytes);
     }
-    let mut rng = Rng(seed);
+    let mut rng = Rng::with_seed(seed);
     for i in 0..inputs {
-        let bytes = rng.bytes(max_len);
+        let bytes = bytes(&mut rng, max_len);
         let shown = bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
         // Printed only when the target panics (the harness shows stderr then).
         let result = std::panic::catch_unwind(|| run(&bytes));
@@ -104,10 +95,10 @@ fn an_undamaged_store_imports() {
 
 #[test]
 fn generated_programs_are_scheme() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::with_seed(7);
     let mut read_ok = 0;
     for _ in 0..200 {
-        let program = arbores_fuzz::gen::program(&rng.bytes(400));
+        let program = arbores_fuzz::gen::program(&bytes(&mut rng, 400));
         let mut e = targets::engine(arbores_core::Tier::ReadOnly);
         let r = targets::eval_checked(&mut e, &program);
         if r.error

@@ -76,7 +76,7 @@ fn main() {
     let mut h = Harness::new(bin.clone(), work.join("trials"), cache);
     h.creates = creates;
     h.transaction_nodes = transaction_nodes;
-    let mut random = Random::new(seed);
+    let mut random = Random::with_seed(seed);
     println!("binary: {}; seed {seed}", bin.display());
     println!(
         "writers: {creates} single creates; a transaction of {transaction_nodes} nodes, then \
@@ -99,7 +99,7 @@ fn main() {
             let (mut reported, mut lost, mut stored, mut absent, mut fsck, mut failures) =
                 (0, 0, 0, 0, 0, 0);
             for trial in 0..trials {
-                let at = Duration::from_micros(random.below(whole.as_micros() as u64 + 1));
+                let at = Duration::from_micros(random.u64(..=whole.as_micros() as u64));
                 let seen = h.kill_trial(engine, writer, trial, at);
                 reported += seen.reported;
                 lost += seen

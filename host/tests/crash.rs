@@ -29,12 +29,12 @@ fn harness(name: &str) -> Harness {
 fn killed_writers(engine: &str) {
     const TRIALS: usize = 3;
     let h = harness(&format!("kill-{engine}"));
-    let mut random = Random::new(0x5eed_0000 + engine.len() as u64);
+    let mut random = Random::with_seed(0x5eed_0000 + engine.len() as u64);
     let mut failed = Vec::new();
     for writer in Writer::ALL {
         let whole = h.calibrate(engine, writer).unwrap();
         for trial in 0..TRIALS {
-            let at = Duration::from_micros(random.below(whole.as_micros() as u64 + 1));
+            let at = Duration::from_micros(random.u64(..=whole.as_micros() as u64));
             let seen = h.kill_trial(engine, writer, trial, at);
             for f in &seen.failures {
                 failed.push(format!(
@@ -51,7 +51,7 @@ fn damaged_files(engine: &str) {
     const TRIALS: usize = 6;
     let h = harness(&format!("damage-{engine}"));
     let base = h.damage_base(engine, 40).unwrap();
-    let mut random = Random::new(0xda3a_9e00 + engine.len() as u64);
+    let mut random = Random::with_seed(0xda3a_9e00 + engine.len() as u64);
     let mut failed = Vec::new();
     for damage in Damage::ALL {
         for trial in 0..TRIALS {

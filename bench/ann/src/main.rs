@@ -44,6 +44,7 @@ use arbores_core::repo::index::{
     LexicalIndex, SemanticConfig, SemanticIndex, SemanticQuery, SymbolIndex,
 };
 use arbores_core::repo::node::{Node, NodeId};
+use fastrand::Rng;
 
 /// The system allocator, counting the bytes live and their peak.
 struct Counting;
@@ -132,20 +133,6 @@ fn load_average() -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// The string literals of a Scheme source (enough of its syntax for the
 /// retrieval set's files: `"..."` with backslash escapes, `;` comments).
 fn literals(src: &str) -> Vec<String> {
@@ -231,34 +218,34 @@ impl Vocabulary {
 
     fn english_words(&self, rng: &mut Rng, n: usize) -> String {
         (0..n)
-            .map(|_| self.english[rng.below(self.english.len())].as_str())
+            .map(|_| self.english[rng.usize(..self.english.len())].as_str())
             .collect::<Vec<_>>()
             .join(" ")
     }
 
     fn chinese_words(&self, rng: &mut Rng, n: usize) -> String {
         (0..n)
-            .map(|_| self.chinese[rng.below(self.chinese.len())].as_str())
+            .map(|_| self.chinese[rng.usize(..self.chinese.len())].as_str())
             .collect()
     }
 
     fn description(&self, rng: &mut Rng) -> String {
-        if rng.below(2) == 0 {
-            let n = 4 + rng.below(9);
+        if rng.usize(..2) == 0 {
+            let n = 4 + rng.usize(..9);
             let mut s = self.english_words(rng, n);
             if let Some(c) = s.get_mut(0..1) {
                 c.make_ascii_uppercase();
             }
             s
         } else {
-            let n = 2 + rng.below(5);
+            let n = 2 + rng.usize(..5);
             self.chinese_words(rng, n)
         }
     }
 
     fn query(&self, rng: &mut Rng) -> String {
-        let n = 2 + rng.below(4);
-        if rng.below(2) == 0 {
+        let n = 2 + rng.usize(..4);
+        if rng.usize(..2) == 0 {
             self.english_words(rng, n)
         } else {
             self.chinese_words(rng, n.min(3))
@@ -266,14 +253,14 @@ impl Vocabulary {
     }
 
     fn node(&self, rng: &mut Rng, id: NodeId) -> Node {
-        let parts = 1 + rng.below(2);
+        let parts = 1 + rng.usize(..2);
         let name = format!(
             "{}-{}",
             self.english_words(rng, parts).replace(' ', "-"),
             id % 1000
         );
         let mut names = vec![name.clone()];
-        if rng.below(3) == 0 {
+        if rng.usize(..3) == 0 {
             names.push(self.english_words(rng, 1));
         }
         Node {
@@ -281,7 +268,7 @@ impl Vocabulary {
             code: Some(format!("(define ({name} x) x)")),
             description: Some(self.description(rng)),
             symbol_names: names,
-            kind: Some(["function", "constant", "macro", "record"][rng.below(4)].to_string()),
+            kind: Some(["function", "constant", "macro", "record"][rng.usize(..4)].to_string()),
             dependencies: Vec::new(),
         }
     }
@@ -358,7 +345,7 @@ fn recall_of(exact: &[f32], got: &[f32]) -> f64 {
 fn bench<const D: usize>(n: usize, s: &Settings) {
     println!("== {n} nodes (load average {})", load_average());
     let vocab = Vocabulary::load();
-    let mut rng = Rng(0x5eed_0000 + n as u64);
+    let mut rng = Rng::with_seed(0x5eed_0000 + n as u64);
     let nodes: Vec<Node> = (1..=n as NodeId)
         .map(|id| vocab.node(&mut rng, id))
         .collect();

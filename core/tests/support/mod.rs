@@ -5,26 +5,9 @@
 
 use arbores_core::{Engine, Tool};
 
-/// xorshift64: small and deterministic.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// A number in `0..n` (0 when `n` is 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
+/// The seeded generator of the tests: a failure names a seed that
+/// reproduces it.
+pub use fastrand::Rng;
 
 /// A fresh engine with the tools `search (query)` and `calc (expression)`.
 pub fn engine_with_tools() -> Engine {

@@ -63,27 +63,9 @@ impl Damage {
     }
 }
 
-/// A small deterministic generator (xorshift), so a failing trial can be
-/// run again from its seed.
-pub struct Random(u64);
-
-impl Random {
-    pub fn new(seed: u64) -> Random {
-        Random(seed.max(1))
-    }
-
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// A number in `0..n` (`n` > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+/// The trials' seeded generator: a failing trial can be run again from
+/// its seed.
+pub use fastrand::Rng as Random;
 
 pub struct Harness {
     pub bin: PathBuf,
@@ -508,10 +490,10 @@ impl Harness {
                 return seen;
             }
         };
-        seen.offset = random.below(bytes.len() as u64);
+        seen.offset = random.u64(..bytes.len() as u64);
         match damage {
             Damage::FlippedByte => {
-                bytes[seen.offset as usize] ^= 1 + random.below(255) as u8;
+                bytes[seen.offset as usize] ^= random.u8(1..);
             }
             Damage::Truncated => bytes.truncate(seen.offset as usize),
         }

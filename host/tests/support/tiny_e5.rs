@@ -8,6 +8,8 @@
 
 #![allow(dead_code)]
 
+use fastrand::Rng;
+
 pub const DIM: usize = 32;
 const HEADS: usize = 2;
 const FFN: usize = 64;
@@ -54,21 +56,6 @@ const PIECES: &[&str] = &[
     "\u{2581}排序",
 ];
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-}
-
 /// The half-precision bits of a positive normal `v`.
 fn f16_bits(v: f32) -> u16 {
     let b = v.to_bits();
@@ -78,20 +65,20 @@ fn f16_bits(v: f32) -> u16 {
 
 /// The model file's bytes; other seeds give other weights.
 pub fn model(seed: u64) -> Vec<u8> {
-    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut rng = Rng::with_seed(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let vocab = PIECES.len();
     // The tensors: name, type (0 f32, 1 4-bit blocks), bytes.
     let mut tensors: Vec<(String, u8, Vec<u8>)> = Vec::new();
     let floats = |rng: &mut Rng, n: usize, base: f32, spread: f32| -> Vec<u8> {
         (0..n)
-            .flat_map(|_| (base + spread * rng.unit()).to_le_bytes())
+            .flat_map(|_| (base + spread * (rng.f32() * 2.0 - 1.0)).to_le_bytes())
             .collect()
     };
     let q4 = |rng: &mut Rng, rows: usize, cols: usize| -> Vec<u8> {
         let mut out = Vec::new();
         for _ in 0..rows * cols / 32 {
             out.extend(f16_bits(0.05).to_le_bytes());
-            out.extend((0..16).map(|_| rng.next() as u8));
+            out.extend((0..16).map(|_| rng.u8(..)));
         }
         out
     };

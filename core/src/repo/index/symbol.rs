@@ -554,6 +554,7 @@ impl Glob {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::TestRng as Rng;
 
     fn node(id: NodeId, names: &[&str]) -> Node {
         Node {
@@ -670,13 +671,8 @@ mod tests {
     /// Fuzzy search with pruning agrees with a plain scan.
     #[test]
     fn fuzzy_matches_brute_force() {
-        let mut rng = 0x1234_5678_9abc_def0u64;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut rng = Rng::new(0x1234_5678_9abc_def0);
+        let mut next = move || rng.next();
         let alphabet: Vec<char> = "abcde-é".chars().collect();
         let mut ix = SymbolIndex::new();
         let mut all = Vec::new();
@@ -806,13 +802,8 @@ mod tests {
     /// A limited search returns the first results of the unlimited one.
     #[test]
     fn limits_cut_the_ranked_list() {
-        let mut rng = 0x0bad_cafe_u64;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut rng = Rng::new(0x0bad_cafe);
+        let mut next = move || rng.next();
         let mut ix = SymbolIndex::new();
         for id in 0..3000u64 {
             let names: Vec<String> = (0..1 + next() % 2)

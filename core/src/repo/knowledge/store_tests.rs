@@ -9,6 +9,7 @@ use std::rc::Rc;
 use super::*;
 use crate::repo::cas::{Hash, MemoryBlobs};
 use crate::repo::index::SymbolMode;
+use crate::test_rng::TestRng as Rng;
 
 /// A store in memory with the compare-and-swap commit of a real one.
 #[derive(Default)]
@@ -361,13 +362,8 @@ fn random_writers_lose_nothing() {
     let store = Rc::new(TestStore::default());
     let mut writers: Vec<Knowledge> = (0..4).map(|_| open(&store)).collect();
     let mut made: Vec<(String, NodeId, VersionId)> = Vec::new();
-    let mut seed = 0x1234_5678u64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = Rng::new(0x1234_5678);
+    let mut next = move || rng.next();
     for i in 0..200 {
         let w = (next() % 4) as usize;
         let k = &mut writers[w];
