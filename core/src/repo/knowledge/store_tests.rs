@@ -806,6 +806,68 @@ fn searches_that_read_much_of_the_stored_index_load_it() {
     assert!(r.indexes.semantic.is_loaded());
 }
 
+/// A search that reads the stored semantic index in place and meets a
+/// damaged code group (a blob on the way to it no longer matches its
+/// name) says so, builds the index again from the nodes and answers as
+/// before: an error, never a panic or a wrong answer.
+#[test]
+fn a_damaged_code_group_met_in_place_is_built_again_with_a_note() {
+    let store = Rc::new(TestStore::default());
+    let mut k = open_small(&store);
+    create_many(&mut k, 0, 400);
+    let good = hybrid_hits(&mut k);
+    let maps = k.forest.indexes_of(k.current()).unwrap().clone();
+    let map = maps
+        .iter()
+        .find(|(n, _)| n == "semantic")
+        .unwrap()
+        .1
+        .clone();
+    // The last code group (format 4: keys `[4] group`), and the blobs a
+    // change of it alone writes again: the path from the root to it.
+    let key = map
+        .iter()
+        .map(|kv| kv.unwrap().0.to_vec())
+        .filter(|k| k[0] == 4)
+        .last()
+        .expect("code groups");
+    let mut all = Vec::new();
+    map.export_all(&mut Default::default(), &mut all).unwrap();
+    let mut changed = map.clone();
+    changed.insert(&key, b"another value").unwrap();
+    let mut kept = Vec::new();
+    changed
+        .export_all(&mut Default::default(), &mut kept)
+        .unwrap();
+    let kept: std::collections::HashSet<_> = kept.into_iter().map(|(h, _)| h).collect();
+    let path: Vec<_> = all.iter().filter(|(h, _)| !kept.contains(h)).collect();
+    assert!(
+        path.len() >= 2 && path.len() < all.len() / 2,
+        "{}",
+        path.len()
+    );
+    let mut in_place = 0;
+    for (hash, _) in path {
+        let flip = |b: &mut Vec<u8>| {
+            let m = b.len() / 2;
+            b[m] ^= 0x10
+        };
+        assert!(store.blobs.with_blob(hash, flip));
+        let mut r = open_small(&store);
+        // The root's damage is met when the header is read; the others' by
+        // the search.
+        in_place += usize::from(r.indexes.semantic.searchable_stored());
+        let (hits, said) = hybrid_hits_told(&mut r);
+        assert!(
+            said.contains("the stored semantic index") && said.contains("built again"),
+            "{said}"
+        );
+        assert_eq!(hits, good);
+        assert!(store.blobs.with_blob(hash, flip));
+    }
+    assert!(in_place >= 1, "{in_place}");
+}
+
 #[test]
 fn the_lexical_index_is_stored_and_read_lazily() {
     let store = Rc::new(TestStore::default());

@@ -106,6 +106,9 @@ pub(super) struct Graph {
     /// Members whose lists or state changed since `take_touched`: what a
     /// stored copy of the graph must write again.
     touched: Vec<u32>,
+    /// Members added or killed since `take_recoded`: whose code groups a
+    /// stored copy must write again.
+    recoded: Vec<u32>,
 }
 
 /// One member as a stored graph keeps it: its node, whether it is dead,
@@ -143,6 +146,7 @@ impl Graph {
             entry: None,
             visited: Visited::new(0),
             touched: Vec::new(),
+            recoded: Vec::new(),
         }
     }
 
@@ -266,6 +270,20 @@ impl Graph {
         t
     }
 
+    /// The members added or killed since the last call, each once,
+    /// ascending.
+    pub(super) fn take_recoded(&mut self) -> Vec<u32> {
+        let mut t = std::mem::take(&mut self.recoded);
+        t.sort_unstable();
+        t.dedup();
+        t
+    }
+
+    /// Node of any member, dead or alive.
+    pub(super) fn id(&self, slot: u32) -> Option<NodeId> {
+        self.ids.get(slot as usize).copied()
+    }
+
     /// The generator's state (stored so that inserts after a reload draw
     /// what they would have drawn).
     pub(super) fn rng(&self) -> u64 {
@@ -295,6 +313,7 @@ impl Graph {
                 *d = true;
                 self.dead += 1;
                 self.touched.push(slot);
+                self.recoded.push(slot);
             }
         }
     }
@@ -391,6 +410,7 @@ impl Graph {
         self.vecs.push(vec);
         self.is_dead.push(false);
         self.touched.push(slot);
+        self.recoded.push(slot);
         let Some((entry, top)) = self.entry else {
             self.entry = Some((slot, level));
             return Some(slot);

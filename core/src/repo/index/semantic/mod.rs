@@ -198,9 +198,11 @@ impl SemanticIndex {
         config.ef_construction = config.ef_construction.max(1);
         config.links = config.links.clamp(2, 128);
         let header = Header {
+            format: stored::FORMAT,
             embedder: embedder.id(),
             dim: embedder.dim() as u32,
             links: config.links as u32,
+            group: stored::group_size(embedder.dim()),
             entries: 0,
             pending: 0,
             graph: None,
@@ -354,6 +356,7 @@ impl SemanticIndex {
             dim: self.dim(),
             links: self.config.links,
             graph: self.header.graph.as_ref()?,
+            group: self.header.group,
             cache: &self.lazy,
         })
     }
@@ -379,6 +382,10 @@ impl SemanticIndex {
         if result.is_err() {
             self.forget_loaded();
             self.stored = None;
+        } else if self.header.format < stored::FORMAT {
+            // An older layout: written whole, in this one, by the next
+            // `persist`.
+            self.stored = None;
         }
         result
     }
@@ -393,6 +400,7 @@ impl SemanticIndex {
         let mut codes: Vec<Option<Code>> = Vec::new();
         let mut by_slot: BTreeMap<u32, NodeId> = BTreeMap::new();
         let mut marked: Vec<NodeId> = Vec::new();
+        let mut groups: Vec<&[u8]> = Vec::new();
         for item in map.iter() {
             let (k, v) = item.map_err(|e| e.to_string())?;
             match stored::parse_key(k)? {
@@ -437,6 +445,16 @@ impl SemanticIndex {
                     }
                     marked.push(id);
                 }
+                Key::Group(g) => {
+                    if header.format < 4 || g as usize != groups.len() {
+                        return Err(format!(
+                            "code group {g} follows {} groups in an index of format {}",
+                            groups.len(),
+                            header.format
+                        ));
+                    }
+                    groups.push(v);
+                }
             }
         }
         // Markers come in id order, as the pending set iterates.
@@ -455,7 +473,7 @@ impl SemanticIndex {
             ));
         }
         let Some(gh) = &header.graph else {
-            if !members.is_empty() || !by_slot.is_empty() {
+            if !members.is_empty() || !by_slot.is_empty() || !groups.is_empty() {
                 return Err("graph members but no graph in the header".into());
             }
             self.loaded = true;
@@ -504,6 +522,34 @@ impl SemanticIndex {
                 }
             }
         }
+        // Format 4: the code groups are what the members make.
+        if header.format >= 4 {
+            let size = header.group.max(1);
+            let count = gh.members.div_ceil(size);
+            if groups.len() != count as usize {
+                return Err(format!(
+                    "the map holds {} code groups, its {} members make {count}",
+                    groups.len(),
+                    gh.members
+                ));
+            }
+            for (g, bytes) in (0..count).zip(groups) {
+                let first = g * size;
+                let expect = (gh.members - first).min(size);
+                let c = stored::decode_group(bytes, g, expect as usize, dim)?;
+                for (i, slot) in (first..first + expect).enumerate() {
+                    let made = graph.code(slot);
+                    let mine = c.code(i, dim);
+                    if graph.id(slot) != Some(c.ids[i])
+                        || graph.is_dead[slot as usize] != c.dead[i]
+                        || made.code != mine.code
+                        || made.scale.to_bits() != mine.scale.to_bits()
+                    {
+                        return Err(format!("code group {g} disagrees with graph member {slot}"));
+                    }
+                }
+            }
+        }
         if graph.dead != gh.dead as usize {
             return Err(format!(
                 "the header counts {} dead members, the map holds {}",
@@ -521,9 +567,11 @@ impl SemanticIndex {
             return self.header.clone();
         }
         Header {
+            format: stored::FORMAT,
             embedder: self.embedder.id(),
             dim: self.dim() as u32,
             links: self.config.links as u32,
+            group: stored::group_size(self.dim()),
             entries: self.entries.len() as u64,
             pending: self.pending.len() as u64,
             graph: self.graph.as_ref().map(|g| GraphHeader {
@@ -554,7 +602,20 @@ impl SemanticIndex {
         let m = g.record(slot)?;
         // A dead member's node no longer has an entry with its vector.
         let own = m.dead.then(|| g.vector(slot)).flatten();
-        Some(stored::encode_member(&m, own, g.code(slot)))
+        Some(stored::encode_member(&m, own, None))
+    }
+
+    /// Code group `group` of `g`, as stored (format 4).
+    fn group_bytes(g: &Graph, size: u32, group: u32) -> Vec<u8> {
+        let first = group * size;
+        let last = (first + size).min(g.len() as u32);
+        stored::encode_group((first..last).map(|slot| {
+            (
+                g.id(slot).unwrap_or_default(),
+                g.is_dead[slot as usize],
+                g.code(slot),
+            )
+        }))
     }
 
     fn entry_bytes(e: &Entry) -> Vec<u8> {
@@ -573,12 +634,20 @@ impl SemanticIndex {
                 map.insert(&stored::pending_key(*id), &[])?;
             }
         }
+        let size = stored::group_size(self.dim());
         if let Some(g) = &mut self.graph {
             g.take_touched();
+            g.take_recoded();
             for slot in 0..g.len() as u32 {
                 if let Some(bytes) = Self::member_bytes(g, slot) {
                     map.insert(&stored::member_key(slot), &bytes)?;
                 }
+            }
+            for group in 0..(g.len() as u32).div_ceil(size) {
+                map.insert(
+                    &stored::group_key(group),
+                    &Self::group_bytes(g, size, group),
+                )?;
             }
         }
         self.dirty.clear();
@@ -592,6 +661,12 @@ impl SemanticIndex {
             .as_mut()
             .map(Graph::take_touched)
             .unwrap_or_default();
+        let recoded = self
+            .graph
+            .as_mut()
+            .map(Graph::take_recoded)
+            .unwrap_or_default();
+        let size = stored::group_size(self.dim());
         let dirty = std::mem::take(&mut self.dirty);
         let Some(mut map) = self.stored.take() else {
             return;
@@ -620,6 +695,14 @@ impl SemanticIndex {
                     if let Some(bytes) = Self::member_bytes(g, slot) {
                         map.insert(&stored::member_key(slot), &bytes)?;
                     }
+                }
+                let mut groups: Vec<u32> = recoded.iter().map(|s| s / size).collect();
+                groups.dedup();
+                for group in groups {
+                    map.insert(
+                        &stored::group_key(group),
+                        &Self::group_bytes(g, size, group),
+                    )?;
                 }
             }
             map.insert(stored::HEADER_KEY, &stored::encode_header(&header))?;
@@ -777,12 +860,53 @@ impl SemanticIndex {
             return Err(format!("graph member {slot} is not node {id}'s"));
         }
         m.dead = true;
-        let code = code.unwrap_or_else(|| Code::new(&e.vec.to_dense()));
-        map.insert(&key, &stored::encode_member(&m, Some(&e.vec), code.view()))
+        if header.format >= 4 {
+            map.insert(&key, &stored::encode_member(&m, Some(&e.vec), None))
+                .map_err(|e| e.to_string())?;
+            Self::mark_dead_in_group(map, header, slot, id, self.dim())?;
+        } else {
+            // An older layout keeps the code in the record.
+            let code = code.unwrap_or_else(|| Code::new(&e.vec.to_dense()));
+            map.insert(
+                &key,
+                &stored::encode_member(&m, Some(&e.vec), Some(code.view())),
+            )
             .map_err(|e| e.to_string())?;
+        }
         if let Some(g) = &mut header.graph {
             g.dead += 1;
         }
+        Ok(())
+    }
+
+    /// Marks member `slot` (node `id`) dead in its code group (format 4).
+    fn mark_dead_in_group(
+        map: &mut SortedMap,
+        header: &Header,
+        slot: u32,
+        id: NodeId,
+        dim: usize,
+    ) -> Result<(), String> {
+        let (Some(gh), size) = (&header.graph, header.group.max(1)) else {
+            return Err(format!("graph member {slot} but no graph in the header"));
+        };
+        let group = slot / size;
+        let expect = gh.members.saturating_sub(group * size).min(size) as usize;
+        let key = stored::group_key(group);
+        let Some(bytes) = map.get(&key).map_err(|e| e.to_string())? else {
+            return Err(format!("code group {group} is not stored"));
+        };
+        let mut c = stored::decode_group(bytes, group, expect, dim)?;
+        let i = (slot % size) as usize;
+        if c.ids.get(i) != Some(&id) || c.dead[i] {
+            return Err(format!(
+                "code group {group} does not hold node {id} alive at member {slot}"
+            ));
+        }
+        c.dead[i] = true;
+        let bytes =
+            stored::encode_group((0..c.len()).map(|i| (c.ids[i], c.dead[i], c.code(i, dim))));
+        map.insert(&key, &bytes).map_err(|e| e.to_string())?;
         Ok(())
     }
 
@@ -995,6 +1119,7 @@ impl SemanticIndex {
             self.dirty.clear();
             if let Some(g) = &mut self.graph {
                 g.take_touched();
+                g.take_recoded();
             }
         }
     }
@@ -1222,18 +1347,18 @@ impl SemanticIndex {
             let mut hits = pending_hits.clone();
             let mut matched = pending_matched;
             for slot in view.search(&code, ef).map_err(bad)? {
-                let m = view.member(slot).map_err(bad)?;
-                if m.dead {
+                let (id, dead) = view.node(slot).map_err(bad)?;
+                if dead {
                     continue;
                 }
-                let e = view.member_entry(slot, &m).map_err(bad)?;
+                let e = view.member_entry(slot, id).map_err(bad)?;
                 if !wanted(&e.kind) {
                     continue;
                 }
                 matched += 1;
                 let s = score(&e.vec);
                 if keep(s) {
-                    hits.push((s, m.id));
+                    hits.push((s, id));
                 }
             }
             if matched >= query.top_k {
@@ -1790,6 +1915,35 @@ mod tests {
         );
     }
 
+    /// `map`, the stored form of `ix`, as format 2 (records without codes)
+    /// or 3 (codes in the records) wrote it: no code groups.
+    fn older_format(ix: &SemanticIndex, map: &SortedMap, format: u64) -> SortedMap {
+        let mut old = map.clone();
+        let g = ix.graph.as_ref().unwrap();
+        for slot in 0..g.len() as u32 {
+            let m = g.record(slot).unwrap();
+            let own = m.dead.then(|| g.vector(slot)).flatten();
+            let code = (format == 3).then(|| g.code(slot));
+            old.insert(
+                &stored::member_key(slot),
+                &stored::encode_member(&m, own, code),
+            )
+            .unwrap();
+        }
+        let size = stored::group_size(ix.dim());
+        for group in 0..(g.len() as u32).div_ceil(size) {
+            old.remove(&stored::group_key(group)).unwrap().unwrap();
+        }
+        let header = Header {
+            format,
+            group: 0,
+            ..ix.header_now()
+        };
+        old.insert(stored::HEADER_KEY, &stored::encode_header(&header))
+            .unwrap();
+        old
+    }
+
     /// A stored index searched where it is, without loading it, answers
     /// as the loaded index does, with and without a type filter, with a
     /// pending set, and reads only part of the map.
@@ -1844,54 +1998,104 @@ mod tests {
             ..SemanticQuery::default()
         };
         assert_eq!(lazy.search("sort list", &big), Err(IndexError::Unloaded));
-        // An index of format 2 (member records without their codes) is
-        // searched the same way, the codes made from the entries.
-        let mut old = map.clone();
-        let g = ix.graph.as_ref().unwrap();
-        for slot in 0..g.len() as u32 {
-            let bytes = SemanticIndex::member_bytes(g, slot).unwrap();
-            let cut = bytes.len() - 1 - 4 - ix.dim();
-            old.insert(&stored::member_key(slot), &bytes[..cut])
-                .unwrap();
-        }
-        let mut header = stored::encode_header(&ix.header_now());
-        assert_eq!(header[0], stored::FORMAT as u8);
-        header[0] = 2;
-        old.insert(stored::HEADER_KEY, &header).unwrap();
-        let mut two = index(graph_config());
-        assert_eq!(two.adopt(Some(&old)), Ok(true));
-        let mut rng = Rng::new(6);
-        for _ in 0..10 {
-            let text = random_desc(&mut rng);
-            let q = SemanticQuery::default();
+        // Indexes of formats 2 (member records without their codes) and
+        // 3 (codes in the records, no groups) are searched the same way,
+        // the codes made from the entries or read from the records; once
+        // loaded, they are written whole in format 4.
+        for format in [2, 3] {
+            let old = older_format(&ix, &map, format);
+            let mut two = index(graph_config());
+            assert_eq!(two.adopt(Some(&old)), Ok(true));
+            let mut rng = Rng::new(6);
+            for _ in 0..10 {
+                let text = random_desc(&mut rng);
+                let q = SemanticQuery::default();
+                assert_eq!(
+                    two.search(&text, &q).unwrap(),
+                    ix.search(&text, &q).unwrap()
+                );
+            }
+            assert!(!two.is_loaded());
+            assert!(two.lazy.borrow().groups_read() == 0);
+            two.load().unwrap();
+            assert!(!two.is_stored(), "format {format} is written again");
             assert_eq!(
-                two.search(&text, &q).unwrap(),
-                ix.search(&text, &q).unwrap()
+                two.search("sort a list", &SemanticQuery::default())
+                    .unwrap(),
+                ix.search("sort a list", &SemanticQuery::default()).unwrap()
             );
+            let again = two.persist().unwrap();
+            let h = stored::decode_header(again.get(stored::HEADER_KEY).unwrap().unwrap()).unwrap();
+            assert_eq!(h.format, stored::FORMAT);
+            let keys = |m: &SortedMap| -> Vec<Vec<u8>> {
+                m.iter().map(|kv| kv.unwrap().0.to_vec()).collect()
+            };
+            assert_eq!(keys(&again), keys(&map));
         }
-        assert!(!two.is_loaded());
-        two.load().unwrap();
-        assert_eq!(
-            two.search("sort a list", &SemanticQuery::default())
-                .unwrap(),
-            ix.search("sort a list", &SemanticQuery::default()).unwrap()
-        );
         // Damage in what the search reads is an error naming it.
         let mut damaged = map.clone();
         let slot = ix.graph.as_ref().unwrap().entry.unwrap().0;
         let mut m = ix.graph.as_ref().unwrap().record(slot).unwrap();
         m.lists[0].push(99_999);
-        let code = ix.graph.as_ref().unwrap().code(slot);
         damaged
             .insert(
                 &stored::member_key(slot),
-                &stored::encode_member(&m, None, code),
+                &stored::encode_member(&m, None, None),
             )
             .unwrap();
         let mut b = index(graph_config());
         assert_eq!(b.adopt(Some(&damaged)), Ok(true));
         match b.search("sort", &SemanticQuery::default()) {
             Err(IndexError::StoredSemantic(why)) => assert!(why.contains("99999"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        // The walk reads the entry point's code group first: damage there
+        // (cut short, another count, another node than the record's) is
+        // an error naming it.
+        let size = stored::group_size(ix.dim());
+        let group = slot / size;
+        let key = stored::group_key(group);
+        let good = map.get(&key).unwrap().unwrap().to_vec();
+        let members = ix.graph.as_ref().unwrap().len() as u32;
+        let expect = (members - group * size).min(size) as usize;
+        let mut moved = stored::decode_group(&good, group, expect, ix.dim()).unwrap();
+        moved.ids[(slot % size) as usize] += 1;
+        let moved = stored::encode_group(
+            (0..moved.len()).map(|i| (moved.ids[i], moved.dead[i], moved.code(i, ix.dim()))),
+        );
+        let mut fewer = vec![good[0] - 1];
+        fewer.extend_from_slice(&good[1..]);
+        for (bad, says) in [
+            (
+                good[..good.len() - 3].to_vec(),
+                format!("code group {group}"),
+            ),
+            (fewer, format!("code group {group} holds")),
+            (moved, format!("graph member {slot} is node")),
+        ] {
+            let mut damaged = map.clone();
+            damaged.insert(&key, &bad).unwrap();
+            let mut b = index(graph_config());
+            assert_eq!(b.adopt(Some(&damaged)), Ok(true));
+            match b.search("sort", &SemanticQuery::default()) {
+                Err(IndexError::StoredSemantic(why)) => assert!(why.contains(&says), "{why}"),
+                other => panic!("{other:?}"),
+            }
+            // Loading it refuses it too.
+            assert!(b.load().is_err());
+        }
+        // A missing group.
+        let mut damaged = map.clone();
+        damaged.remove(&key).unwrap();
+        let mut b = index(graph_config());
+        assert_eq!(b.adopt(Some(&damaged)), Ok(true));
+        match b.search("sort", &SemanticQuery::default()) {
+            Err(IndexError::StoredSemantic(why)) => {
+                assert!(
+                    why.contains(&format!("code group {group} is not stored")),
+                    "{why}"
+                )
+            }
             other => panic!("{other:?}"),
         }
     }
@@ -1942,14 +2146,33 @@ mod tests {
         bytes[0] = 9;
         other.insert(stored::HEADER_KEY, &bytes).unwrap();
         assert!(refused(&other).contains("format 9"));
-        // A member whose stored code is not its vector's.
+        // A code group whose code is not its member's vector's, or which
+        // is missing.
         let mut recoded = map.clone();
-        let g = ix.graph.as_ref().unwrap();
-        let mut bytes = SemanticIndex::member_bytes(g, 7).unwrap();
+        let key = stored::group_key(1);
+        let mut bytes = recoded.get(&key).unwrap().unwrap().to_vec();
         let last = bytes.len() - 1;
         bytes[last] = bytes[last].wrapping_add(1);
-        recoded.insert(&stored::member_key(7), &bytes).unwrap();
-        assert!(refused(&recoded).contains("member 7's stored code"));
+        recoded.insert(&key, &bytes).unwrap();
+        let why = refused(&recoded);
+        assert!(why.contains("code group 1 disagrees"), "{why}");
+        let mut lost = map.clone();
+        lost.remove(&key).unwrap();
+        let why = refused(&lost);
+        assert!(why.contains("code group"), "{why}");
+        // Format 3: a record's code that is not its vector's.
+        let mut three = older_format(&ix, &map, 3);
+        let g = ix.graph.as_ref().unwrap();
+        let m = g.record(7).unwrap();
+        let mut code = Code::new(&g.vector(7).unwrap().to_dense());
+        code.code[0] = code.code[0].wrapping_add(1);
+        three
+            .insert(
+                &stored::member_key(7),
+                &stored::encode_member(&m, None, Some(code.view())),
+            )
+            .unwrap();
+        assert!(refused(&three).contains("member 7's stored code"));
         let mut no_header = map.clone();
         no_header.remove(stored::HEADER_KEY).unwrap();
         assert!(refused(&no_header).contains("no header"));
