@@ -65,6 +65,7 @@ pub(super) struct Cache {
     pending: Option<Rc<Vec<NodeId>>>,
 }
 
+#[cfg(test)]
 impl Cache {
     /// How many code groups are read.
     pub(super) fn groups_read(&self) -> usize {

@@ -522,33 +522,8 @@ impl SemanticIndex {
                 }
             }
         }
-        // Format 4: the code groups are what the members make.
         if header.format >= 4 {
-            let size = header.group.max(1);
-            let count = gh.members.div_ceil(size);
-            if groups.len() != count as usize {
-                return Err(format!(
-                    "the map holds {} code groups, its {} members make {count}",
-                    groups.len(),
-                    gh.members
-                ));
-            }
-            for (g, bytes) in (0..count).zip(groups) {
-                let first = g * size;
-                let expect = (gh.members - first).min(size);
-                let c = stored::decode_group(bytes, g, expect as usize, dim)?;
-                for (i, slot) in (first..first + expect).enumerate() {
-                    let made = graph.code(slot);
-                    let mine = c.code(i, dim);
-                    if graph.id(slot) != Some(c.ids[i])
-                        || graph.is_dead[slot as usize] != c.dead[i]
-                        || made.code != mine.code
-                        || made.scale.to_bits() != mine.scale.to_bits()
-                    {
-                        return Err(format!("code group {g} disagrees with graph member {slot}"));
-                    }
-                }
-            }
+            Self::check_groups(&graph, header.group, &groups, dim)?;
         }
         if graph.dead != gh.dead as usize {
             return Err(format!(
@@ -558,6 +533,37 @@ impl SemanticIndex {
         }
         self.graph = Some(graph);
         self.loaded = true;
+        Ok(())
+    }
+
+    /// Format 4: the code groups are those the members of `graph` make
+    /// (`size` members to a group).
+    fn check_groups(graph: &Graph, size: u32, groups: &[&[u8]], dim: usize) -> Result<(), String> {
+        let size = size.max(1);
+        let members = graph.len() as u32;
+        let count = members.div_ceil(size);
+        if groups.len() != count as usize {
+            return Err(format!(
+                "the map holds {} code groups, its {members} members make {count}",
+                groups.len(),
+            ));
+        }
+        for (g, bytes) in (0..count).zip(groups) {
+            let first = g * size;
+            let expect = (members - first).min(size);
+            let c = stored::decode_group(bytes, g, expect as usize, dim)?;
+            for (i, slot) in (first..first + expect).enumerate() {
+                let made = graph.code(slot);
+                let mine = c.code(i, dim);
+                if graph.id(slot) != Some(c.ids[i])
+                    || graph.is_dead[slot as usize] != c.dead[i]
+                    || made.code != mine.code
+                    || made.scale.to_bits() != mine.scale.to_bits()
+                {
+                    return Err(format!("code group {g} disagrees with graph member {slot}"));
+                }
+            }
+        }
         Ok(())
     }
 
