@@ -481,7 +481,18 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         let mut session = Session::new(&settings, &stopper, open_store()?)?;
         stopper.install_ctrl_c();
         let outcome = session.eval(&stopper, settings.timeout, source);
-        let exit = report::print(&outcome, &settings, origin, style);
+        let hint = if style == Style::Json {
+            None
+        } else {
+            report::unbound_hint(&outcome, false, || {
+                repl::bound_names(&mut session, &stopper, settings.timeout, "")
+            })
+        };
+        let decor = report::Decor {
+            hint: hint.as_deref(),
+            ..Default::default()
+        };
+        let exit = report::print(&outcome, &settings, origin, style, decor);
         session.end();
         Ok(exit)
     };

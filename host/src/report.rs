@@ -36,6 +36,8 @@ pub struct Decor<'a> {
     /// whether this one did); `last`: this is the line's last form.
     pub line: Option<&'a std::cell::Cell<bool>>,
     pub last: bool,
+    /// A note printed after the error (see `unbound_hint`).
+    pub hint: Option<&'a str>,
 }
 
 /// ANSI colours; nothing when off.
@@ -72,13 +74,9 @@ pub fn caret(source: &str, line: u32, column: u32, colour: bool) -> Option<Strin
     ))
 }
 
-/// Prints the outcome; returns the exit status it calls for.
-pub fn print(outcome: &Outcome, settings: &Settings, origin: Option<&str>, style: Style) -> Exit {
-    print_decorated(outcome, settings, origin, style, Decor::default())
-}
-
-/// [`print`], dressed as `decor` says.
-pub fn print_decorated(
+/// Prints `outcome` in `style`, dressed as `decor` says; returns the exit
+/// status it calls for.
+pub fn print(
     outcome: &Outcome,
     settings: &Settings,
     origin: Option<&str>,
@@ -274,7 +272,7 @@ fn print_evaluation(
         }
         _ => None,
     };
-    if let Some(note) = note {
+    if let Some(note) = note.as_deref().or(decor.hint) {
         let _ = writeln!(err, "{} {note}", paint(decor.colour_err, YELLOW, "note:"));
     }
     if outcome.session_lost {
@@ -284,6 +282,51 @@ fn print_evaluation(
              (its knowledge base comes back from the store)"
         );
     }
+}
+
+/// For an error about an unbound variable, what the name was probably
+/// meant to be: the bound names nearest it by edit distance (transpositions
+/// count one), within 1 for names of up to 3 characters, 2 up to 7, 3 beyond;
+/// the nearest ones, three at most. In the REPL, `help` and `quit` point to
+/// its `,` commands instead. `names` (the session's bound names) is asked
+/// only for such an error.
+pub fn unbound_hint(
+    outcome: &Outcome,
+    repl: bool,
+    names: impl FnOnce() -> Vec<String>,
+) -> Option<String> {
+    let error = outcome.evaluation.error.as_ref()?;
+    if error.kind != ErrorKind::Runtime {
+        return None;
+    }
+    let (_, name) = error.message.split_once("unbound variable: ")?;
+    match name {
+        "help" if repl => {
+            return Some("the REPL's commands start with a comma: ,help lists them".into())
+        }
+        "quit" if repl => return Some("leave with ,quit or Ctrl-D".into()),
+        _ => {}
+    }
+    let limit = match name.chars().count() {
+        0..=3 => 1,
+        4..=7 => 2,
+        _ => 3,
+    };
+    let mut near: Vec<(usize, String)> = names()
+        .into_iter()
+        .filter(|n| n != name)
+        .map(|n| (strsim::damerau_levenshtein(name, &n), n))
+        .filter(|(d, _)| *d <= limit)
+        .collect();
+    near.sort();
+    let best = near.first()?.0;
+    let shown: Vec<String> = near
+        .into_iter()
+        .take_while(|(d, _)| *d == best)
+        .take(3)
+        .map(|(_, n)| format!("`{n}`"))
+        .collect();
+    Some(format!("did you mean {}?", shown.join(" or ")))
 }
 
 pub fn duration(timeout: Option<Duration>) -> String {

@@ -131,6 +131,7 @@ both_engines!(
     repl_prints_each_form,
     repl_names_procedures,
     repl_shows_the_error_line_with_a_caret,
+    unbound_names_get_a_guess,
     repl_describes_and_finds_names,
     repl_times_loads_and_browses,
     output_cap,
@@ -536,6 +537,39 @@ fn repl_shows_the_error_line_with_a_caret(engine: &str) {
         "{}",
         describe(&out)
     );
+}
+
+/// An unbound variable's error names the nearest bound names (the
+/// session's own definitions too); nothing near, no guess; `--json` output
+/// stays one object; in the REPL, `(help)` points to `,help`.
+fn unbound_names_get_a_guess(engine: &str) {
+    let out = arbores(engine, &["eval", "(string-apend \"a\" \"b\")"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        stderr(&out).ends_with(
+            "unbound variable: string-apend\n  at top level (1:2)\nnote: did you mean `string-append`?\n"
+        ),
+        "{}",
+        describe(&out)
+    );
+    let out = arbores(engine, &["eval", "(zzqqxx 1)"], None);
+    assert!(!stderr(&out).contains("note:"), "{}", describe(&out));
+    let out = arbores(engine, &["--json", "eval", "(string-apend)"], None);
+    assert!(stderr(&out).is_empty(), "{}", describe(&out));
+    let input = "(define (my-counter) 1)\n(my-countr)\n(help)\n(car 1)\n";
+    let out = arbores(engine, &["repl"], Some(input));
+    let err = stderr(&out);
+    assert!(
+        err.contains("note: did you mean `my-counter`?\n"),
+        "{}",
+        describe(&out)
+    );
+    assert!(
+        err.contains("note: the REPL's commands start with a comma: ,help lists them\n"),
+        "{}",
+        describe(&out)
+    );
+    assert_eq!(err.matches("note:").count(), 2, "{}", describe(&out));
 }
 
 /// `,describe` and `,apropos` on the session's names and stored knowledge.

@@ -209,12 +209,14 @@ impl Running<'_> {
                 .collect();
             text.push_str(&source[piece]);
             let outcome = self.eval_quietly(&text);
+            let hint = self.hint(&outcome);
             let decor = Decor {
                 line: Some(&line),
                 last: i + 1 == count,
+                hint: hint.as_deref(),
                 ..self.decor(source)
             };
-            let exit = report::print_decorated(&outcome, self.settings, None, self.style, decor);
+            let exit = report::print(&outcome, self.settings, None, self.style, decor);
             let failed = outcome.evaluation.error.is_some() || outcome.store_error.is_some();
             let exit = matches!(exit, Exit::Program(_)).then_some(exit);
             if failed || exit.is_some() {
@@ -233,8 +235,12 @@ impl Running<'_> {
         origin: Option<&str>,
     ) -> (bool, Option<Exit>) {
         let outcome = self.eval_quietly(text);
-        let decor = self.decor(shown);
-        let exit = report::print_decorated(&outcome, self.settings, origin, self.style, decor);
+        let hint = self.hint(&outcome);
+        let decor = Decor {
+            hint: hint.as_deref(),
+            ..self.decor(shown)
+        };
+        let exit = report::print(&outcome, self.settings, origin, self.style, decor);
         let failed = outcome.evaluation.error.is_some() || outcome.store_error.is_some();
         (failed, matches!(exit, Exit::Program(_)).then_some(exit))
     }
@@ -247,7 +253,19 @@ impl Running<'_> {
             source: Some(shown),
             line: None,
             last: true,
+            hint: None,
         }
+    }
+
+    /// "Did you mean" for an unbound variable (`report::unbound_hint`).
+    fn hint(&self, outcome: &Outcome) -> Option<String> {
+        if self.style == Style::Json {
+            return None;
+        }
+        report::unbound_hint(outcome, true, || {
+            let mut session = self.session.borrow_mut();
+            bound_names(&mut session, self.stopper, self.settings.timeout, "")
+        })
     }
 
     /// Evaluates without printing the value (output still streams).
@@ -273,7 +291,7 @@ impl Running<'_> {
 
 /// The session's bound names and stored knowledge's names that start with
 /// `prefix` (the core's `%bound-names`), sorted.
-fn bound_names(
+pub(crate) fn bound_names(
     session: &mut Session,
     stopper: &Stopper,
     timeout: Option<std::time::Duration>,
