@@ -16,9 +16,12 @@ use crate::store::{LoadError, Store};
 /// checked against it (`native.rs`), so the cap bounds what the process
 /// pays, not an estimate of the Scheme heap. No limit is set here: a
 /// refused allocation would abort the process instead of ending one
-/// evaluation.
+/// evaluation. Allocations of a megabyte or more are mapped in huge pages
+/// where they fit (`huge_pages.rs`), so the process's end gives them back
+/// quickly.
 #[global_allocator]
-pub static ALLOCATOR: cap::Cap<std::alloc::System> = cap::Cap::new(std::alloc::System, usize::MAX);
+pub static ALLOCATOR: cap::Cap<crate::huge_pages::HugePages<std::alloc::System>> =
+    cap::Cap::new(crate::huge_pages::HugePages(std::alloc::System), usize::MAX);
 
 /// Which engine runs the core.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

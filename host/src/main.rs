@@ -7,6 +7,7 @@ mod e5;
 mod engines_agree;
 mod exit;
 mod grants;
+mod huge_pages;
 mod mcp;
 mod native;
 mod paths;

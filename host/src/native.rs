@@ -73,7 +73,9 @@ impl Host for NativeHost {
 impl NativeSession {
     pub fn new(settings: &Settings, stopper: Stopper) -> NativeSession {
         let mut engine = Engine::new();
-        engine.set_memory_meter(Some(|| crate::backend::ALLOCATOR.allocated()));
+        engine.set_memory_meter(Some(|| {
+            crate::backend::ALLOCATOR.allocated() + crate::huge_pages::rounding()
+        }));
         engine.set_limits(settings.limits);
         engine.set_tier(settings.tier);
         if let Some(e5) = &settings.embedder {

@@ -244,6 +244,14 @@ impl WasmSession {
         // asynchronously.
         config.async_stack_size(MAX_WASM_STACK);
         config.max_wasm_stack(MAX_WASM_STACK);
+        // The guest's linear memory in huge pages (huge_pages.rs): the
+        // process's end gives it back in milliseconds.
+        // (wasmtime maps a module's initial memory from its image only
+        // into memories it made itself: here the data is copied in.)
+        #[cfg(target_os = "linux")]
+        config
+            .with_host_memory(std::sync::Arc::new(crate::huge_pages::LinearMemories))
+            .memory_init_cow(false);
         let engine = Engine::new(&config).map_err(|e| format!("cannot start wasmtime: {e}"))?;
         let component = load_component(&engine, guest)?;
 
