@@ -46,6 +46,16 @@ pub struct HugePages<A>(pub A);
 /// Bytes mapped beyond what was asked for (see [`mapping_len`]).
 static ROUNDING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// Bytes in the large allocations' mappings now.
+static MAPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Huge pages are asked for once this much is held in large mappings (or
+/// in a linear memory): below it the process's end frees its memory in a
+/// few milliseconds anyway (8,192 small pages), while a huge page is
+/// zeroed whole when first touched, which costs a small program (its
+/// heap's last, mostly empty chunk, copied at start) more than it saves.
+pub const HUGE_FROM: usize = 32 << 20;
+
 /// Bytes the large allocations' mappings hold beyond what was asked for:
 /// a meter of what the process pays adds them to what the allocator
 /// counts.
@@ -67,15 +77,18 @@ fn round_to_page(n: usize) -> Option<usize> {
 fn mapping_len(size: usize) -> Option<usize> {
     let exact = round_to_page(size)?;
     let whole = size.checked_add(HUGE - 1)? & !(HUGE - 1);
-    Some(if whole - size <= size / 2 { whole } else { exact })
+    Some(if whole - size <= size / 2 {
+        whole
+    } else {
+        exact
+    })
 }
 
 /// Maps `len` bytes (a multiple of the page size) of zeroed memory
-/// starting on a 2 MiB boundary, with `prot` and asking for huge pages
-/// over `advised` bytes of it (from its start). Null when the system
+/// starting on a 2 MiB boundary, with `prot`. Null when the system
 /// refuses.
 #[cfg(target_os = "linux")]
-unsafe fn map_aligned(len: usize, prot: libc::c_int, advised: usize) -> *mut u8 {
+unsafe fn map_aligned(len: usize, prot: libc::c_int) -> *mut u8 {
     let Some(span) = len.checked_add(HUGE) else {
         return std::ptr::null_mut();
     };
@@ -105,20 +118,33 @@ unsafe fn map_aligned(len: usize, prot: libc::c_int, advised: usize) -> *mut u8 
         if start + span > end {
             libc::munmap(end as *mut libc::c_void, start + span - end);
         }
-        // Advice only: where it is refused the memory is ordinary.
-        libc::madvise(aligned as *mut libc::c_void, advised, libc::MADV_HUGEPAGE);
     }
     aligned as *mut u8
 }
 
+/// Asks for huge pages over `len` bytes at `at`. Advice only: where it is
+/// refused the memory is ordinary.
 #[cfg(target_os = "linux")]
-fn add_rounding(len: usize, size: usize) {
-    ROUNDING.fetch_add(len - size, std::sync::atomic::Ordering::Relaxed);
+unsafe fn advise_huge(at: *mut u8, len: usize) {
+    // SAFETY: the caller's mapping.
+    unsafe { libc::madvise(at.cast(), len, libc::MADV_HUGEPAGE) };
+}
+
+/// Counts a mapping of `len` bytes for `size` asked for; whether it
+/// should ask for huge pages (what was mapped before it passes
+/// [`HUGE_FROM`]).
+#[cfg(target_os = "linux")]
+fn add_mapping(len: usize, size: usize) -> bool {
+    use std::sync::atomic::Ordering::Relaxed;
+    ROUNDING.fetch_add(len - size, Relaxed);
+    MAPPED.fetch_add(len, Relaxed) >= HUGE_FROM
 }
 
 #[cfg(target_os = "linux")]
-fn remove_rounding(len: usize, size: usize) {
-    ROUNDING.fetch_sub(len - size, std::sync::atomic::Ordering::Relaxed);
+fn remove_mapping(len: usize, size: usize) {
+    use std::sync::atomic::Ordering::Relaxed;
+    ROUNDING.fetch_sub(len - size, Relaxed);
+    MAPPED.fetch_sub(len, Relaxed);
 }
 
 // SAFETY: allocations below `BIG` are `A`'s; the others are mappings of
@@ -137,9 +163,10 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for HugePages<A> {
             return std::ptr::null_mut();
         };
         // SAFETY: a fresh mapping.
-        let p = unsafe { map_aligned(len, libc::PROT_READ | libc::PROT_WRITE, len) };
-        if !p.is_null() {
-            add_rounding(len, layout.size());
+        let p = unsafe { map_aligned(len, libc::PROT_READ | libc::PROT_WRITE) };
+        if !p.is_null() && add_mapping(len, layout.size()) {
+            // SAFETY: the mapping just made.
+            unsafe { advise_huge(p, len) };
         }
         p
     }
@@ -157,7 +184,7 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for HugePages<A> {
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if Self::mapped(layout) {
             let len = mapping_len(layout.size()).unwrap_or(0);
-            remove_rounding(len, layout.size());
+            remove_mapping(len, layout.size());
             // SAFETY: `ptr` was mapped by `alloc` with this length.
             unsafe { libc::munmap(ptr.cast(), len) };
         } else {
@@ -191,9 +218,12 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for HugePages<A> {
                     // `alloc`; `to` a fresh one of `new_len` that the move
                     // replaces.
                     unsafe {
-                        let to = map_aligned(new_len, libc::PROT_READ | libc::PROT_WRITE, new_len);
+                        let to = map_aligned(new_len, libc::PROT_READ | libc::PROT_WRITE);
                         if to.is_null() {
                             return std::ptr::null_mut();
+                        }
+                        if MAPPED.load(std::sync::atomic::Ordering::Relaxed) >= HUGE_FROM {
+                            advise_huge(to, new_len);
                         }
                         let moved = libc::mremap(
                             ptr.cast(),
@@ -209,8 +239,8 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for HugePages<A> {
                         moved.cast()
                     }
                 };
-                remove_rounding(old_len, layout.size());
-                add_rounding(new_len, new_size);
+                remove_mapping(old_len, layout.size());
+                add_mapping(new_len, new_size);
                 moved
             }
             _ => {
@@ -256,8 +286,12 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for HugePages<A> {
 
 /// Makes the wasm guest's linear memories (`Config::with_host_memory`):
 /// each one reserved as wasmtime reserves its own (the reservation
-/// wasmtime asks for plus its guard, inaccessible), made accessible as it
-/// grows, and asking for huge pages over all of it.
+/// wasmtime asks for plus its guard, inaccessible) and made accessible as
+/// it grows, asking for huge pages over all of it. (The guest's data,
+/// about 10 MB, is copied in at start: wasmtime maps a module's initial
+/// memory from its compiled image only into memories it made itself. In
+/// huge pages the copy costs a few milliseconds; in small ones twice as
+/// much, for their 2,500 page faults.)
 #[cfg(target_os = "linux")]
 pub struct LinearMemories;
 
@@ -302,9 +336,10 @@ impl LinearMemory {
             // and uses it at once: a 2 MiB range the memory ended inside
             // was given small pages, since a huge page did not fit in it
             // then. Now that it fits, gather it into one (a copy of at
-            // most 2 MiB per 2 MiB grown). Advice only.
+            // most 2 MiB per 2 MiB grown), once the memory is large
+            // enough for its end to matter ([`HUGE_FROM`]). Advice only.
             let partial = self.size & !(HUGE - 1);
-            if partial < self.size && partial + HUGE <= new_size {
+            if partial >= HUGE_FROM && partial < self.size && partial + HUGE <= new_size {
                 // SAFETY: inside the accessible part of the reservation.
                 unsafe {
                     libc::madvise(
@@ -343,8 +378,7 @@ unsafe impl wasmtime::LinearMemory for LinearMemory {
     }
 
     fn grow_to(&mut self, new_size: usize) -> wasmtime::Result<()> {
-        self.make_accessible(new_size)
-            .map_err(wasmtime::Error::msg)
+        self.make_accessible(new_size).map_err(wasmtime::Error::msg)
     }
 
     fn as_ptr(&self) -> *mut u8 {
@@ -379,13 +413,15 @@ unsafe impl wasmtime::MemoryCreator for LinearMemories {
             .and_then(round_to_page)
             .ok_or("size overflow")?;
         // SAFETY: a fresh reservation, inaccessible until grown.
-        let base = unsafe { map_aligned(mapped, libc::PROT_NONE, capacity) };
+        let base = unsafe { map_aligned(mapped, libc::PROT_NONE) };
         if base.is_null() {
             return Err(format!(
                 "cannot reserve {mapped} bytes for a linear memory: {}",
                 std::io::Error::last_os_error()
             ));
         }
+        // SAFETY: the reservation just made.
+        unsafe { advise_huge(base, capacity) };
         let mut memory = LinearMemory {
             base: base as usize,
             size: 0,
