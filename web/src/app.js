@@ -131,7 +131,7 @@ function onWorkerMessage(msg) {
       showSessionError(msg.session);
       showStore(msg.store);
       showKnowledge(msg.knowledge);
-      if (running && running.id === msg.id) finishEntry(msg.result, msg.ms, msg.store?.saved);
+      if (running && running.id === msg.id) finishEntry(msg.result, msg.ms, msg.store?.saved, msg.memory);
       break;
     case ToPage.STORE:
       showStore(msg.store);
@@ -312,10 +312,10 @@ function newSession() {
   worker.postMessage({ type: ToWorker.NEW_SESSION });
 }
 
-function finishEntry(result, ms, savedStats) {
+function finishEntry(result, ms, savedStats, memory) {
   const { entry, source } = running;
   endRun();
-  transcript.finish(entry, { result, ms, saved: savedStats });
+  transcript.finish(entry, { result, ms, saved: savedStats, memory });
   saved.add({ source, result, ms, saved: savedStats });
   setEngineState('ready', 'Ready');
 }

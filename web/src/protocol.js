@@ -24,7 +24,8 @@
 // Worker → page (ToPage):
 //   READY       {limits, tier, store, knowledge, session, marks}  the engine is loaded
 //                                                       (marks: when each step of its start ended)
-//   RESULT      {id, result, ms, store, knowledge, session}  result as Engine.eval gives it
+//   RESULT      {id, result, ms, memory, store, knowledge, session}  result as Engine.eval gives it;
+//               memory: the bytes the engine's linear memory has grown to
 //   STORE       {store, knowledge}      after START_FRESH or IMPORT
 //   LIMITS      {limits}                the limits now in force
 //   LIMITS_ERROR {message}

@@ -38,7 +38,7 @@ export class Transcript {
   }
 
   /** Fills an entry with what the evaluation gave. */
-  finish(entry, { result, ms, saved, state }) {
+  finish(entry, { result, ms, saved, state, memory }) {
     entry.dataset.state = state ?? (result?.error ? 'error' : 'done');
     if (result?.output) entry.append(el('pre', { class: 'output' }, result.output));
     if (result?.value != null) entry.append(el('pre', { class: 'value' }, result.value));
@@ -46,6 +46,11 @@ export class Transcript {
     if (ms !== undefined) {
       const noValue = !result?.error && result?.value == null && !result?.output;
       const meta = this.meta(entry, `${formatMs(ms)}${noValue ? ' · no value' : ''}`);
+      if (memory !== undefined) {
+        // What the memory cap bounds (Limits), as a hint.
+        entry.dataset.memory = String(memory);
+        meta.title = `engine memory after it: ${formatBytes(memory)}`;
+      }
       if (saved) {
         meta.append(' · ', el('span', {
           class: 'saved',

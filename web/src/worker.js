@@ -189,7 +189,8 @@ async function evaluate(id, source) {
   const saved = await save();
   await saveSession();
   await saveFiles();
-  post(ToPage.RESULT, { id, result, ms, store: storeReport(saved), knowledge, session: sessionReport() });
+  const memory = engine.memoryBytes;
+  post(ToPage.RESULT, { id, result, ms, memory, store: storeReport(saved), knowledge, session: sessionReport() });
 }
 
 // Scheme errors come back inside the result; a throw means the engine itself

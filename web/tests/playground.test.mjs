@@ -151,6 +151,37 @@ describe('playground', () => {
     assert.equal(entry.value, '42', `(* 6 7) after Stop: expected value "42"; the page shows ${shown(entry)}`);
   });
 
+  test('a memory-hungry program is stopped with memory-limit within the cap, and the session lives on', async () => {
+    // A string port grown to 30 million characters and copied out: the
+    // port's text grows where the heap's own estimate does not see it, so
+    // the cap holds only when it is checked against what the module's
+    // allocator holds and what its linear memory has grown to.
+    const capMiB = 64;
+    await page().evaluate(() => { document.getElementById('limits').open = true; });
+    await page().fill('#limit-memory', String(capMiB));
+    await page().fill('#limit-steps', LOOP_BUDGET);
+    const session = await page().getAttribute('body', 'data-session');
+    await value('(define kept (list 1 2 3))');
+    const hungry = '(define p (open-output-string)) (define chunk (make-string 1000 #\\a)) '
+      + '(let loop ((i 0)) (if (< i 30000) (begin (write-string chunk p) (loop (+ i 1))))) '
+      + '(string-length (get-output-string p))';
+    const id = await submit(hungry);
+    await waitFor(`#transcript .entry[data-id="${id}"]:not([data-state="running"])`, 'the memory-hungry program to end');
+    const entry = await readEntry(id);
+    assert.equal(entry.error?.kind, 'memory-limit', `the memory-hungry program: expected memory-limit; the page shows ${shown(entry)}`);
+    // The module's memory never shrinks: what it grew to stays within the
+    // cap plus what grows between two checks.
+    const memory = Number(await page().getAttribute(`#transcript .entry[data-id="${id}"]`, 'data-memory'));
+    assert.ok(memory > 0, 'the entry says how large the engine\'s memory was (data-memory)');
+    assert.ok(memory <= (capMiB + 8) * 1024 * 1024,
+      `the engine's memory grew to ${(memory / 1048576).toFixed(1)} MiB under a ${capMiB} MiB cap`);
+    assert.equal(await page().getAttribute('body', 'data-session'), session, 'the same session, not a restarted one');
+    await value('kept', '(1 2 3)', ' after the memory limit');
+    await value('(* 6 7)', '42', ' after the memory limit');
+    await page().fill('#limit-memory', '256');
+    await page().fill('#limit-steps', '50000000');
+  });
+
   // ------------------------------------------------------ knowledge base ---
 
   let tripleId; // the node made by arb:create below

@@ -25,6 +25,10 @@ impl Engine {
         crate::panic::install_hook();
         crate::install_prepared_image();
         let mut inner = arbores_core::Engine::new();
+        inner.set_memory_meter(Some(|| crate::ALLOCATOR.allocated()));
+        // The module's linear memory only grows: what it has grown to.
+        #[cfg(target_arch = "wasm32")]
+        inner.set_memory_footprint(Some(|| core::arch::wasm32::memory_size(0) << 16));
         let files = PageFiles::default();
         files.tier.set(Some(inner.tier()));
         inner.set_host(Box::new(BrowserHost {
@@ -100,7 +104,10 @@ impl Engine {
     }
 
     /// Sets the per-evaluation budget: `steps` procedure calls and
-    /// `memoryBytes` bytes of Scheme heap and stacks. Both must be positive
+    /// `memoryBytes` bytes of memory: what the module's allocator holds
+    /// (heap, stacks, strings and output being built, everything), and the
+    /// module's linear memory, which never shrinks, grown by any large
+    /// buffer (`Engine::set_memory_footprint`). Both must be positive
     /// whole numbers (JavaScript numbers, exact up to 2^53).
     #[wasm_bindgen(js_name = setLimits)]
     pub fn set_limits(&mut self, steps: f64, memory_bytes: f64) -> Result<(), JsError> {
@@ -125,6 +132,17 @@ impl Engine {
     #[wasm_bindgen(getter, js_name = maxMemory)]
     pub fn max_memory(&self) -> f64 {
         self.inner.limits().max_memory as f64
+    }
+
+    /// The bytes the module's linear memory has grown to (it never
+    /// shrinks): what the memory cap bounds, beside the module's own
+    /// start (its data, the prelude, the embedder's table).
+    #[wasm_bindgen(getter, js_name = memoryBytes)]
+    pub fn memory_bytes(&self) -> f64 {
+        #[cfg(target_arch = "wasm32")]
+        return (core::arch::wasm32::memory_size(0) << 16) as f64;
+        #[cfg(not(target_arch = "wasm32"))]
+        0.0
     }
 
     /// The tier evaluations start in: "system", "read-write" or "read-only".

@@ -29,6 +29,14 @@
 //! knowledge-store calls are the `arb:` procedures, reached through `eval`
 //! like any Scheme.
 
+/// Counts the bytes the module holds: the memory cap is checked against
+/// it (with the memory's size, `engine.rs`), so the cap bounds the
+/// module's linear memory, not an estimate of the Scheme heap, as in the
+/// `arbores` command's sandboxed engine.
+#[global_allocator]
+pub(crate) static ALLOCATOR: cap::Cap<std::alloc::System> =
+    cap::Cap::new(std::alloc::System, usize::MAX);
+
 /// The prepared image `scripts/build-image` wrote, when there was one at
 /// build time (`build.rs`).
 mod prepared {
