@@ -161,7 +161,7 @@ describe('playground', () => {
     await page().fill('#limit-memory', String(capMiB));
     await page().fill('#limit-steps', LOOP_BUDGET);
     const session = await page().getAttribute('body', 'data-session');
-    await value('(define kept (list 1 2 3))');
+    await value('(define before-the-limit (list 1 2 3))');
     const hungry = '(define p (open-output-string)) (define chunk (make-string 1000 #\\a)) '
       + '(let loop ((i 0)) (if (< i 30000) (begin (write-string chunk p) (loop (+ i 1))))) '
       + '(string-length (get-output-string p))';
@@ -176,7 +176,7 @@ describe('playground', () => {
     assert.ok(memory <= (capMiB + 8) * 1024 * 1024,
       `the engine's memory grew to ${(memory / 1048576).toFixed(1)} MiB under a ${capMiB} MiB cap`);
     assert.equal(await page().getAttribute('body', 'data-session'), session, 'the same session, not a restarted one');
-    await value('kept', '(1 2 3)', ' after the memory limit');
+    await value('before-the-limit', '(1 2 3)', ' after the memory limit');
     await value('(* 6 7)', '42', ' after the memory limit');
     await page().fill('#limit-memory', '256');
     await page().fill('#limit-steps', '50000000');
