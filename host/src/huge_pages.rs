@@ -2,7 +2,7 @@
 //!
 //! When a process ends, the kernel frees every page it held, one page
 //! table entry at a time: for 530 MB in 4 KiB pages (136,000 of them) that
-//! took 50 to 110 ms on the development machine, after the last output and
+//! took 54 to 150 ms on the development machine, after the last output and
 //! before the process had ended, which is what a wall-clock bound sees. In
 //! transparent huge pages (2 MiB, 512 times fewer entries) the same memory
 //! is freed in 0 to 2 ms (measured with a child that touched 530 MB and
@@ -20,10 +20,13 @@
 //! - [`LinearMemories`]: the wasm guest's linear memory (wasmtime's memory
 //!   creator), reserved as wasmtime would reserve it.
 //!
-//! A mapping is as long as what was asked for (rounded to 4 KiB), never
-//! rounded up to 2 MiB: a huge page is used only where one fits whole, so
-//! the resident memory is what was touched, as with small pages.
-//! Elsewhere than Linux both are the system's ordinary allocation.
+//! A huge page is used only where one fits whole in a mapping. A large
+//! allocation's mapping is rounded up to whole huge pages only when that
+//! adds at most half of it, and what the rounding adds is counted with
+//! what the allocator holds ([`rounding`], in the native engine's meter).
+//! Huge pages are asked for only once [`HUGE_FROM`] bytes are held (in
+//! large mappings, or in a linear memory past it). Elsewhere than Linux
+//! both are the system's ordinary allocation.
 
 use std::alloc::{GlobalAlloc, Layout};
 
@@ -222,9 +225,6 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for HugePages<A> {
                         if to.is_null() {
                             return std::ptr::null_mut();
                         }
-                        if MAPPED.load(std::sync::atomic::Ordering::Relaxed) >= HUGE_FROM {
-                            advise_huge(to, new_len);
-                        }
                         let moved = libc::mremap(
                             ptr.cast(),
                             old_len,
@@ -240,7 +240,11 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for HugePages<A> {
                     }
                 };
                 remove_mapping(old_len, layout.size());
-                add_mapping(new_len, new_size);
+                if add_mapping(new_len, new_size) {
+                    // The moved pages keep the old mapping's advice.
+                    // SAFETY: the mapping just moved or resized.
+                    unsafe { advise_huge(moved, new_len) };
+                }
                 moved
             }
             _ => {
