@@ -165,9 +165,10 @@ impl Backend for NativeSession {
     }
 
     /// The process ends: the engine's heap (ten million objects after a
-    /// program stopped by its timeout) is left to the operating system
-    /// rather than dropped object by object; the rest of the engine, the
-    /// store it reads included, is dropped (closed) as usual.
+    /// program stopped by its timeout) and its knowledge base (the caches
+    /// of what its searches read) are left to the operating system rather
+    /// than dropped object by object; `Session::end` then closes the store
+    /// the knowledge base read, whose clone it keeps.
     fn end(self: Box<Self>) {
         self.engine.end_leaving_heap();
     }

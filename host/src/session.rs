@@ -82,14 +82,15 @@ impl Session {
         Ok(session)
     }
 
-    /// Ends the session when the process ends: the store is closed as
-    /// usual, the engine is ended by `Backend::end` (its heap may be left
-    /// to the operating system: freeing ten million objects one by one
-    /// takes a tenth of a second).
+    /// Ends the session when the process ends: the engine is ended by
+    /// `Backend::end` (what it holds in memory may be left to the operating
+    /// system: freeing ten million objects one by one takes a tenth of a
+    /// second, the caches of a store of a million nodes as long), then the
+    /// store is closed, whatever clones of it the engine kept.
     pub fn end(self) {
         let Session { backend, store, .. } = self;
         backend.end();
-        drop(store);
+        store.close();
     }
 
     /// The session's definitions as bytes (`Engine::save_session`).

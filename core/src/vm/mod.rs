@@ -309,10 +309,11 @@ impl Vm {
         self.heap.set_meter(meter);
     }
 
-    /// Forgets the heap's objects without dropping them
-    /// (`Engine::end_leaving_heap`).
+    /// Forgets the heap's objects and the knowledge base without dropping
+    /// them (`Engine::end_leaving_heap`).
     pub fn leave_heap(&mut self) {
         std::mem::forget(std::mem::take(&mut self.heap));
+        std::mem::forget(self.knowledge.take());
     }
 
     /// Has one-buffer allocations checked against what the memory has

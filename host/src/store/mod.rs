@@ -156,6 +156,8 @@ enum Backing {
     File(Connection),
     /// A directory of the first format, opened read-only.
     Dir(DirStore),
+    /// Closed by `Store::close` at the end of the process.
+    Closed,
 }
 
 struct Inner {
@@ -445,6 +447,23 @@ impl Store {
         &self.0.path
     }
 
+    /// Closes the file now, even while clones of this store remain (the
+    /// native engine, which holds one, is left to the operating system
+    /// when the process ends): every commit is already in the file, and
+    /// closing lets SQLite fold its write-ahead log back and remove it.
+    /// Anything asked of the store afterwards is an error.
+    pub fn close(&self) {
+        let old = std::mem::replace(&mut *self.lock(), Backing::Closed);
+        drop(old);
+    }
+
+    fn closed(&self) -> StoreError {
+        StoreError {
+            kind: StoreErrorKind::Io,
+            message: format!("{}: the store is closed", self.0.path.display()),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Backing> {
         self.0.backing.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -462,6 +481,7 @@ impl Store {
         self.find_file(&mut backing)?;
         match &*backing {
             Backing::Empty => Ok(None),
+            Backing::Closed => Err(self.closed()),
             Backing::Dir(dir) => {
                 let refs = dir.refs()?;
                 if refs.is_none() && !dir.blob_names()?.is_empty() {
@@ -578,6 +598,7 @@ impl Store {
         self.find_file(&mut backing)?;
         match &*backing {
             Backing::Empty => Ok(None),
+            Backing::Closed => Err(self.closed()),
             Backing::Dir(dir) => dir.blob(name),
             Backing::File(conn) => retry_busy(|| {
                 conn.prepare_cached("SELECT data FROM blobs WHERE hash = ?1")
@@ -607,8 +628,10 @@ impl Store {
         }
         let start = Instant::now();
         let mut backing = self.lock();
-        if matches!(&*backing, Backing::Empty) {
-            *backing = Backing::File(create_file(&self.0.path)?);
+        match &*backing {
+            Backing::Empty => *backing = Backing::File(create_file(&self.0.path)?),
+            Backing::Closed => return Err(self.closed()),
+            _ => {}
         }
         let Backing::File(conn) = &mut *backing else {
             return Err(StoreError::foreign(format!(
@@ -678,6 +701,7 @@ impl Store {
         let backing = self.lock();
         match &*backing {
             Backing::Empty => Ok(()),
+            Backing::Closed => Err(self.closed()),
             Backing::Dir(dir) => {
                 for name in dir.blob_names()? {
                     if let Some(bytes) = dir.blob(&name)? {
