@@ -87,7 +87,7 @@ const K1: f32 = 1.2;
 const B: f32 = 0.75;
 
 /// The layout this module writes; a map of another is built again.
-const FORMAT: u64 = 2;
+const FORMAT: u64 = 3;
 /// Counts and lengths are stored in units of 1/UNITS.
 const UNITS: f32 = 64.0;
 const HEADER_KEY: &[u8] = &[0];

@@ -202,7 +202,10 @@ pub fn implied_words(kind: Option<&str>, code: Option<&str>, out: &mut String) {
             out.push(' ');
             out.push_str(w);
         }
-        if iterates(&tokens, defined) {
+        if procedure_code && is_predicate(&tokens, defined) {
+            out.push(' ');
+            out.push_str(IMPLIED_VOCABULARY[6]);
+        } else if iterates(&tokens, defined) {
             out.push(' ');
             out.push_str(IMPLIED_VOCABULARY[4]);
         }
@@ -213,14 +216,166 @@ pub fn implied_words(kind: Option<&str>, code: Option<&str>, out: &mut String) {
 }
 
 /// Every word `implied_words` gives (none changed by `stem`).
-pub const IMPLIED_VOCABULARY: [&str; 6] = [
+pub const IMPLIED_VOCABULARY: [&str; 7] = [
     "procedure",
     "function",
     "routine",
     "method",
     "algorithm",
     "constant",
+    "predicate",
 ];
+
+/// Whether a procedure's code (its tokens) is a predicate: its name ends
+/// in `?`, as Scheme names its predicates, or every value its body can
+/// return is a truth value (`#t`, `#f`, a comparison, a call of a
+/// predicate, `not`, or `and`/`or`/`if`/`cond`/`case`/`let` of such
+/// values, a call of itself counting as its own value). A predicate tells
+/// whether something holds: a check, not an algorithm that computes or
+/// arranges something (`sorted?` is no sort).
+fn is_predicate(tokens: &[&str], defined: Option<&str>) -> bool {
+    let Some(name) = defined else {
+        return false;
+    };
+    if name.ends_with('?') {
+        return true;
+    }
+    let tree = Tree::parse(tokens);
+    // (define (name args ...) body ...) or (define name (lambda (args) body ...)).
+    let Some(Tree::List(define)) = tree.first() else {
+        return false;
+    };
+    let body: &[Tree] = match define.get(1) {
+        Some(Tree::List(_)) => define.get(2..).unwrap_or(&[]),
+        _ => match define.get(2) {
+            Some(Tree::List(l)) => l.get(2..).unwrap_or(&[]),
+            _ => &[],
+        },
+    };
+    let mut truth = false;
+    match body.last() {
+        Some(last) => returns_truth(last, name, 0, &mut truth) && truth,
+        None => false,
+    }
+}
+
+/// Code as nested lists of atoms (from `scheme_tokens`); an unbalanced
+/// text is closed where it ends, and lists nested deeper than
+/// `Tree::DEPTH` are left out (so that no recursion over it goes deep).
+enum Tree<'a> {
+    Atom(&'a str),
+    List(Vec<Tree<'a>>),
+}
+
+impl<'a> Tree<'a> {
+    const DEPTH: usize = 64;
+
+    fn parse(tokens: &[&'a str]) -> Vec<Tree<'a>> {
+        let mut stack: Vec<Vec<Tree<'a>>> = vec![Vec::new()];
+        // Lists opened beyond the depth kept, not yet closed.
+        let mut beyond = 0usize;
+        for &t in tokens {
+            if beyond > 0 {
+                match t {
+                    "(" => beyond += 1,
+                    ")" => beyond -= 1,
+                    _ => {}
+                }
+                continue;
+            }
+            match t {
+                "(" if stack.len() > Self::DEPTH => beyond = 1,
+                "(" => stack.push(Vec::new()),
+                ")" => {
+                    if stack.len() > 1 {
+                        let l = stack.pop().unwrap_or_default();
+                        if let Some(top) = stack.last_mut() {
+                            top.push(Tree::List(l));
+                        }
+                    }
+                }
+                a => {
+                    if let Some(top) = stack.last_mut() {
+                        top.push(Tree::Atom(a));
+                    }
+                }
+            }
+        }
+        while stack.len() > 1 {
+            let l = stack.pop().unwrap_or_default();
+            if let Some(top) = stack.last_mut() {
+                top.push(Tree::List(l));
+            }
+        }
+        stack.pop().unwrap_or_default()
+    }
+}
+
+/// Whether every value `e`, in tail position of procedure `name`, can
+/// return is a truth value; `truth` is set when one is something other
+/// than a call of `name` itself. Deep nesting is no truth value.
+fn returns_truth(e: &Tree, name: &str, depth: usize, truth: &mut bool) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    let all = |es: &[Tree], truth: &mut bool| {
+        !es.is_empty() && es.iter().all(|e| returns_truth(e, name, depth + 1, truth))
+    };
+    let list = match e {
+        Tree::Atom(a) => {
+            let t = matches!(*a, "#t" | "#f" | "#true" | "#false");
+            *truth |= t;
+            return t;
+        }
+        Tree::List(l) => l,
+    };
+    let Some(Tree::Atom(head)) = list.first() else {
+        return false;
+    };
+    let args = &list[1..];
+    match *head {
+        "and" | "or" => all(args, truth),
+        "if" => args.len() == 3 && all(&args[1..], truth),
+        "when" | "unless" | "begin" => args.last().is_some_and(|l| all(std::slice::from_ref(l), truth)),
+        "let" | "let*" | "letrec" | "letrec*" | "let-values" | "let*-values" => {
+            // A named let's body comes after its name and bindings.
+            let body = match args.first() {
+                Some(Tree::Atom(_)) => args.get(2..),
+                _ => args.get(1..),
+            };
+            body.and_then(|b| b.last())
+                .is_some_and(|l| all(std::slice::from_ref(l), truth))
+        }
+        "cond" | "case" => {
+            let clauses = if *head == "case" { args.get(1..) } else { Some(args) };
+            clauses.is_some_and(|cs| {
+                !cs.is_empty()
+                    && cs.iter().all(|c| match c {
+                        Tree::List(c) => match c.last() {
+                            Some(last) if c.len() > 1 => {
+                                returns_truth(last, name, depth + 1, truth)
+                            }
+                            // A clause of only a test returns the test.
+                            Some(test) => returns_truth(test, name, depth + 1, truth),
+                            None => false,
+                        },
+                        Tree::Atom(_) => false,
+                    })
+            })
+        }
+        h if h == name => true,
+        h => {
+            let t = h == "not"
+                || h.ends_with('?')
+                || matches!(
+                    h,
+                    "=" | "<" | ">" | "<=" | ">=" | "char=?" | "string=?"
+                );
+            *truth |= t;
+            t
+        }
+    }
+}
 
 /// Whether code (its tokens) loops by itself: the defined name used again
 /// after its definition's head, a named `let`, a `do` loop, or a fold.
@@ -404,6 +559,41 @@ mod tests {
         );
         assert_eq!(implied("", "(define limit 10)"), "constant");
         assert_eq!(implied("note", "just words"), "");
+        // A predicate is a check, not an algorithm: by its name, or by
+        // every value it returns being a truth value.
+        let check = "procedure function routine method predicate";
+        assert_eq!(
+            implied(
+                "function",
+                "(define (sorted? l) (or (null? l) (null? (cdr l)) (and (<= (car l) (cadr l)) (sorted? (cdr l)))))"
+            ),
+            check
+        );
+        assert_eq!(
+            implied(
+                "",
+                "(define (all-even l) (cond ((null? l) #t) ((odd? (car l)) #f) (else (all-even (cdr l)))))"
+            ),
+            check
+        );
+        assert_eq!(
+            implied("", "(define small (lambda (x) (let ((y 3)) (< x y))))"),
+            check
+        );
+        // One value that is no truth value, or only its own call, is no
+        // predicate.
+        assert_eq!(
+            implied(
+                "",
+                "(define (find l x) (cond ((null? l) #f) ((= (car l) x) l) (else (find (cdr l) x))))"
+            ),
+            a
+        );
+        assert_eq!(implied("", "(define (f x) (if (> x 0) #t))"), p);
+        assert_eq!(implied("", "(define (f x) (f x))"), a);
+        // Deep or unbalanced code never fails.
+        let deep = format!("(define (f x) {}#t", "(and ".repeat(100_000));
+        assert_eq!(implied("", &deep), p);
         // Unbalanced or odd input never fails.
         assert_eq!(implied("", "(define (f \"x"), p);
         assert_eq!(implied("", "(define"), "");
