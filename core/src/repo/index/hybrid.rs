@@ -80,7 +80,7 @@ impl Default for Fusion {
             rendition_glosses: 1,
             coverage: 0.5,
             sense_weight: 0.0,
-            implied_weight: 0.7,
+            implied_weight: 0.9,
         }
     }
 }

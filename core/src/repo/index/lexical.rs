@@ -3,7 +3,7 @@
 //! A node's *terms* come from four fields (see `text`): its description,
 //! its symbol names split into words, the identifiers and string
 //! literals of its code, and the words its type and code imply it is
-//! (`text::implied_words`: procedure, algorithm, constant). Words are stemmed; CJK runs give every character
+//! (`text::implied_words`: procedure, predicate, algorithm, constant). Words are stemmed; CJK runs give every character
 //! and every pair of adjacent characters (most Chinese words are one or two
 //! characters, so shared pairs are mostly shared words). Each occurrence
 //! counts with its field's weight: a name says more than a word deep in the

@@ -173,7 +173,10 @@ pub fn code_words(code: &str, out: &mut String) {
 /// - a procedure (its code defines one, `(define (f ...) ...)` or
 ///   `(define f (lambda ...))`, or its type is "function" or "procedure")
 ///   is a procedure, function, routine and method;
-/// - a procedure that iterates by itself (it calls itself, or runs a named
+/// - a predicate (its name ends in `?`, or every value it returns is a
+///   truth value: `is_predicate`) is also a predicate, and no algorithm:
+///   it checks whether something holds (`sorted?` is no sort);
+/// - another procedure that iterates by itself (it calls itself, or runs a named
 ///   `let`, a `do` loop or a fold) is also an algorithm: a step repeated
 ///   until the problem is solved, where a procedure that hands its input to
 ///   one library call is not (`(define (f l) (sort l <))`);
