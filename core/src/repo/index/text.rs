@@ -339,7 +339,9 @@ fn returns_truth(e: &Tree, name: &str, depth: usize, truth: &mut bool) -> bool {
     match *head {
         "and" | "or" => all(args, truth),
         "if" => args.len() == 3 && all(&args[1..], truth),
-        "when" | "unless" | "begin" => args.last().is_some_and(|l| all(std::slice::from_ref(l), truth)),
+        "when" | "unless" | "begin" => args
+            .last()
+            .is_some_and(|l| all(std::slice::from_ref(l), truth)),
         "let" | "let*" | "letrec" | "letrec*" | "let-values" | "let*-values" => {
             // A named let's body comes after its name and bindings.
             let body = match args.first() {
@@ -350,7 +352,11 @@ fn returns_truth(e: &Tree, name: &str, depth: usize, truth: &mut bool) -> bool {
                 .is_some_and(|l| all(std::slice::from_ref(l), truth))
         }
         "cond" | "case" => {
-            let clauses = if *head == "case" { args.get(1..) } else { Some(args) };
+            let clauses = if *head == "case" {
+                args.get(1..)
+            } else {
+                Some(args)
+            };
             clauses.is_some_and(|cs| {
                 !cs.is_empty()
                     && cs.iter().all(|c| match c {
@@ -370,10 +376,7 @@ fn returns_truth(e: &Tree, name: &str, depth: usize, truth: &mut bool) -> bool {
         h => {
             let t = h == "not"
                 || h.ends_with('?')
-                || matches!(
-                    h,
-                    "=" | "<" | ">" | "<=" | ">=" | "char=?" | "string=?"
-                );
+                || matches!(h, "=" | "<" | ">" | "<=" | ">=" | "char=?" | "string=?");
             *truth |= t;
             t
         }
