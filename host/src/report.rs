@@ -299,7 +299,9 @@ pub fn unbound_hint(
     if error.kind != ErrorKind::Runtime {
         return None;
     }
-    let (_, name) = error.message.split_once("unbound variable: ")?;
+    // The name, without what may follow it ("(not imported from ...)").
+    let (_, rest) = error.message.split_once("unbound variable: ")?;
+    let name = rest.split(' ').next().unwrap_or(rest);
     match name {
         "help" if repl => {
             return Some("the REPL's commands start with a comma: ,help lists them".into())
