@@ -1,7 +1,7 @@
 //! What several core test programs share: a seeded generator, so a
 //! failure names an input that reproduces, and an engine that knows the
 //! `search` and `calc` tools. Each program uses part of it.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use arbores_core::{Engine, Tool};
 
