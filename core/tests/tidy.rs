@@ -46,7 +46,15 @@ const CORE_BESIDE: &str = "repo";
 const HOST_LAYERS: &[(&str, &[&str])] = &[
     (
         "leaves",
-        &["paths", "store", "exit", "grants", "snapshots", "e5", "huge_pages"],
+        &[
+            "paths",
+            "store",
+            "exit",
+            "grants",
+            "snapshots",
+            "e5",
+            "huge_pages",
+        ],
     ),
     ("engines", &["backend"]),
     ("engine", &["native", "wasm"]),
