@@ -7,7 +7,7 @@
 //! part of indexing that depends on the embedder) and answering a query
 //! (`arb:semantic-search`'s top 10, query embedding included).
 //!
-//! cargo run --release -p arbores-host --example retrieval -- [--e5-model FILE]
+//! cargo run --release -p arbores-host --example retrieval_e5 -- [--e5-model FILE]
 //!     [--weight W] [--floor F] [--rendition R] [--verbose] [--only e5|builtin]
 //!
 //! The model is looked for at `--e5-model`, ARBORES_E5_MODEL, then
