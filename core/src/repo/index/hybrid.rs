@@ -522,15 +522,20 @@ mod tests {
         ]
     }
 
-    fn indexes() -> (LexicalIndex, SemanticIndex) {
+    /// Both indexes over `all`, with the small table.
+    fn indexes_of(all: &[Node]) -> (LexicalIndex, SemanticIndex) {
         let embedder = StaticEmbedder::from_bytes(small_table()).unwrap();
         let mut sem = SemanticIndex::new(Box::new(embedder), SemanticConfig::default());
         let mut lex = LexicalIndex::new(FieldWeights::default());
-        for n in nodes() {
-            sem.insert(&n);
-            lex.insert(&n).unwrap();
+        for n in all {
+            sem.insert(n);
+            lex.insert(n).unwrap();
         }
         (lex, sem)
+    }
+
+    fn indexes() -> (LexicalIndex, SemanticIndex) {
+        indexes_of(&nodes())
     }
 
     fn q(top_k: usize, threshold: f32, kind: Option<&str>) -> SemanticQuery<'_> {
@@ -605,13 +610,7 @@ mod tests {
             "function",
         ));
         all.push(node(7, "Compound interest", &["compound"], "function"));
-        let embedder = StaticEmbedder::from_bytes(small_table()).unwrap();
-        let mut sem = SemanticIndex::new(Box::new(embedder), SemanticConfig::default());
-        let mut lex = LexicalIndex::new(FieldWeights::default());
-        for n in &all {
-            sem.insert(n);
-            lex.insert(n).unwrap();
-        }
+        let (lex, sem) = indexes_of(&all);
         let f = Fusion::default();
         let l = Some(&lexicon);
         let top = |text: &str, l: Option<&Lexicon>| {
@@ -657,13 +656,7 @@ mod tests {
                 dependencies: Vec::new(),
             })
             .collect();
-        let embedder = StaticEmbedder::from_bytes(small_table()).unwrap();
-        let mut sem = SemanticIndex::new(Box::new(embedder), SemanticConfig::default());
-        let mut lex = LexicalIndex::new(FieldWeights::default());
-        for n in &all {
-            sem.insert(n);
-            lex.insert(n).unwrap();
-        }
+        let (lex, sem) = indexes_of(&all);
         for candidates in [40, 5, 1] {
             let f = Fusion {
                 candidates,
