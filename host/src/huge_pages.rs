@@ -17,8 +17,10 @@
 //!   (the native engine's heap chunks, large vectors and strings, the VM's
 //!   stacks) are mapped on their own, starting on a 2 MiB boundary, and
 //!   given back to the system when freed;
-//! - [`LinearMemories`]: the wasm guest's linear memory (wasmtime's memory
-//!   creator), reserved as wasmtime would reserve it.
+//! - [`LinearMemory`]: the wasm guest's linear memory, which wasmtime
+//!   makes (its initial data mapped copy-on-write from the compiled
+//!   guest), found after instantiation and asked for huge pages as it
+//!   grows.
 //!
 //! A huge page is used only where one fits whole in a mapping. A large
 //! allocation's mapping is rounded up to whole huge pages only when that
@@ -288,158 +290,209 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for HugePages<A> {
     }
 }
 
-/// Makes the wasm guest's linear memories (`Config::with_host_memory`):
-/// each one reserved as wasmtime reserves its own (the reservation
-/// wasmtime asks for plus its guard, inaccessible) and made accessible as
-/// it grows, asking for huge pages over all of it. (The guest's data,
-/// about 10 MB, is copied in at start: wasmtime maps a module's initial
-/// memory from its compiled image only into memories it made itself. In
-/// huge pages the copy costs a few milliseconds; in small ones twice as
-/// much, for their 2,500 page faults.)
-#[cfg(target_os = "linux")]
-pub struct LinearMemories;
+/// How much address space wasmtime reserves for a linear memory
+/// (`Config::memory_reservation`, wasmtime's own default on 64-bit
+/// systems): all that wasm32 can address, so the memory never moves.
+pub const RESERVATION: u64 = 4 << 30;
 
-#[cfg(target_os = "linux")]
-struct LinearMemory {
-    /// The reservation's start, as an address (`Send` and `Sync`).
+/// The wasm guest's linear memory, as wasmtime made it, in huge pages.
+///
+/// wasmtime maps a module's initial memory copy-on-write from its compiled
+/// image (the guest's 10 MB of data are not copied at start) only into
+/// memories it makes itself, and tells a host nothing of where they are.
+/// So after instantiation the memory is found in `/proc/self/maps` by what
+/// wasmtime's layout makes unique (`Config::guard_before_linear_memory`):
+/// a run of readable and writable mappings exactly as long as the memory,
+/// between two inaccessible ones (its guards), one of them the image
+/// mapped from a file (the compiled guest, or wasmtime's in-memory copy
+/// of its data). Past [`HUGE_FROM`] the whole reservation then asks for
+/// huge pages; as the memory grows ([`LinearMemory::growing`], from the
+/// store's memory limiter), the 2 MiB range a growth ended in is gathered
+/// into one once the memory has grown past it. Where the memory is not
+/// found (another layout, another system) it stays in small pages: the
+/// process's end is slower, nothing else changes.
+pub struct LinearMemory {
+    /// Where the memory starts, as an address.
+    #[cfg(target_os = "linux")]
     base: usize,
-    /// Bytes accessible.
-    size: usize,
-    /// Bytes the memory may grow to without moving.
-    capacity: usize,
-    /// Bytes mapped: the capacity and the guard after it.
-    mapped: usize,
+    /// A 2 MiB range a growth ended inside, to gather once it is whole.
+    #[cfg(target_os = "linux")]
+    pending: Option<usize>,
 }
 
+/// The linear memories found and not yet dropped, so that a new instance's
+/// memory is not taken for an older one of the same size.
 #[cfg(target_os = "linux")]
+static FOUND: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+
 impl LinearMemory {
-    fn make_accessible(&mut self, new_size: usize) -> Result<(), String> {
-        if new_size > self.capacity {
-            return Err(format!(
-                "a linear memory of {new_size} bytes does not fit its reservation of {}",
-                self.capacity
-            ));
-        }
-        if new_size > self.size {
-            let len = round_to_page(new_size - self.size).ok_or("size overflow")?;
-            // SAFETY: inside the reservation this memory owns.
-            let r = unsafe {
-                libc::mprotect(
-                    (self.base + self.size) as *mut libc::c_void,
-                    len,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                )
-            };
-            if r != 0 {
-                return Err(format!(
-                    "cannot grow the linear memory: {}",
-                    std::io::Error::last_os_error()
-                ));
+    /// Finds the linear memory of `size` bytes an instantiation just made
+    /// and asks for huge pages over it past [`HUGE_FROM`]. None when it
+    /// cannot be told apart.
+    #[cfg(target_os = "linux")]
+    pub fn find(size: usize) -> Option<LinearMemory> {
+        let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+        let mut found = FOUND.lock().unwrap_or_else(|e| e.into_inner());
+        let base = find_in_maps(&maps, round_to_page(size)?, &found)?;
+        found.push(base);
+        let reservation = usize::try_from(RESERVATION).ok()?;
+        // SAFETY: inside the reservation wasmtime made for this memory,
+        // which lives as long as the store this memory's limiter is in.
+        unsafe {
+            advise_huge(
+                (base + HUGE_FROM) as *mut u8,
+                reservation.checked_sub(HUGE_FROM)?,
+            )
+        };
+        Some(LinearMemory {
+            base,
+            pending: None,
+        })
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub fn find(_size: usize) -> Option<LinearMemory> {
+        None
+    }
+
+    /// The memory, now `current` bytes, is about to grow. The guest grows
+    /// it by as little as 64 KiB at a time and uses it at once: the 2 MiB
+    /// range it ends inside gets small pages, since a huge page does not
+    /// fit in it yet. Once the memory has grown past that range, it is
+    /// gathered into one huge page (a copy of at most 2 MiB per 2 MiB
+    /// grown; advice only).
+    #[cfg(target_os = "linux")]
+    pub fn growing(&mut self, current: usize) {
+        let end = self.base.saturating_add(current);
+        if let Some(range) = self.pending {
+            if range + HUGE <= end {
+                // SAFETY: accessible memory of this linear memory.
+                unsafe { libc::madvise(range as *mut libc::c_void, HUGE, libc::MADV_COLLAPSE) };
+                self.pending = None;
             }
-            // The guest grows its memory by as little as 64 KiB at a time
-            // and uses it at once: a 2 MiB range the memory ended inside
-            // was given small pages, since a huge page did not fit in it
-            // then. Now that it fits, gather it into one (a copy of at
-            // most 2 MiB per 2 MiB grown), once the memory is large
-            // enough for its end to matter ([`HUGE_FROM`]). Advice only.
-            let partial = self.size & !(HUGE - 1);
-            if partial >= HUGE_FROM && partial < self.size && partial + HUGE <= new_size {
-                // SAFETY: inside the accessible part of the reservation.
-                unsafe {
-                    libc::madvise(
-                        (self.base + partial) as *mut libc::c_void,
-                        HUGE,
-                        libc::MADV_COLLAPSE,
-                    )
-                };
-            }
         }
-        self.size = new_size;
-        Ok(())
+        let range = end & !(HUGE - 1);
+        if range < end && range >= self.base + HUGE_FROM {
+            self.pending = Some(range);
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub fn growing(&mut self, _current: usize) {}
+
+    /// Where the memory starts (tests).
+    #[cfg(all(test, target_os = "linux"))]
+    pub fn base(&self) -> usize {
+        self.base
     }
 }
 
 #[cfg(target_os = "linux")]
 impl Drop for LinearMemory {
     fn drop(&mut self) {
-        // SAFETY: the whole mapping this memory made; wasmtime drops the
-        // memory only when no instance uses it.
-        unsafe { libc::munmap(self.base as *mut libc::c_void, self.mapped) };
+        let mut found = FOUND.lock().unwrap_or_else(|e| e.into_inner());
+        found.retain(|&b| b != self.base);
     }
 }
 
+/// One line of `/proc/self/maps`.
 #[cfg(target_os = "linux")]
-// SAFETY: the memory is `size` accessible, zeroed bytes at `base`, followed
-// by inaccessible bytes up to `capacity` plus the guard wasmtime asked for;
-// it grows in place within `capacity` and never moves.
-unsafe impl wasmtime::LinearMemory for LinearMemory {
-    fn byte_size(&self) -> usize {
-        self.size
-    }
-
-    fn byte_capacity(&self) -> usize {
-        self.capacity
-    }
-
-    fn grow_to(&mut self, new_size: usize) -> wasmtime::Result<()> {
-        self.make_accessible(new_size).map_err(wasmtime::Error::msg)
-    }
-
-    fn as_ptr(&self) -> *mut u8 {
-        self.base as *mut u8
-    }
+struct Mapping<'a> {
+    start: usize,
+    end: usize,
+    perms: &'a str,
+    /// Empty for anonymous memory, `[heap]` and the like for the kernel's.
+    path: &'a str,
 }
 
 #[cfg(target_os = "linux")]
-// SAFETY: every memory made honours the reservation and guard wasmtime
-// asks for (its compiled code relies on them to leave out bounds checks).
-unsafe impl wasmtime::MemoryCreator for LinearMemories {
-    fn new_memory(
-        &self,
-        _ty: wasmtime::MemoryType,
-        minimum: usize,
-        maximum: Option<usize>,
-        reserved_size_in_bytes: Option<usize>,
-        guard_size_in_bytes: usize,
-    ) -> Result<Box<dyn wasmtime::LinearMemory>, String> {
-        let capacity = match (reserved_size_in_bytes, maximum) {
-            (Some(r), _) => r,
-            (None, Some(m)) => round_to_page(m).ok_or("size overflow")?,
-            (None, None) => 4 << 30,
-        };
-        if minimum > capacity {
-            return Err(format!(
-                "a linear memory of at least {minimum} bytes does not fit {capacity}"
-            ));
+fn parse_mapping(line: &str) -> Option<Mapping<'_>> {
+    let mut fields = line.splitn(6, ' ');
+    let (start, end) = fields.next()?.split_once('-')?;
+    let perms = fields.next()?;
+    let path = fields.nth(3).unwrap_or("").trim();
+    Some(Mapping {
+        start: usize::from_str_radix(start, 16).ok()?,
+        end: usize::from_str_radix(end, 16).ok()?,
+        perms,
+        path,
+    })
+}
+
+/// Where the one linear memory of `size` bytes (a whole number of pages)
+/// starts in `maps`, other than those at `known`: see [`LinearMemory`].
+#[cfg(target_os = "linux")]
+fn find_in_maps(maps: &str, size: usize, known: &[usize]) -> Option<usize> {
+    let maps: Vec<Mapping> = maps.lines().filter_map(parse_mapping).collect();
+    let guard = |m: &Mapping| m.perms == "---p" && m.path.is_empty();
+    let mut found = None;
+    for (i, first) in maps.iter().enumerate() {
+        if first.perms != "rw-p" || i == 0 {
+            continue;
         }
-        let mapped = capacity
-            .checked_add(guard_size_in_bytes)
-            .and_then(round_to_page)
-            .ok_or("size overflow")?;
-        // SAFETY: a fresh reservation, inaccessible until grown.
-        let base = unsafe { map_aligned(mapped, libc::PROT_NONE) };
-        if base.is_null() {
-            return Err(format!(
-                "cannot reserve {mapped} bytes for a linear memory: {}",
-                std::io::Error::last_os_error()
-            ));
+        let before = &maps[i - 1];
+        if !guard(before) || before.end != first.start || known.contains(&first.start) {
+            continue;
         }
-        // SAFETY: the reservation just made.
-        unsafe { advise_huge(base, capacity) };
-        let mut memory = LinearMemory {
-            base: base as usize,
-            size: 0,
-            capacity,
-            mapped,
-        };
-        memory.make_accessible(minimum)?;
-        Ok(Box::new(memory))
+        let mut end = first.start;
+        let mut from_file = false;
+        let mut after = None;
+        for m in &maps[i..] {
+            if m.start != end {
+                break;
+            }
+            if m.perms != "rw-p" {
+                after = Some(m);
+                break;
+            }
+            from_file |= !m.path.is_empty() && !m.path.starts_with('[');
+            end = m.end;
+        }
+        if from_file && end - first.start == size && after.is_some_and(guard) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(first.start);
+        }
     }
+    found
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A linear memory is the run of writable mappings between two guards
+    /// that is as long as the memory and holds a mapping of a file; one
+    /// already found, a run of another length, or two alike, are not it.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_linear_memory_is_found_by_its_layout() {
+        let maps = "\
+55d0c0000000-55d0c0021000 rw-p 00000000 00:00 0                          [heap]
+7f0000000000-7f0002000000 ---p 00000000 00:00 0 
+7f0002000000-7f0002100000 rw-p 00000000 00:00 0 
+7f0002100000-7f0002b00000 rw-p 0004a000 fd:01 1234                       /home/u/.cache/arbores/guest-1-2.cwasm
+7f0002b00000-7f0002c00000 rw-p 00000000 00:00 0 
+7f0002c00000-7f0104000000 ---p 00000000 00:00 0 
+7f0200000000-7f0200001000 ---p 00000000 00:00 0 
+7f0200001000-7f0200a01000 rw-p 00000000 00:00 0 
+7f0200a01000-7f0200b01000 ---p 00000000 00:00 0 
+";
+        let size = 0x7f0002c00000 - 0x7f0002000000;
+        assert_eq!(find_in_maps(maps, size, &[]), Some(0x7f0002000000));
+        assert_eq!(find_in_maps(maps, size, &[0x7f0002000000]), None);
+        assert_eq!(find_in_maps(maps, size + 4096, &[]), None);
+        // No file mapping in it: an ordinary guarded allocation.
+        assert_eq!(find_in_maps(maps, 0xa00000, &[]), None);
+        let memfd = maps.replace(
+            "/home/u/.cache/arbores/guest-1-2.cwasm",
+            "/memfd:wasm-memory-image (deleted)",
+        );
+        assert_eq!(find_in_maps(&memfd, size, &[]), Some(0x7f0002000000));
+        let twice = format!("{maps}{}", maps.replace("7f00", "7e00"));
+        assert_eq!(find_in_maps(&twice, size, &[]), None);
+    }
 
     /// Large and small allocations, growing and shrinking across the
     /// threshold, keep their bytes; large ones start on a page boundary.

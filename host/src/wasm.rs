@@ -185,12 +185,16 @@ impl wit::Host for HostState {}
 struct MemoryLimiter {
     max_bytes: usize,
     hit: bool,
+    /// The size the linear memory was made with.
+    initial: usize,
+    /// The linear memory, once found, asking for huge pages as it grows.
+    pages: Option<crate::huge_pages::LinearMemory>,
 }
 
 impl ResourceLimiter for MemoryLimiter {
     fn memory_growing(
         &mut self,
-        _current: usize,
+        current: usize,
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
@@ -200,6 +204,12 @@ impl ResourceLimiter for MemoryLimiter {
                 "linear memory would grow to {desired} bytes, over the cap of {} bytes",
                 self.max_bytes
             );
+        }
+        if current == 0 {
+            self.initial = desired;
+        }
+        if let Some(pages) = &mut self.pages {
+            pages.growing(current);
         }
         Ok(true)
     }
@@ -244,14 +254,15 @@ impl WasmSession {
         // asynchronously.
         config.async_stack_size(MAX_WASM_STACK);
         config.max_wasm_stack(MAX_WASM_STACK);
-        // The guest's linear memory in huge pages (huge_pages.rs): the
-        // process's end gives it back in milliseconds.
-        // (wasmtime maps a module's initial memory from its image only
-        // into memories it made itself: here the data is copied in.)
-        #[cfg(target_os = "linux")]
+        // wasmtime's own linear memory, its initial data mapped
+        // copy-on-write from the compiled guest, in the layout
+        // `huge_pages::LinearMemory` finds it by (wasmtime's defaults on
+        // 64-bit systems, stated): reserved whole, guards on both sides.
         config
-            .with_host_memory(std::sync::Arc::new(crate::huge_pages::LinearMemories))
-            .memory_init_cow(false);
+            .memory_init_cow(true)
+            .memory_reservation(crate::huge_pages::RESERVATION)
+            .memory_may_move(false)
+            .guard_before_linear_memory(true);
         let engine = Engine::new(&config).map_err(|e| format!("cannot start wasmtime: {e}"))?;
         let component = load_component(&engine, guest)?;
 
@@ -570,6 +581,8 @@ fn instantiate(
         limiter: MemoryLimiter {
             max_bytes,
             hit: false,
+            initial: 0,
+            pages: None,
         },
         knowledge: knowledge.clone(),
     };
@@ -580,9 +593,17 @@ fn instantiate(
     // default 128 MiB.
     store.set_hostcall_fuel(max_bytes);
     store.set_epoch_deadline(1 << 48);
+    // One instantiation at a time in the process, so that the memory
+    // found is this one's (its size alone would not tell it from another
+    // made at the same time).
+    static INSTANTIATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let one_at_a_time = INSTANTIATING.lock().unwrap_or_else(|e| e.into_inner());
     let instance = pre
         .instantiate(&mut store)
         .map_err(|e| format!("cannot start the wasm guest: {e}"))?;
+    let limiter = &mut store.data_mut().limiter;
+    limiter.pages = crate::huge_pages::LinearMemory::find(limiter.initial);
+    drop(one_at_a_time);
     let wit_limits = wit::Limits {
         max_steps: limits.max_steps,
         max_memory: limits.max_memory as u64,
@@ -694,4 +715,73 @@ fn write_cache(component: &Component, path: &Path) -> std::io::Result<()> {
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// Bytes of `/proc/self/smaps` in huge pages and in all, for the
+    /// mappings within `range`.
+    fn huge_and_resident(range: std::ops::Range<usize>) -> (usize, usize) {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let (mut inside, mut huge, mut resident) = (false, 0, 0);
+        for line in smaps.lines() {
+            let mut fields = line.split_whitespace();
+            let first = fields.next().unwrap_or("");
+            if let Some((start, _)) = first.split_once('-') {
+                if let Ok(start) = usize::from_str_radix(start, 16) {
+                    inside = range.contains(&start);
+                    continue;
+                }
+            }
+            let kb = || fields.clone().next().and_then(|n| n.parse::<usize>().ok()).unwrap_or(0);
+            if inside && first == "AnonHugePages:" {
+                huge += kb() << 10;
+            } else if inside && first == "Rss:" {
+                resident += kb() << 10;
+            }
+        }
+        (huge, resident)
+    }
+
+    /// The guest's memory is wasmtime's own, its data mapped from the
+    /// compiled guest rather than copied (the memory is found by the file
+    /// mapping in it), and what a program grows it by is in huge pages
+    /// where the system gives them.
+    #[test]
+    fn linear_memory_starts_copy_on_write_and_grows_in_huge_pages() {
+        let settings = Settings {
+            engine: crate::backend::EngineKind::Wasm,
+            limits: arbores_core::Limits {
+                max_steps: 100_000_000,
+                max_memory: 400 << 20,
+            },
+            timeout: None,
+            tier: arbores_core::Tier::ReadWrite,
+            clock: Some(0.0),
+            output: crate::backend::OutputSink::kept(),
+            grants: Default::default(),
+            embedder: None,
+        };
+        let none = std::env::temp_dir().join("arbores-huge-pages-no-store");
+        let store = crate::store::Store::open(&none, crate::store::Access::ReadOnly)
+            .expect("an absent read-only store");
+        let mut session = WasmSession::new(&settings, Stopper::default(), &store)
+            .expect("the wasm guest (run scripts/build)");
+        let base = session.store.data().limiter.pages.as_ref().map(|p| p.base());
+        let base = base.expect("the linear memory, with its image mapped from a file, found");
+        let reservation = crate::huge_pages::RESERVATION as usize;
+        let (_, at_start) = huge_and_resident(base..base + reservation);
+        let (evaluation, replaced) =
+            session.eval("(define v (make-vector 10000000 0)) (vector-length v)");
+        assert!(!replaced);
+        assert_eq!(evaluation.value.as_deref(), Some("10000000"), "{evaluation:?}");
+        let (huge, resident) = huge_and_resident(base..base + reservation);
+        assert!(resident > at_start + (60 << 20), "{resident} resident");
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled");
+        if thp.is_ok_and(|s| !s.contains("[never]")) {
+            assert!(huge > 50 << 20, "{huge} of {resident} bytes in huge pages");
+        }
+    }
 }
