@@ -735,7 +735,13 @@ mod tests {
                     continue;
                 }
             }
-            let kb = || fields.clone().next().and_then(|n| n.parse::<usize>().ok()).unwrap_or(0);
+            let kb = || {
+                fields
+                    .clone()
+                    .next()
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .unwrap_or(0)
+            };
             if inside && first == "AnonHugePages:" {
                 huge += kb() << 10;
             } else if inside && first == "Rss:" {
@@ -769,14 +775,24 @@ mod tests {
             .expect("an absent read-only store");
         let mut session = WasmSession::new(&settings, Stopper::default(), &store)
             .expect("the wasm guest (run scripts/build)");
-        let base = session.store.data().limiter.pages.as_ref().map(|p| p.base());
+        let base = session
+            .store
+            .data()
+            .limiter
+            .pages
+            .as_ref()
+            .map(|p| p.base());
         let base = base.expect("the linear memory, with its image mapped from a file, found");
         let reservation = crate::huge_pages::RESERVATION as usize;
         let (_, at_start) = huge_and_resident(base..base + reservation);
         let (evaluation, replaced) =
             session.eval("(define v (make-vector 10000000 0)) (vector-length v)");
         assert!(!replaced);
-        assert_eq!(evaluation.value.as_deref(), Some("10000000"), "{evaluation:?}");
+        assert_eq!(
+            evaluation.value.as_deref(),
+            Some("10000000"),
+            "{evaluation:?}"
+        );
         let (huge, resident) = huge_and_resident(base..base + reservation);
         assert!(resident > at_start + (60 << 20), "{resident} resident");
         let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled");
