@@ -717,7 +717,8 @@ fn write_cache(component: &Component, path: &Path) -> std::io::Result<()> {
     })
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
+#[cfg(target_os = "linux")]
 mod tests {
     use super::*;
 
