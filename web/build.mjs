@@ -9,6 +9,10 @@
 //                                 (CodeMirror) and, in the worker, the module's
 //                                 glue (pkg/arbores_web.js, then removed from
 //                                 dist), minified, one copy of each
+//   dist/engine.js                the engine for other JavaScript hosts: the
+//                                 glue's Engine and init, and src/agent.js
+//                                 (tools as async functions); not the page's,
+//                                 so not kept by the service worker
 //   dist/help.json                the arb: procedures' reference, read from
 //                                 docs/API.md (the same source as the docs)
 //   dist/docs/*.html              README.md and docs/API.md as pages
@@ -65,7 +69,13 @@ const boot = await build({
   logLevel: 'warning',
 });
 const result = await build({
-  entryPoints: { app: path.join(web, 'src', 'app.js'), worker: path.join(web, 'src', 'worker.js') },
+  // engine.js is not the page's: it is the engine for other JavaScript
+  // hosts (the Engine class and agent.js's tool loop).
+  entryPoints: {
+    app: path.join(web, 'src', 'app.js'),
+    worker: path.join(web, 'src', 'worker.js'),
+    engine: path.join(web, 'src', 'engine.js'),
+  },
   outdir: dist,
   bundle: true,
   format: 'esm',
@@ -143,7 +153,7 @@ function listFiles(dir, prefix = '') {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const rel = prefix + e.name;
     if (e.isDirectory()) out.push(...listFiles(path.join(dir, e.name), `${rel}/`));
-    else if (rel !== 'sw.js') out.push(rel);
+    else if (rel !== 'sw.js' && rel !== 'engine.js') out.push(rel); // engine.js: not the page's
   }
   return out.sort();
 }

@@ -327,7 +327,7 @@ fn whole_number(name: &str, n: f64) -> Result<u64, JsError> {
 
 /// Separate from `whole_number` so it can be tested natively, where
 /// `JsError` cannot be built.
-fn check_whole_number(name: &str, n: f64) -> Result<u64, String> {
+pub(crate) fn check_whole_number(name: &str, n: f64) -> Result<u64, String> {
     if n.fract() != 0.0 || !(1.0..=MAX_SAFE_INTEGER).contains(&n) {
         return Err(format!("{name}: expected a positive whole number, got {n}"));
     }

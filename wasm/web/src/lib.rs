@@ -22,6 +22,9 @@
 //!   memory, and the `Engine` methods that list, read, save and restore
 //!   them.
 //! - [`snapshot`]: blob names and stored bytes as JavaScript values.
+//! - [`tools`]: host tools and suspended evaluations (`defineTool`,
+//!   `start`, `resume`, `dump`, `loadSuspension`), driven by
+//!   `web/src/agent.js` with tools as JavaScript async functions.
 //! - [`panic`]: keeps the text of a Rust panic for the host to report.
 //!
 //! The engine stays synchronous; the store's reads and writes are
@@ -59,6 +62,7 @@ mod panic;
 mod session;
 mod snapshot;
 mod store;
+mod tools;
 
 pub use bundle::Bundle;
 pub use engine::Engine;
