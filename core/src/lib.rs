@@ -42,6 +42,8 @@ mod sessions;
 pub mod repo;
 // the unit tests' random generator
 #[cfg(test)]
+mod test_eval;
+#[cfg(test)]
 mod test_rng;
 
 pub use api::tools::{Run, Suspension, Tool, ToolAnswer, ToolCall};

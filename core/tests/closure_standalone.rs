@@ -4,6 +4,7 @@
 //! in `guile --r7rs`; both must print what the knowledge base itself gives.
 
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arbores_core::{Engine, Tier};
 
@@ -27,17 +28,19 @@ fn guile_available() -> bool {
 }
 
 fn guile(program: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("arbores-closure-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join(format!("p{}.scm", program.len()));
+    // One file per call: the tests run in parallel threads of one process.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let file =
+        std::env::temp_dir().join(format!("arbores-closure-{}-{call}.scm", std::process::id()));
     std::fs::write(&file, program).expect("write program");
     let out = Command::new("guile")
         .args(["--r7rs", "--no-auto-compile", "-s"])
         .arg(&file)
         .env("GUILE_AUTO_COMPILE", "0")
-        .output()
-        .expect("run guile");
+        .output();
     let _ = std::fs::remove_file(&file);
+    let out = out.expect("run guile");
     assert!(
         out.status.success(),
         "guile failed on:\n{program}\n{}",

@@ -133,38 +133,21 @@ fn load_average() -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
-/// The string literals of a Scheme source (enough of its syntax for the
-/// retrieval set's files: `"..."` with backslash escapes, `;` comments).
+/// The strings of a file of Scheme data (the retrieval set's files), read
+/// by the engine's own reader: each is written followed by a NUL.
 fn literals(src: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut chars = src.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            ';' => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        break;
-                    }
-                }
-            }
-            '"' => {
-                let mut s = String::new();
-                while let Some(c) = chars.next() {
-                    match c {
-                        '\\' => {
-                            if let Some(e) = chars.next() {
-                                s.push(e);
-                            }
-                        }
-                        '"' => break,
-                        c => s.push(c),
-                    }
-                }
-                out.push(s);
-            }
-            _ => {}
-        }
+    let program = format!(
+        "(define (walk x)
+           (cond ((string? x) (display x) (write-char (integer->char 0)))
+                 ((pair? x) (walk (car x)) (walk (cdr x)))))
+         (walk '(\n{src}\n))"
+    );
+    let result = arbores_core::Engine::new().eval(&program);
+    if let Some(e) = result.error {
+        panic!("reading the retrieval set: {}", e.message);
     }
+    let mut out: Vec<String> = result.output.split('\0').map(str::to_owned).collect();
+    out.pop(); // after the last NUL
     out
 }
 

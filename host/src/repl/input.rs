@@ -55,12 +55,8 @@ pub fn completeness(text: &str) -> Input {
     while let Some(c) = chars.next() {
         match c {
             ';' => {
-                // Line comment: skip to the end of the line.
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        break;
-                    }
-                }
+                // A line comment: to the end of the line.
+                chars.by_ref().find(|&c| c == '\n');
             }
             '"' | '|' => {
                 content = true;

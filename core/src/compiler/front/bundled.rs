@@ -143,15 +143,8 @@ impl Bundled {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_eval::value_or_message as run;
     use crate::{Engine, Limits};
-
-    fn run(e: &mut Engine, src: &str) -> Result<String, String> {
-        let r = e.eval(src);
-        match r.error {
-            Some(err) => Err(err.message),
-            None => Ok(r.value.unwrap_or_default()),
-        }
-    }
 
     #[test]
     fn every_bundled_library_loads_under_each_name_and_defines_its_marker() {

@@ -62,6 +62,7 @@ impl Front<'_> {
 #[cfg(test)]
 mod tests {
     use crate::host::Host;
+    use crate::test_eval::value_or_message as run;
     use crate::Engine;
     use std::collections::HashMap;
 
@@ -89,14 +90,6 @@ mod tests {
             ("broken.scm", "(define z"),
         ]))));
         e
-    }
-
-    fn run(e: &mut Engine, src: &str) -> Result<String, String> {
-        let r = e.eval(src);
-        match r.error {
-            Some(err) => Err(err.message),
-            None => Ok(r.value.unwrap_or_default()),
-        }
     }
 
     #[test]

@@ -101,11 +101,8 @@ pub fn code_words(code: &str, out: &mut String) {
     while let Some(c) = chars.next() {
         match c {
             ';' => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        break;
-                    }
-                }
+                // A line comment: to the end of the line.
+                chars.by_ref().find(|&c| c == '\n');
             }
             '"' => {
                 out.push(' ');
