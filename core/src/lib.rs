@@ -48,7 +48,8 @@ mod test_rng;
 
 pub use api::tools::{Run, Suspension, Tool, ToolAnswer, ToolCall};
 pub use api::{
-    install_prepared_image, split_forms, Engine, EvalError, Evaluation, Position, PreparedFrom,
+    did_you_mean, install_prepared_image, split_forms, Engine, EvalError, Evaluation, Position,
+    PreparedFrom,
 };
 pub use heap::MemoryMeter;
 pub use host::{BasicHost, Host, InterruptCheck};

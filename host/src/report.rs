@@ -285,23 +285,16 @@ fn print_evaluation(
 }
 
 /// For an error about an unbound variable, what the name was probably
-/// meant to be: the bound names nearest it by edit distance (transpositions
-/// count one), within 1 for names of up to 3 characters, 2 up to 7, 3 beyond;
-/// the nearest ones, three at most. In the REPL, `help` and `quit` point to
-/// its `,` commands instead. `names` (the session's bound names) is asked
-/// only for such an error.
+/// meant to be: the session's bound names nearest it
+/// (`arbores_core::did_you_mean`, as the playground shows it). In the REPL,
+/// `help` and `quit` point to its `,` commands instead. `names` (the
+/// session's bound names) is asked only for such an error.
 pub fn unbound_hint(
     outcome: &Outcome,
     repl: bool,
     names: impl FnOnce() -> Vec<String>,
 ) -> Option<String> {
-    let error = outcome.evaluation.error.as_ref()?;
-    if error.kind != ErrorKind::Runtime {
-        return None;
-    }
-    // The name, without what may follow it ("(not imported from ...)").
-    let (_, rest) = error.message.split_once("unbound variable: ")?;
-    let name = rest.split(' ').next().unwrap_or(rest);
+    let name = outcome.evaluation.error.as_ref()?.unbound_name()?;
     match name {
         "help" if repl => {
             return Some("the REPL's commands start with a comma: ,help lists them".into())
@@ -309,26 +302,7 @@ pub fn unbound_hint(
         "quit" if repl => return Some("leave with ,quit or Ctrl-D".into()),
         _ => {}
     }
-    let limit = match name.chars().count() {
-        0..=3 => 1,
-        4..=7 => 2,
-        _ => 3,
-    };
-    let mut near: Vec<(usize, String)> = names()
-        .into_iter()
-        .filter(|n| n != name)
-        .map(|n| (strsim::damerau_levenshtein(name, &n), n))
-        .filter(|(d, _)| *d <= limit)
-        .collect();
-    near.sort();
-    let best = near.first()?.0;
-    let shown: Vec<String> = near
-        .into_iter()
-        .take_while(|(d, _)| *d == best)
-        .take(3)
-        .map(|(_, n)| format!("`{n}`"))
-        .collect();
-    Some(format!("did you mean {}?", shown.join(" or ")))
+    arbores_core::did_you_mean(name, &names())
 }
 
 pub fn duration(timeout: Option<Duration>) -> String {

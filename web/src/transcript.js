@@ -80,8 +80,11 @@ export class Transcript {
     box.append(head, el('div', { class: 'error-message' }, error.message));
     const excerpt = sourceExcerpt(source, error.line, error.column);
     if (excerpt) box.append(el('pre', { class: 'error-excerpt' }, excerpt));
-    const hint = LIMIT_HINTS[error.kind];
-    if (hint) box.append(el('div', { class: 'error-hint' }, hint));
+    // "did you mean `x`?" for an unbound variable (the engine's guess, as
+    // the arbores command gives it), then what a limit's error means.
+    for (const hint of [error.hint, LIMIT_HINTS[error.kind]]) {
+      if (hint) box.append(el('div', { class: 'error-hint' }, hint));
+    }
     if (error.backtrace?.length) {
       box.append(
         el('div', { class: 'backtrace-title' }, 'Backtrace (innermost first)'),

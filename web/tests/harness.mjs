@@ -239,6 +239,7 @@ export class Session {
           kind: err.dataset.kind,
           where: text('.error-where'),
           message: text('.error-message'),
+          hints: [...err.querySelectorAll('.error-hint')].map((h) => h.textContent),
         },
       };
     });

@@ -124,6 +124,21 @@ describe('playground', () => {
     assert.ok(entry.error.message, '(+ 1: the error has a message');
   });
 
+  test('an unbound variable gets the same guess as the arbores command gives', async () => {
+    let entry = await evaluate('(string-apend "a" "b")');
+    assert.equal(entry.error?.message, 'unbound variable: string-apend', `the page shows ${shown(entry)}`);
+    assert.deepEqual(entry.error.hints, ['did you mean `string-append`?'], `the page shows ${shown(entry)}`);
+    // The session's own definitions are guessed too.
+    await value('(define (my-counter) 1)');
+    entry = await evaluate('(my-countr)');
+    assert.deepEqual(entry.error?.hints, ['did you mean `my-counter`?'], `the page shows ${shown(entry)}`);
+    // Nothing near: no note; and other errors have none.
+    entry = await evaluate('(zzqqxx 1)');
+    assert.deepEqual(entry.error?.hints, [], `the page shows ${shown(entry)}`);
+    entry = await evaluate("(car 1)");
+    assert.deepEqual(entry.error?.hints, [], `the page shows ${shown(entry)}`);
+  });
+
   test('Stop ends a runaway loop, restarts the session, and the next evaluation works', async () => {
     // A budget large enough that the loop runs until stopped.
     await page().click('#limits summary');

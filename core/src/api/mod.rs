@@ -53,6 +53,16 @@ impl std::fmt::Display for EvalError {
 }
 
 impl EvalError {
+    /// The variable an "unbound variable" error is about (without what
+    /// may follow it, such as "(not imported from ...)").
+    pub fn unbound_name(&self) -> Option<&str> {
+        if self.kind != ErrorKind::Runtime {
+            return None;
+        }
+        let (_, rest) = self.message.split_once("unbound variable: ")?;
+        rest.split(' ').next().filter(|name| !name.is_empty())
+    }
+
     /// The error as the `arbores` command prints it and the Scheme suite's
     /// expectations hold it: `error: [ORIGIN:]LINE:COL: MESSAGE` (the
     /// position when known), then `  at FRAME` for each frame of the
@@ -75,6 +85,36 @@ impl EvalError {
         }
         s
     }
+}
+
+/// "did you mean `x`?" for an unbound variable `name`: the `names` nearest
+/// it by edit distance (transpositions count one), within 1 for names of up
+/// to 3 characters, 2 up to 7, 3 beyond; the nearest ones, three at most,
+/// in order. None when no name is that near. The `arbores` command and the
+/// playground give this note after the error.
+pub fn did_you_mean<S: AsRef<str>>(name: &str, names: &[S]) -> Option<String> {
+    let limit = match name.chars().count() {
+        0..=3 => 1,
+        4..=7 => 2,
+        _ => 3,
+    };
+    let mut near: Vec<(usize, &str)> = names
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|n| *n != name)
+        .map(|n| (strsim::damerau_levenshtein(name, n), n))
+        .filter(|(d, _)| *d <= limit)
+        .collect();
+    near.sort();
+    near.dedup();
+    let best = near.first()?.0;
+    let shown: Vec<String> = near
+        .into_iter()
+        .take_while(|(d, _)| *d == best)
+        .take(3)
+        .map(|(_, n)| format!("`{n}`"))
+        .collect();
+    Some(format!("did you mean {}?", shown.join(" or ")))
 }
 
 /// The result of evaluating a source text: the value of its last form (in
@@ -459,6 +499,13 @@ impl Engine {
         self.vm.sync_store().map_err(store_error)
     }
 
+    /// "did you mean `x`?" for an error about an unbound variable, from
+    /// the names this session binds (what `%bound-names` lists: globals,
+    /// syntax and the stored knowledge's names); see [`did_you_mean`].
+    pub fn unbound_hint(&self, error: &EvalError) -> Option<String> {
+        did_you_mean(error.unbound_name()?, &self.vm.bound_names(""))
+    }
+
     /// The current version of the knowledge base.
     pub fn current_version(&mut self) -> u64 {
         self.vm.knowledge().current()
@@ -619,5 +666,53 @@ mod tests {
         assert_eq!(pieces("1 (2"), None);
         assert_eq!(pieces("#!fold-case A B"), None);
         assert_eq!(pieces(""), None);
+    }
+
+    /// The nearest names within the length's distance, three at most, in
+    /// order; transpositions count one; the name itself is no guess.
+    #[test]
+    fn guesses_for_an_unbound_name() {
+        let names = [
+            "string-append",
+            "string-length",
+            "car",
+            "cdr",
+            "cadr",
+            "list",
+        ];
+        let guess = |name| super::did_you_mean(name, &names);
+        assert_eq!(
+            guess("string-apend").as_deref(),
+            Some("did you mean `string-append`?")
+        );
+        assert_eq!(guess("cra").as_deref(), Some("did you mean `car`?"));
+        assert_eq!(
+            guess("cxr").as_deref(),
+            Some("did you mean `car` or `cdr`?")
+        );
+        assert_eq!(guess("lsit").as_deref(), Some("did you mean `list`?"));
+        assert_eq!(guess("car"), None);
+        assert_eq!(guess("zzqqxx"), None);
+        let error = |kind, message: &str| super::EvalError {
+            kind,
+            message: message.into(),
+            position: None,
+            backtrace: vec![],
+        };
+        let runtime = super::ErrorKind::Runtime;
+        assert_eq!(
+            error(
+                runtime,
+                "unbound variable: f (not imported from (scheme base))"
+            )
+            .unbound_name(),
+            Some("f")
+        );
+        assert_eq!(
+            error(runtime, "car: expected a pair, got 1").unbound_name(),
+            None
+        );
+        let syntax = super::ErrorKind::Syntax;
+        assert_eq!(error(syntax, "unbound variable: f").unbound_name(), None);
     }
 }

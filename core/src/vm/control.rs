@@ -130,7 +130,7 @@ impl Vm {
 
     /// The names `%bound-names` lists: sorted, without duplicates; the
     /// names of stored knowledge (at most 500 of them) included.
-    fn bound_names(&self, prefix: &str) -> Vec<String> {
+    pub(crate) fn bound_names(&self, prefix: &str) -> Vec<String> {
         let g = &self.globals;
         let visible =
             |name: &str| name.starts_with(prefix) && !name.starts_with('%') && !name.contains('@');

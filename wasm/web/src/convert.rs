@@ -18,7 +18,7 @@ pub struct EvaluationJs {
     pub error: Option<ErrorJs>,
 }
 
-/// `{kind, message, line, column, backtrace}`; `line`/`column` are `null`
+/// `{kind, message, line, column, backtrace, hint}`; `line`/`column` are `null`
 /// when the core does not know where the error happened.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ErrorJs {
@@ -29,6 +29,10 @@ pub struct ErrorJs {
     pub column: Option<u32>,
     /// Innermost first, as the core gives it.
     pub backtrace: Vec<String>,
+    /// A note after the error: "did you mean `x`?" for an unbound
+    /// variable (`Engine::unbound_hint`, as the `arbores` command says it);
+    /// `null` otherwise.
+    pub hint: Option<String>,
 }
 
 impl From<Evaluation> for EvaluationJs {
@@ -49,6 +53,7 @@ impl From<EvalError> for ErrorJs {
             line: e.position.map(|p| p.line),
             column: e.position.map(|p| p.column),
             backtrace: e.backtrace,
+            hint: None,
         }
     }
 }

@@ -38,10 +38,18 @@ impl Engine {
     }
 
     /// Evaluates every form of `source` and returns
-    /// `{value, output, error: {kind, message, line, column, backtrace} | null}`.
+    /// `{value, output, error: {kind, message, line, column, backtrace, hint} | null}`.
     /// Scheme errors are part of the result, never thrown.
     pub fn eval(&mut self, source: &str) -> Result<JsValue, JsError> {
-        let result = EvaluationJs::from(self.inner.eval(source));
+        let evaluation = self.inner.eval(source);
+        let hint = evaluation
+            .error
+            .as_ref()
+            .and_then(|e| self.inner.unbound_hint(e));
+        let mut result = EvaluationJs::from(evaluation);
+        if let Some(error) = &mut result.error {
+            error.hint = hint;
+        }
         to_js(&result).map_err(|e| JsError::new(&format!("cannot convert the result: {e}")))
     }
 
