@@ -691,7 +691,10 @@ mod tests {
             Some("did you mean `car` or `cdr`?")
         );
         assert_eq!(guess("lsit").as_deref(), Some("did you mean `list`?"));
-        assert_eq!(guess("car"), None);
+        assert_eq!(
+            guess("car").as_deref(),
+            Some("did you mean `cadr` or `cdr`?")
+        );
         assert_eq!(guess("zzqqxx"), None);
         let error = |kind, message: &str| super::EvalError {
             kind,
