@@ -66,12 +66,19 @@ pub struct AnswerJs {
     error: Option<String>,
 }
 
+/// An engine of its own for converting between data and JSON: the
+/// session's definitions (it may have redefined `list` or `json->scheme`)
+/// must not change how a host's data crosses.
+fn converter() -> arbores_core::Engine {
+    arbores_core::Engine::new()
+}
+
 /// The JSON array of `call`'s arguments, if each has a JSON form. The
 /// arguments are quoted data the engine wrote, so reading them back
 /// evaluates nothing.
-fn json_of_args(engine: &mut arbores_core::Engine, call: &ToolCall) -> Option<String> {
+fn json_of_args(call: &ToolCall) -> Option<String> {
     let quoted: Vec<String> = call.args.iter().map(|a| format!("(quote {a})")).collect();
-    let evaluation = engine.eval_json(&format!("(list {})", quoted.join(" ")));
+    let evaluation = converter().eval_json(&format!("(list {})", quoted.join(" ")));
     match evaluation.error {
         None => evaluation.value,
         Some(_) => None,
@@ -93,23 +100,23 @@ fn string_literal(text: &str) -> String {
 }
 
 impl RunJs {
-    pub fn of(engine: &mut arbores_core::Engine, run: Run) -> RunJs {
+    pub fn of(run: Run) -> RunJs {
         match run {
             Run::Done(e) => RunJs::Done {
                 value: e.value,
                 output: e.output,
                 error: e.error.map(ErrorJs::from),
             },
-            Run::Suspended(s) => RunJs::suspended(engine, s),
+            Run::Suspended(s) => RunJs::suspended(s),
         }
     }
 
-    fn suspended(engine: &mut arbores_core::Engine, s: Suspension) -> RunJs {
+    fn suspended(s: Suspension) -> RunJs {
         let calls = s
             .calls
             .into_iter()
             .map(|call| CallJs {
-                json: json_of_args(engine, &call),
+                json: json_of_args(&call),
                 tool: call.tool,
                 args: call.args,
             })
@@ -123,11 +130,7 @@ impl RunJs {
 }
 
 /// The core's answer for `answer` (number `at` of the list, for messages).
-pub fn answer_of(
-    engine: &mut arbores_core::Engine,
-    at: usize,
-    answer: AnswerJs,
-) -> Result<ToolAnswer, String> {
+pub fn answer_of(at: usize, answer: AnswerJs) -> Result<ToolAnswer, String> {
     match answer {
         AnswerJs {
             value: Some(text),
@@ -139,7 +142,7 @@ pub fn answer_of(
             json: Some(json),
             error: None,
         } => {
-            let read = engine.eval(&format!("(json->scheme {})", string_literal(&json)));
+            let read = converter().eval(&format!("(json->scheme {})", string_literal(&json)));
             match (read.error, read.value) {
                 (None, Some(datum)) => Ok(ToolAnswer::Value(datum)),
                 (Some(e), _) => Err(format!("resume: answer {at}: {}", e.message)),
@@ -196,9 +199,7 @@ impl Engine {
     /// `{status: "suspended", id, calls: [{tool, args, json}], output}`.
     /// Limits apply to each run slice.
     pub fn start(&mut self, source: &str) -> Result<JsValue, JsError> {
-        let engine = self.core();
-        let run = engine.start(source);
-        js(&RunJs::of(engine, run))
+        js(&RunJs::of(self.core().start(source)))
     }
 
     /// Continues suspended evaluation `id` with one answer per call, in
@@ -212,15 +213,15 @@ impl Engine {
                 "resume: expected an array of {{value}}, {{json}} or {{error}}: {e}"
             ))
         })?;
-        let engine = self.core();
         let mut core_answers = Vec::with_capacity(answers.len());
         for (at, answer) in answers.into_iter().enumerate() {
-            core_answers.push(answer_of(engine, at, answer).map_err(|e| JsError::new(&e))?);
+            core_answers.push(answer_of(at, answer).map_err(|e| JsError::new(&e))?);
         }
-        let run = engine
+        let run = self
+            .core()
             .resume(id, core_answers)
             .map_err(|e| JsError::new(&e))?;
-        js(&RunJs::of(engine, run))
+        js(&RunJs::of(run))
     }
 
     /// Forgets suspended evaluation `id`; whether there was one.
@@ -251,11 +252,11 @@ impl Engine {
     /// engine; returns it as `start` does. Damaged or foreign bytes throw.
     #[wasm_bindgen(js_name = loadSuspension)]
     pub fn load_suspension(&mut self, bytes: &[u8]) -> Result<JsValue, JsError> {
-        let engine = self.core();
-        let suspension = engine
+        let suspension = self
+            .core()
             .load_suspension(bytes)
             .map_err(|e| JsError::new(&e))?;
-        js(&RunJs::suspended(engine, suspension))
+        js(&RunJs::suspended(suspension))
     }
 
     /// The most steps one evaluation begun by `start` may take across all
@@ -294,7 +295,7 @@ mod tests {
     fn a_call_gives_its_arguments_written_and_as_json() {
         let mut e = search_engine();
         let run = e.start(r#"(search "crème \"brûlée\"" 3)"#);
-        let RunJs::Suspended { calls, .. } = RunJs::of(&mut e, run) else {
+        let RunJs::Suspended { calls, .. } = RunJs::of(run) else {
             panic!("expected a suspension")
         };
         assert_eq!(calls[0].tool, "search");
@@ -306,7 +307,7 @@ mod tests {
     fn arguments_without_a_json_form_give_none() {
         let mut e = search_engine();
         let run = e.start("(search #\\a car)");
-        let RunJs::Suspended { calls, .. } = RunJs::of(&mut e, run) else {
+        let RunJs::Suspended { calls, .. } = RunJs::of(run) else {
             panic!("expected a suspension")
         };
         assert_eq!(calls[0].json, None);
@@ -316,12 +317,14 @@ mod tests {
     #[test]
     fn answers_as_datum_json_or_error() {
         let mut e = search_engine();
+        // The session's own definitions do not change how data crosses.
+        e.eval("(define (json->scheme x) 'hacked)");
         let source = r#"(list (search "a" 1)
                              (search "b" 2)
                              (guard (c ((error-object? c) (error-object-message c)))
                                (search "c" 3)))"#;
         let first = e.start(source);
-        let mut run = RunJs::of(&mut e, first);
+        let mut run = RunJs::of(first);
         let mut answers = vec![
             AnswerJs {
                 value: Some("(x . y)".into()),
@@ -340,10 +343,10 @@ mod tests {
         .enumerate();
         while let RunJs::Suspended { id, .. } = run {
             let (at, answer) = answers.next().unwrap();
-            let answer = answer_of(&mut e, at, answer).unwrap();
+            let answer = answer_of(at, answer).unwrap();
             let id = id_of("resume", id).unwrap();
             let next = e.resume(id, vec![answer]).unwrap();
-            run = RunJs::of(&mut e, next);
+            run = RunJs::of(next);
         }
         let RunJs::Done { value, error, .. } = run else {
             unreachable!()
@@ -359,24 +362,23 @@ mod tests {
 
     #[test]
     fn wrong_answers_are_refused_with_what_and_where() {
-        let mut e = search_engine();
         let both = AnswerJs {
             value: Some("1".into()),
             error: Some("x".into()),
             ..Default::default()
         };
-        let err = answer_of(&mut e, 2, both).unwrap_err();
+        let err = answer_of(2, both).unwrap_err();
         assert!(
             err.starts_with("resume: answer 2: expected exactly one"),
             "{err}"
         );
-        let err = answer_of(&mut e, 0, AnswerJs::default()).unwrap_err();
+        let err = answer_of(0, AnswerJs::default()).unwrap_err();
         assert!(err.contains("expected exactly one"), "{err}");
         let bad_json = AnswerJs {
             json: Some("{\"a\": }".into()),
             ..Default::default()
         };
-        let err = answer_of(&mut e, 1, bad_json).unwrap_err();
+        let err = answer_of(1, bad_json).unwrap_err();
         assert!(err.starts_with("resume: answer 1: "), "{err}");
         assert!(id_of("resume", 1.5).is_err());
         assert!(id_of("resume", -1.0).is_err());
