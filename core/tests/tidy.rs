@@ -60,7 +60,7 @@ const HOST_LAYERS: &[(&str, &[&str])] = &[
     ("engine", &["native", "wasm"]),
     ("session", &["session"]),
     ("faces", &["report", "playground", "commands"]),
-    ("repl", &["repl", "mcp"]),
+    ("repl", &["repl", "mcp", "suspensions"]),
     ("main", &["main"]),
 ];
 

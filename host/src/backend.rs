@@ -273,8 +273,9 @@ impl Stopper {
 
 /// What both engines offer the session. Calls into the wasm guest can trap;
 /// the instance is then replaced (see `take_replaced`) and the call fails.
-// The tool methods are checked on both engines by `engines_agree`; no
-// face of the command offers host tools yet (docs/AGENTS.md).
+// `abandon` serves only `engines_agree`, which checks the tool methods on
+// both engines: `arbores start` and `resume` leave a suspension to the
+// process's end.
 #[cfg_attr(not(test), allow(dead_code))]
 pub trait Backend {
     /// The evaluation, and whether the instance trapped and was replaced.

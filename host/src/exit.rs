@@ -12,6 +12,7 @@ pub const STORE_ERROR: &str = "store-error";
 pub const TIME_LIMIT: &str = "time-limit";
 pub const CONFLICT: &str = "conflict";
 pub const OUTPUT_LIMIT: &str = "output-limit";
+pub const SUSPENSION_ERROR: &str = "suspension-error";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
@@ -38,6 +39,13 @@ pub enum Exit {
     Interrupted,
     /// The evaluation's output reached its cap (--max-output).
     Output,
+    /// `arbores start` or `resume`: the evaluation waits on host tools;
+    /// the calls are printed and the suspension saved (`--dump`).
+    Suspended,
+    /// `arbores resume`: the file is not a suspension this engine can load
+    /// (not a dump, damaged, another build or dump key); or a suspension
+    /// could not be saved.
+    Suspension,
     /// The program called `(exit STATUS)`: its own status.
     Program(u8),
 }
@@ -55,6 +63,8 @@ impl Exit {
             Exit::Store => 6,
             Exit::Conflict => 7,
             Exit::Output => 8,
+            Exit::Suspended => 10,
+            Exit::Suspension => 11,
             Exit::Interrupted => 130,
             Exit::Program(status) => status,
         }
@@ -67,7 +77,7 @@ impl Exit {
     /// The kind of failure, as `--json` names it (`None` for success).
     pub fn kind(self) -> Option<&'static str> {
         Some(match self {
-            Exit::Ok | Exit::Program(0) => return None,
+            Exit::Ok | Exit::Program(0) | Exit::Suspended => return None,
             Exit::Program(_) => ErrorKind::Exit.as_str(),
             Exit::Failed => "error",
             Exit::Usage => "usage",
@@ -77,6 +87,7 @@ impl Exit {
             Exit::Store => STORE_ERROR,
             Exit::Conflict => CONFLICT,
             Exit::Output => OUTPUT_LIMIT,
+            Exit::Suspension => SUSPENSION_ERROR,
             Exit::Interrupted => ErrorKind::Interrupted.as_str(),
         })
     }

@@ -17,6 +17,7 @@ mod report;
 mod session;
 mod snapshots;
 mod store;
+mod suspensions;
 mod wasm;
 
 use std::io::Read;
@@ -25,7 +26,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use arbores_core::{Limits, Tier};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Subcommand};
 
 use crate::backend::{EngineKind, OutputSink, Settings, Stopper};
 use crate::exit::{Exit, Failure};
@@ -43,7 +44,7 @@ use crate::store::{Access, Store};
 /// (--store), shared safely by every arbores that opens it: each command
 /// reads it when it starts, and what it commits is stored there, so the
 /// next command sees it.
-#[derive(Parser)]
+#[derive(clap::Parser)]
 #[command(name = "arbores", version, propagate_version = true, after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
@@ -164,6 +165,8 @@ Examples:
   arbores --store ./kb eval '(sq 12)'
   arbores --tier read-only run agent.scm
   arbores --allow-read data --allow-write out --env HOME run report.scm 2026
+  arbores start --tool search/query --dump s1.arbs '(length (search \"arbores\"))'
+  arbores resume s1.arbs --value '(\"a\" \"b\")'
   arbores playground --port 8080
 
 Without a command, arbores starts the REPL.
@@ -185,7 +188,8 @@ Exit status:
   (--memory); 5 the time ran out (--timeout); 6 the knowledge store could
   not be opened, read or written, or is damaged; 7 a change was refused as
   a conflict with another writer; 8 the output cap was reached
-  (--max-output); 130 Ctrl-C.
+  (--max-output); 10 the evaluation waits on host tools (start, resume);
+  11 a suspension that cannot be loaded or saved (resume); 130 Ctrl-C.
 
 Environment:
   ARBORES_STORE      the knowledge store's file (as --store)
@@ -234,6 +238,70 @@ A client's configuration (the usual \"mcpServers\" JSON):
 
 docs/AGENTS.md shows a whole session over MCP.";
 
+const START_ABOUT: &str = "\
+Evaluate code that may call host tools, one step of an agent host's loop.
+
+Each --tool NAME/PARAM... defines a procedure NAME taking exactly those
+parameters. A call of it does not run anything: the evaluation suspends,
+its state is written to the --dump file, and the pending calls are printed,
+every call a `par` waits on at once, in order. Run the tools however you
+like, then give their answers to `arbores resume FILE`, in a new process,
+later, or with the other --engine: the bytes are the same on every face
+(the browser's engine too).
+
+If the evaluation ends without waiting, the result is printed as `eval`
+prints it, with the same exit status. Suspended, the program's output so far
+comes first, then each pending call on a line of its own as Scheme would
+write it, `(search \"arbores\")`, and a note on standard error; the exit
+status is 10. With --json: one object, `status` \"done\" (then the fields of
+`eval --json`) or \"suspended\" with `calls` [{tool, args (write forms),
+json (the arguments as a JSON array, or null when one has no JSON form)}],
+`output`, `dump` {file, bytes}, `version`, `committed` and `exit`.
+
+The limits (--fuel, --memory, --timeout) apply to each run slice: from the
+start or a resume to the next suspension or the end. --budget bounds the
+steps of the whole evaluation. The tier is read-write unless --tier says
+otherwise; the store is the usual one.";
+
+const START_EXAMPLES: &str = "\
+Examples:
+  arbores start --tool search/query --dump s1.arbs '(length (search \"arbores\"))'
+  arbores --json start --tool search/query --tool calc/expression --dump s1.arbs \\
+      '(par (search \"a\") (calc \"1+1\"))'
+  arbores start --file plan.scm --tool notify/message --budget 10000000 --dump s1.arbs
+
+Exit status: as eval (0 done, 1 a Scheme error, 3-8 a limit or the store),
+10 suspended, 2 a wrong command line (a tool name the engine refuses).
+docs/AGENTS.md, \"The loop, from a shell\", shows a whole loop.";
+
+const RESUME_ABOUT: &str = "\
+Resume an evaluation saved by `arbores start --dump` (or by a resume, or
+by any engine of this build: the browser's, the WebAssembly component's).
+
+FILE is loaded in a fresh engine of this --engine, its pending calls are
+answered with the answers given, in the calls' order (one per call: a
+--value, --json-value or --error each, mixed in any order, or one
+--answers array), and the evaluation runs to its end or to its next
+suspension, printed as `arbores start` prints it. The file stays as it was
+and can be resumed again with other answers (a fork); --dump may name it
+to replace it with the next suspension.
+
+Refused, with nothing run or written: a file that cannot be read (exit
+status 1); bytes that are not a suspension of this build of the engine,
+damaged or made with another dump key (11, naming the file and what is
+wrong); answers that do not fit: too few or too many (the calls are
+named), a datum or JSON that does not read (2, naming the answer).";
+
+const RESUME_EXAMPLES: &str = "\
+Examples:
+  arbores resume s1.arbs --value '(\"a\" \"b\")'
+  arbores resume s1.arbs --json-value '[\"a\", \"b\"]' --error 'quota exceeded' --dump s2.arbs
+  echo '[{\"json\": [\"a\"]}, {\"error\": \"timeout\"}]' | arbores --json resume s1.arbs --answers - --dump s2.arbs
+
+Exit status: as eval (0 done, 1 a Scheme error, 3-8 a limit or the store),
+10 suspended again, 2 answers that do not fit, 11 a file that is not a
+suspension this engine can load.";
+
 #[derive(Subcommand)]
 enum Command {
     /// Evaluate an expression (or several forms) and print the value of the
@@ -257,6 +325,73 @@ enum Command {
             allow_hyphen_values = true
         )]
         args: Vec<String>,
+    },
+    /// Evaluate code that may call host tools: print the result as `eval`
+    /// does, or, when it waits on tools, the pending calls (exit status
+    /// 10), its state saved with --dump for `arbores resume`.
+    #[command(long_about = START_ABOUT, after_help = START_EXAMPLES)]
+    Start {
+        /// The source text; `-` reads it from standard input.
+        #[arg(
+            value_name = "EXPR",
+            allow_hyphen_values = true,
+            required_unless_present = "file",
+            conflicts_with = "file"
+        )]
+        expr: Option<String>,
+        /// Evaluate this file instead (`-`: standard input).
+        #[arg(long, value_name = "FILE")]
+        file: Option<PathBuf>,
+        /// A host tool the code may call: a procedure NAME taking exactly
+        /// the parameters PARAM (e.g. search/query/limit, or ask for none);
+        /// its calls suspend the evaluation. Repeat for more tools.
+        #[arg(long = "tool", value_name = "NAME[/PARAM...]", value_parser = suspensions::parse_tool)]
+        tools: Vec<arbores_core::Tool>,
+        /// Where the suspension goes if the evaluation waits on tools: the
+        /// bytes `arbores resume` (or any engine of this build) loads.
+        /// Replaced whole or not at all; nothing is written if it ends.
+        #[arg(long, value_name = "FILE")]
+        dump: Option<PathBuf>,
+        /// The most steps the evaluation may take across all its run slices
+        /// (this one and every resume); --fuel bounds each slice. Travels
+        /// in the dump.
+        #[arg(long, value_name = "STEPS", value_parser = clap::value_parser!(u64).range(1..))]
+        budget: Option<u64>,
+    },
+    /// Load a suspension saved by `start --dump` (or `resume --dump`) in a
+    /// fresh engine, answer its pending calls in order and go on: print
+    /// the result, or the next calls (exit status 10).
+    #[command(long_about = RESUME_ABOUT, after_help = RESUME_EXAMPLES)]
+    Resume {
+        /// The suspension's bytes (from --dump).
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// The next call's value: the text of one datum, e.g. '("a" "b")'.
+        #[arg(long, value_name = "DATUM", allow_hyphen_values = true)]
+        value: Vec<String>,
+        /// The next call's value as JSON, read by the engine's mapping (an
+        /// array becomes a vector, an object an association list, null the
+        /// symbol null).
+        #[arg(long = "json-value", value_name = "JSON", allow_hyphen_values = true)]
+        json_value: Vec<String>,
+        /// The next call fails: it raises an error with MESSAGE (and the
+        /// tool's name as irritant), which the code can `guard`.
+        #[arg(long, value_name = "MESSAGE", allow_hyphen_values = true)]
+        error: Vec<String>,
+        /// All the answers as one JSON array, one object per call:
+        /// {"value": DATUM-TEXT}, {"json": JSON-TEXT or any JSON value} or
+        /// {"error": MESSAGE}; `-` reads it from standard input.
+        #[arg(long, value_name = "JSON", allow_hyphen_values = true,
+              conflicts_with_all = ["value", "json_value", "error"])]
+        answers: Option<String>,
+        /// Where the next suspension goes, if the evaluation waits on tools
+        /// again (may be FILE itself).
+        #[arg(long, value_name = "FILE")]
+        dump: Option<PathBuf>,
+        /// The answers of --value, --json-value and --error in the order
+        /// given (filled from the matches).
+        #[arg(skip)]
+        ordered: Vec<suspensions::AnswerArg>,
     },
     /// Interactive session with line editing and history. With standard input
     /// not a terminal, reads forms from it without prompts; errors are shown
@@ -351,7 +486,13 @@ fn main() -> ExitCode {
     if let Some(bytes) = prepared::PREPARED_IMAGE {
         arbores_core::install_prepared_image(bytes);
     }
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let (Some(Command::Resume { ordered, .. }), Some(m)) =
+        (&mut cli.command, matches.subcommand_matches("resume"))
+    {
+        *ordered = suspensions::answers_in_order(m);
+    }
     // Evaluations run on a thread with a large stack: wasmtime runs the
     // guest's frames on the host's stack (see wasm::MAX_WASM_STACK), and the
     // native engine recurses on it. Untouched stack costs only address space.
@@ -395,7 +536,9 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
     // The operator's own commands run in the system tier; a program file
     // is a script, read-write unless the operator says otherwise.
     let default_tier = match command {
-        Command::Run { .. } | Command::Mcp => Tier::ReadWrite,
+        Command::Run { .. } | Command::Mcp | Command::Start { .. } | Command::Resume { .. } => {
+            Tier::ReadWrite
+        }
         _ => Tier::System,
     };
     let tier = cli.tier.unwrap_or(default_tier);
@@ -507,12 +650,60 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
             let (source, origin) = if file.as_os_str() == "-" {
                 (read_stdin()?, "<stdin>".to_string())
             } else {
-                let bytes = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-                let text = String::from_utf8(bytes)
-                    .map_err(|_| format!("{}: not UTF-8 text", file.display()))?;
-                (text, file.display().to_string())
+                (read_source(&file)?, file.display().to_string())
             };
             evaluate(&source, Some(&origin), style(Style::Program))
+        }
+        Command::Start {
+            expr,
+            file,
+            tools,
+            dump,
+            budget,
+        } => {
+            let source = match (expr, file) {
+                (Some(expr), _) if expr != "-" => expr,
+                (_, Some(file)) if file.as_os_str() != "-" => read_source(&file)?,
+                _ => read_stdin()?,
+            };
+            let step = suspensions::Step {
+                settings: &settings,
+                stopper: &stopper,
+                json: cli.json,
+                dump,
+            };
+            let open = || {
+                let session = Session::new(&settings, &stopper, open_store()?)?;
+                stopper.install_ctrl_c();
+                Ok(session)
+            };
+            step.start(open, &tools, budget, &source)
+        }
+        Command::Resume {
+            file,
+            answers,
+            dump,
+            ordered,
+            ..
+        } => {
+            let answers = match answers.as_deref() {
+                Some("-") => suspensions::parse_answers(&read_stdin()?),
+                Some(text) => suspensions::parse_answers(text),
+                None => Ok(ordered),
+            }
+            .map_err(Failure::usage)?;
+            let step = suspensions::Step {
+                settings: &settings,
+                stopper: &stopper,
+                json: cli.json,
+                dump,
+            };
+            let open = || {
+                let session = Session::new(&settings, &stopper, open_store()?)?;
+                stopper.install_ctrl_c();
+                Ok(session)
+            };
+            step.resume(open, &file, answers)
         }
         Command::Repl => {
             let session = Session::new(&settings, &stopper, open_store()?)?;
@@ -625,6 +816,12 @@ fn parse_clock(text: &str) -> Result<f64, String> {
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
     Ok((days * 86_400 + hour * 3600 + minute * 60 + second) as f64)
+}
+
+/// A program file's text.
+fn read_source(file: &std::path::Path) -> Result<String, String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", file.display()))
 }
 
 fn read_stdin() -> Result<String, String> {

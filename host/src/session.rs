@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use arbores_core::Evaluation;
+use arbores_core::{Evaluation, Run, Suspension, Tool, ToolAnswer};
 
 use crate::backend::{Backend, EngineKind, OutputSink, Settings, StopReason, Stopper, Streamed};
 use crate::exit::Failure;
@@ -127,6 +127,78 @@ impl Session {
     }
 
     pub fn eval(&mut self, stopper: &Stopper, timeout: Option<Duration>, source: &str) -> Outcome {
+        let sliced = self.slice(stopper, timeout, |backend| {
+            let (evaluation, lost) = backend.eval(source);
+            Ok((Run::Done(evaluation), lost))
+        });
+        match sliced {
+            Ok((outcome, _)) => outcome,
+            // `eval` never refuses: its errors are the evaluation's.
+            Err(message) => Outcome::failed(message),
+        }
+    }
+
+    /// Defines a host tool in the session (`arbores start --tool`).
+    pub fn define_tool(&mut self, tool: &Tool) -> Result<(), String> {
+        self.backend.define_tool(tool)
+    }
+
+    /// The most steps an evaluation started from now on may take across
+    /// its run slices.
+    pub fn set_evaluation_budget(&mut self, max_steps: Option<u64>) -> Result<(), String> {
+        self.backend.set_evaluation_budget(max_steps)
+    }
+
+    /// The bytes of suspended evaluation `id` and its session.
+    pub fn dump(&mut self, id: u64) -> Result<Vec<u8>, String> {
+        self.backend.dump(id)
+    }
+
+    /// Suspends here the evaluation that `bytes` hold.
+    pub fn load_suspension(&mut self, bytes: &[u8]) -> Result<Suspension, String> {
+        self.backend.load_suspension(bytes)
+    }
+
+    /// Evaluates `source` as [`Session::eval`] does, except that a call of
+    /// a host tool suspends it: the outcome of the run slice, with the
+    /// suspension when there is one.
+    pub fn start(
+        &mut self,
+        stopper: &Stopper,
+        timeout: Option<Duration>,
+        source: &str,
+    ) -> (Outcome, Option<Suspension>) {
+        let sliced = self.slice(stopper, timeout, |backend| Ok(backend.start(source)));
+        sliced.unwrap_or_else(|message| (Outcome::failed(message), None))
+    }
+
+    /// Continues suspended evaluation `id` with one answer per call, as the
+    /// next run slice. Err: the engine refused the answers (the
+    /// evaluation did not run and stays suspended).
+    pub fn resume(
+        &mut self,
+        stopper: &Stopper,
+        timeout: Option<Duration>,
+        id: u64,
+        answers: Vec<ToolAnswer>,
+    ) -> Result<(Outcome, Option<Suspension>), String> {
+        self.slice(stopper, timeout, |backend| {
+            let run = backend.resume(id, answers)?;
+            // A trap replaced the instance: `take_replaced` says so.
+            let lost = backend.take_replaced();
+            Ok((run, lost))
+        })
+    }
+
+    /// One run slice (`eval`, `start`, `resume`) with what the host adds
+    /// around it: the store synced first, the deadline, the output, what
+    /// it committed. Err: `run` refused to run (its message).
+    fn slice(
+        &mut self,
+        stopper: &Stopper,
+        timeout: Option<Duration>,
+        run: impl FnOnce(&mut dyn Backend) -> Result<(Run, bool), String>,
+    ) -> Result<(Outcome, Option<Suspension>), String> {
         // A long-lived session works on what other writers stored.
         let synced = match self.backend.sync() {
             Ok(_) => None,
@@ -137,25 +209,29 @@ impl Session {
             let _ = self.open();
         }
         if let Some(message) = synced {
-            return Outcome {
-                evaluation: Evaluation::default(),
-                streamed: Streamed::default(),
-                stopped: None,
-                session_lost: false,
-                store_error: Some(format!(
-                    "cannot read the knowledge store: {message}; nothing was evaluated"
-                )),
-                version_before: None,
-                version_after: None,
-                committed: Vec::new(),
-            };
+            let mut outcome = Outcome::failed(String::new());
+            outcome.store_error = Some(format!(
+                "cannot read the knowledge store: {message}; nothing was evaluated"
+            ));
+            return Ok((outcome, None));
         }
         let version_before = self.backend.current_version().ok();
         let _ = self.store.take_trouble();
         stopper.begin(timeout);
         self.output.begin();
-        let (evaluation, session_lost) = self.backend.eval(source);
+        let ran = run(self.backend.as_mut());
         stopper.end();
+        let (run, session_lost) = ran?;
+        let (evaluation, suspension) = match run {
+            Run::Done(evaluation) => (evaluation, None),
+            Run::Suspended(mut s) => {
+                let evaluation = Evaluation {
+                    output: std::mem::take(&mut s.output),
+                    ..Evaluation::default()
+                };
+                (evaluation, Some(s))
+            }
+        };
         let stopped = match &evaluation.error {
             Some(e) if e.kind == arbores_core::ErrorKind::Interrupted => stopper.reason(),
             _ => None,
@@ -179,7 +255,7 @@ impl Session {
             store_error.get_or_insert(format!("the knowledge store: {trouble}"));
         }
         let version_after = self.backend.current_version().ok();
-        Outcome {
+        let outcome = Outcome {
             evaluation,
             streamed: self.output.streamed(),
             stopped,
@@ -188,6 +264,33 @@ impl Session {
             version_before,
             version_after,
             committed,
+        };
+        Ok((outcome, suspension))
+    }
+}
+
+impl Outcome {
+    /// An evaluation that did not run; `message`, when there is one, is
+    /// its runtime error.
+    fn failed(message: String) -> Outcome {
+        let error = (!message.is_empty()).then(|| arbores_core::EvalError {
+            kind: arbores_core::ErrorKind::Runtime,
+            message,
+            position: None,
+            backtrace: vec![],
+        });
+        Outcome {
+            evaluation: Evaluation {
+                error,
+                ..Evaluation::default()
+            },
+            streamed: Streamed::default(),
+            stopped: None,
+            session_lost: false,
+            store_error: None,
+            version_before: None,
+            version_after: None,
+            committed: Vec::new(),
         }
     }
 }

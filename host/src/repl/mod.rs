@@ -317,7 +317,7 @@ pub(crate) fn bound_names(
 }
 
 /// `text` as a Scheme string literal.
-fn scheme_string(text: &str) -> String {
+pub(crate) fn scheme_string(text: &str) -> String {
     let mut s = String::from("\"");
     for c in text.chars() {
         match c {
