@@ -2604,3 +2604,563 @@ fn embedder_e5_real_model_finds_across_languages() {
         assert!(!stderr(&out).contains("not used"), "{}", describe(&out));
     }
 }
+
+// ---- the host-tool loop from a shell: `arbores start` and `resume` ----
+
+both_engines!(
+    start_suspends_and_resume_ends,
+    start_without_tool_calls_is_eval,
+    a_tool_error_is_raised_where_the_code_guards_it,
+    one_dump_resumed_twice_is_a_fork,
+    par_suspends_with_both_calls_and_resumes_step_by_step,
+    damaged_or_foreign_suspensions_are_refused,
+    answers_that_do_not_fit_are_refused,
+);
+
+/// One step of the loop, `arbores start ...` or `arbores resume ...`.
+fn step(engine: &str, args: &[&str]) -> Output {
+    arbores(engine, args, None)
+}
+
+fn json_of(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not one JSON object ({e}):\n{}", describe(out)))
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn start_suspends_and_resume_ends(engine: &str) {
+    let dir = scratch(&format!("suspend-basic-{engine}"));
+    let dump = dir.join("s1.arbs");
+    let program = r#"(define n 2) (display "asking ") (* n (length (search "arbores")))"#;
+    let out = step(
+        engine,
+        &[
+            "start",
+            "--tool",
+            "search/query",
+            "--dump",
+            path_str(&dump),
+            program,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
+    assert_eq!(
+        stdout(&out),
+        "asking \n(search \"arbores\")\n",
+        "{}",
+        describe(&out)
+    );
+    assert!(
+        stderr(&out).contains("waiting on 1 tool call"),
+        "{}",
+        describe(&out)
+    );
+    assert!(stderr(&out).contains(&format!("arbores resume {}", dump.display())));
+    let bytes = std::fs::read(&dump).unwrap();
+    assert!(bytes.starts_with(b"ARBSUSP\0"), "{} bytes", bytes.len());
+
+    let out = step(engine, &["resume", path_str(&dump), "--value", "(a b c)"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(stdout(&out), "6\n");
+
+    // The same with --json: the status, the calls with their JSON
+    // arguments, the dump's file and size.
+    let out = step(
+        engine,
+        &[
+            "--json",
+            "start",
+            "--tool",
+            "search/query",
+            "--dump",
+            path_str(&dump),
+            program,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
+    let v = json_of(&out);
+    assert_eq!(v["status"], "suspended");
+    assert_eq!(v["exit"], 10);
+    assert_eq!(v["output"], "asking ");
+    assert_eq!(
+        v["calls"],
+        serde_json::json!([{"tool": "search", "args": ["\"arbores\""], "json": ["arbores"]}])
+    );
+    assert_eq!(v["dump"]["file"], path_str(&dump));
+    assert_eq!(v["dump"]["bytes"], std::fs::metadata(&dump).unwrap().len());
+    let out = step(
+        engine,
+        &[
+            "resume",
+            path_str(&dump),
+            "--json",
+            "--json-value",
+            r#"{"x": 1, "y": 2}"#,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let v = json_of(&out);
+    assert_eq!(
+        (v["status"].as_str(), v["value"].as_str()),
+        (Some("done"), Some("4"))
+    );
+    assert_eq!(v["error"], serde_json::Value::Null);
+}
+
+/// Code that calls no tool ends as `eval` would: value, errors, exit
+/// statuses; no dump is written.
+fn start_without_tool_calls_is_eval(engine: &str) {
+    let dir = scratch(&format!("suspend-eval-{engine}"));
+    let dump = dir.join("never.arbs");
+    let out = step(
+        engine,
+        &[
+            "start",
+            "--dump",
+            path_str(&dump),
+            "(display \"hi\") (+ 1 2)",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(stdout(&out), "hi\n3\n");
+    let out = step(engine, &["start", "--dump", path_str(&dump), "(car '())"]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(stderr(&out).contains("car"), "{}", describe(&out));
+    let out = step(
+        engine,
+        &["--fuel", "10000", "start", "(let loop () (loop))"],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", describe(&out));
+    let file = program_file(
+        &format!("start-{engine}.scm"),
+        "(define (f) (ask)) (list 'got (f))",
+    );
+    let out = step(
+        engine,
+        &[
+            "--json",
+            "start",
+            "--tool",
+            "ask",
+            "--file",
+            path_str(&file),
+            "--dump",
+            path_str(&dump),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
+    assert_eq!(
+        json_of(&out)["calls"][0],
+        serde_json::json!({"tool": "ask", "args": [], "json": []})
+    );
+    let out = step(engine, &["resume", path_str(&dump), "--value", "42"]);
+    assert_eq!(stdout(&out), "(got 42)\n", "{}", describe(&out));
+    std::fs::remove_file(&dump).unwrap();
+    let out = step(engine, &["start", "--dump", path_str(&dump), "(+ 1 2)"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(!dump.exists(), "an evaluation that ended wrote a dump");
+    // A tool name the engine refuses is a wrong command line.
+    let out = step(engine, &["start", "--tool", "bad name/q", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("--tool bad name"),
+        "{}",
+        describe(&out)
+    );
+}
+
+fn a_tool_error_is_raised_where_the_code_guards_it(engine: &str) {
+    let dir = scratch(&format!("suspend-error-{engine}"));
+    let dump = dir.join("s.arbs");
+    let program = r#"(guard (c ((error-object? c)
+                         (list 'failed (error-object-message c) (error-object-irritants c))))
+                  (search "x"))"#;
+    let out = step(
+        engine,
+        &[
+            "start",
+            "--tool",
+            "search/query",
+            "--dump",
+            path_str(&dump),
+            program,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
+    let out = step(
+        engine,
+        &["resume", path_str(&dump), "--error", "quota exceeded"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(stdout(&out), "(failed \"quota exceeded\" (\"search\"))\n");
+    // Unguarded, the error ends the evaluation: exit status 1.
+    let out = step(
+        engine,
+        &[
+            "start",
+            "--tool",
+            "search/query",
+            "--dump",
+            path_str(&dump),
+            "(search 1)",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
+    let out = step(
+        engine,
+        &[
+            "resume",
+            path_str(&dump),
+            "--answers",
+            r#"[{"error": "down"}]"#,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(stderr(&out).contains("down"), "{}", describe(&out));
+}
+
+fn one_dump_resumed_twice_is_a_fork(engine: &str) {
+    let dir = scratch(&format!("suspend-fork-{engine}"));
+    let dump = dir.join("fork.arbs");
+    let program = "(define count 0) (define (bump!) (set! count (+ count 1)) count)
+                   (bump!) (let* ((b (bump!)) (a (ask \"how many?\"))) (list b a count))";
+    let out = step(
+        engine,
+        &[
+            "start",
+            "--tool",
+            "ask/question",
+            "--dump",
+            path_str(&dump),
+            program,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
+    let before = std::fs::read(&dump).unwrap();
+    for (answer, expected) in [("one", "(2 one 2)\n"), ("\"two\"", "(2 \"two\" 2)\n")] {
+        let out = step(engine, &["resume", path_str(&dump), "--value", answer]);
+        assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+        assert_eq!(stdout(&out), expected);
+    }
+    assert_eq!(
+        std::fs::read(&dump).unwrap(),
+        before,
+        "resume left its file as it was"
+    );
+}
+
+/// Two branches of a `par` wait at once: one suspension with both calls
+/// in order; answers of mixed kinds go back in the order given; a branch
+/// that calls again makes the next suspension, written over the same file.
+fn par_suspends_with_both_calls_and_resumes_step_by_step(engine: &str) {
+    let dir = scratch(&format!("suspend-par-{engine}"));
+    let dump = dir.join("par.arbs");
+    let program = r#"(par (search "a")
+                         (+ 1 2)
+                         (let ((x (calc "1+1"))) (list x (search "again"))))"#;
+    let tools = ["--tool", "search/query", "--tool", "calc/expression"];
+    let mut args = vec!["--json", "start"];
+    args.extend(tools);
+    args.extend(["--dump", path_str(&dump), program]);
+    let out = step(engine, &args);
+    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
+    let v = json_of(&out);
+    let calls: Vec<_> = v["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["tool"].clone(), c["json"].clone()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            (serde_json::json!("search"), serde_json::json!(["a"])),
+            (serde_json::json!("calc"), serde_json::json!(["1+1"]))
+        ],
+        "{}",
+        describe(&out)
+    );
+    // Answers go by the order given, whatever their kinds: --json-value
+    // answers the first call, --value the second.
+    let out = step(
+        engine,
+        &[
+            "resume",
+            path_str(&dump),
+            "--json-value",
+            r#"{"hits": [1, 2]}"#,
+            "--value",
+            "2",
+            "--dump",
+            path_str(&dump),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
+    assert_eq!(stdout(&out), "(search \"again\")\n");
+    let out = step(
+        engine,
+        &[
+            "resume",
+            path_str(&dump),
+            "--answers",
+            r#"[{"value": "done"}]"#,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(stdout(&out), "(((\"hits\" . #(1 2))) 3 (2 done))\n");
+    // Too few answers for a par's two calls: refused, naming them.
+    let mut args = vec!["start"];
+    args.extend(tools);
+    args.extend([
+        "--dump",
+        path_str(&dump),
+        "(par (search \"p\") (calc \"q\"))",
+    ]);
+    assert_eq!(step(engine, &args).status.code(), Some(10));
+    let out = step(engine, &["resume", path_str(&dump), "--error", "x"]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        stderr(&out)
+            .contains("waits on 2 tool call(s), (search \"p\") (calc \"q\"); 1 answer(s) given"),
+        "{}",
+        describe(&out)
+    );
+    let out = step(
+        engine,
+        &[
+            "resume",
+            path_str(&dump),
+            "--error",
+            "first down",
+            "--error",
+            "second down",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("first down") && !err.contains("second down"),
+        "the first branch's error is raised: {}",
+        describe(&out)
+    );
+}
+
+fn damaged_or_foreign_suspensions_are_refused(engine: &str) {
+    let dir = scratch(&format!("suspend-damaged-{engine}"));
+    let dump = dir.join("good.arbs");
+    let next = dir.join("next.arbs");
+    let out = step(
+        engine,
+        &["start", "--tool", "ask", "--dump", path_str(&dump), "(ask)"],
+    );
+    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
+    let good = std::fs::read(&dump).unwrap();
+    let mut flipped = good.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 0x40;
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        ("flipped.arbs", flipped, "content hash does not match"),
+        (
+            "short.arbs",
+            good[..good.len() - 3].to_vec(),
+            "truncated or extended",
+        ),
+        (
+            "text.arbs",
+            b"(define x 1)\n".to_vec(),
+            "not a suspended evaluation of Arbores",
+        ),
+        (
+            "empty.arbs",
+            Vec::new(),
+            "not a suspended evaluation of Arbores",
+        ),
+    ];
+    for (name, bytes, message) in cases {
+        let file = dir.join(name);
+        std::fs::write(&file, &bytes).unwrap();
+        let out = step(
+            engine,
+            &[
+                "resume",
+                path_str(&file),
+                "--value",
+                "1",
+                "--dump",
+                path_str(&next),
+            ],
+        );
+        assert_eq!(out.status.code(), Some(11), "{name}\n{}", describe(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("{}: ", file.display())) && err.contains(message),
+            "{name}\n{}",
+            describe(&out)
+        );
+        assert!(
+            !next.exists(),
+            "{name}: a refused resume wrote {}",
+            next.display()
+        );
+        let out = step(
+            engine,
+            &["--json", "resume", path_str(&file), "--value", "1"],
+        );
+        assert_eq!(
+            json_of(&out)["error"]["kind"],
+            "suspension-error",
+            "{}",
+            describe(&out)
+        );
+    }
+    let missing = dir.join("missing.arbs");
+    let out = step(engine, &["resume", path_str(&missing), "--value", "1"]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains(&format!("cannot read {}", missing.display())),
+        "{}",
+        describe(&out)
+    );
+    let out = step(
+        engine,
+        &[
+            "resume",
+            path_str(&dump),
+            "--value",
+            "1",
+            "--dump",
+            path_str(&dir.join("no/such/dir.arbs")),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("there is no directory"),
+        "{}",
+        describe(&out)
+    );
+}
+
+fn answers_that_do_not_fit_are_refused(engine: &str) {
+    let dir = scratch(&format!("suspend-answers-{engine}"));
+    let dump = dir.join("s.arbs");
+    let next = dir.join("next.arbs");
+    let out = step(
+        engine,
+        &[
+            "start",
+            "--tool",
+            "ask/q",
+            "--dump",
+            path_str(&dump),
+            "(list (ask 1) (ask 2))",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
+    for (args, message) in [
+        (
+            vec![],
+            "waits on 1 tool call(s), (ask 1); 0 answer(s) given",
+        ),
+        (vec!["--value", "1", "--value", "2"], "2 answer(s) given"),
+        (vec!["--value", "(unclosed"], "answer 1 (--value (unclosed)"),
+        (
+            vec!["--json-value", "{nope"],
+            "answer 1 (--json-value {nope)",
+        ),
+        (
+            vec!["--answers", "[{\"value\": \"1\", \"error\": \"x\"}]"],
+            "--answers: answer 1 has 2 members",
+        ),
+        (vec!["--answers", "{}"], "--answers: expected a JSON array"),
+    ] {
+        let mut full = vec!["resume", path_str(&dump), "--dump", path_str(&next)];
+        full.extend(&args);
+        let out = step(engine, &full);
+        assert_eq!(out.status.code(), Some(2), "{args:?}\n{}", describe(&out));
+        assert!(
+            stderr(&out).contains(message),
+            "{args:?}\n{}",
+            describe(&out)
+        );
+        assert!(
+            !next.exists(),
+            "{args:?}: a refused resume wrote {}",
+            next.display()
+        );
+    }
+    // The file is unchanged by all that: it still resumes.
+    let out = step(
+        engine,
+        &[
+            "resume",
+            path_str(&dump),
+            "--value",
+            "1",
+            "--dump",
+            path_str(&next),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
+    assert_eq!(stdout(&out), "(ask 2)\n");
+}
+
+/// A dump made by either engine resumes in the other, in another process.
+#[test]
+fn a_suspension_made_by_one_engine_resumes_in_the_other() {
+    require_guest();
+    let dir = scratch("suspend-cross");
+    for (from, to) in [("native", "wasm"), ("wasm", "native")] {
+        let dump = dir.join(format!("{from}.arbs"));
+        let program = "(define base 40) (define (add r) (+ base r)) (add (search \"q\"))";
+        let out = step(
+            from,
+            &[
+                "start",
+                "--tool",
+                "search/query",
+                "--dump",
+                path_str(&dump),
+                program,
+            ],
+        );
+        assert_eq!(out.status.code(), Some(10), "{from}\n{}", describe(&out));
+        let out = step(to, &["resume", path_str(&dump), "--value", "2"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{from} -> {to}\n{}",
+            describe(&out)
+        );
+        assert_eq!(stdout(&out), "42\n", "{from} -> {to}");
+    }
+}
+
+#[test]
+fn start_and_resume_explain_themselves() {
+    for (sub, words) in [
+        (
+            "start",
+            &["--tool", "--dump", "--budget", "10 suspended"][..],
+        ),
+        (
+            "resume",
+            &["--value", "--json-value", "--error", "--answers", "a fork"][..],
+        ),
+    ] {
+        let out = run(command("native", &[sub, "--help"]), None);
+        assert!(out.status.success(), "{}", describe(&out));
+        for word in words
+            .iter()
+            .chain(&["--engine", "--fuel", "--store", "--json"])
+        {
+            assert!(
+                stdout(&out).contains(word),
+                "{sub} --help lacks {word}\n{}",
+                stdout(&out)
+            );
+        }
+    }
+}
