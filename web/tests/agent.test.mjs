@@ -5,14 +5,18 @@
 //
 //   node --test --test-concurrency=1 web/tests/
 //
-// Needs web/dist from scripts/build-web.
+// Needs web/dist from scripts/build-web; the tests between this engine and
+// the `arbores` command need target/release/arbores too (ARBORES_BIN
+// overrides the path) and are skipped, saying so, without it.
 
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { dist } from './harness.mjs';
+import { dist, root } from './harness.mjs';
 
 let api;
 
@@ -180,4 +184,67 @@ describe('suspensions from JavaScript', () => {
     assert.throws(() => a.setEvaluationBudget(-1), /positive whole number/);
     a.setEvaluationBudget(null);
   });
+});
+
+// The browser's engine and the `arbores` command (`start --dump`, `resume`)
+// read and write the same bytes: a suspension moves between them, both ways.
+describe('suspensions between this engine and the arbores command', () => {
+  const bin = process.env.ARBORES_BIN || path.join(root, 'target', 'release', 'arbores');
+  const skip = fs.existsSync(bin) ? false : `no arbores binary at ${bin} (scripts/build makes it)`;
+  let dir;
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbores-agent-'));
+  });
+
+  // `arbores ARGS...` with a store of its own; its exit status, stdout, stderr.
+  function arbores(...args) {
+    const r = spawnSync(bin, args, {
+      encoding: 'utf8',
+      env: { ...process.env, ARBORES_STORE: path.join(dir, 'store') },
+    });
+    assert.equal(r.error, undefined, `running ${bin}: ${r.error}`);
+    return r;
+  }
+
+  for (const engine of ['wasm', 'native']) {
+    test(`a dump made here resumes in \`arbores --engine ${engine} resume\``, { skip }, () => {
+      const a = new api.Engine();
+      a.defineTool({ name: 'search', params: ['query'], description: '' });
+      const run = a.start('(define base 40) (display "asked ") (+ base (vector-length (search "arbores")))');
+      assert.equal(run.status, 'suspended');
+      const file = path.join(dir, `browser-${engine}.arbs`);
+      fs.writeFileSync(file, a.dump(run.id));
+      const r = arbores('--engine', engine, '--json', 'resume', file, '--json-value', '["a", "b"]');
+      assert.equal(r.status, 0, r.stdout + r.stderr);
+      const result = JSON.parse(r.stdout);
+      assert.equal(result.status, 'done');
+      assert.equal(result.error, null);
+      assert.equal(result.value, '42');
+    });
+
+    test(`a dump made by \`arbores --engine ${engine} start --dump\` resumes here`, { skip }, () => {
+      const file = path.join(dir, `command-${engine}.arbs`);
+      const r = arbores('--engine', engine, '--json', 'start', '--tool', 'search/query', '--tool', 'calc/expression',
+        '--dump', file, '(define (twice x) (* 2 x)) (par (twice (calc "1+1")) (search "q"))');
+      assert.equal(r.status, 10, r.stdout + r.stderr);
+      const started = JSON.parse(r.stdout);
+      assert.equal(started.status, 'suspended');
+      const bytes = fs.readFileSync(file);
+      assert.equal(started.dump.bytes, bytes.length);
+
+      const b = new api.Engine();
+      const loaded = b.loadSuspension(bytes);
+      assert.deepEqual(loaded.calls.map((c) => [c.tool, c.args, JSON.parse(c.json)]),
+        started.calls.map((c) => [c.tool, c.args, c.json]));
+      const done = b.resume(loaded.id, [{ value: '2' }, { json: '{"hits": 3}' }]);
+      assert.equal(done.status, 'done');
+      assert.equal(done.error, null);
+      assert.equal(done.value, '(4 (("hits" . 3)))');
+      // Damaged on the way: refused here as by the command.
+      const damaged = Uint8Array.from(bytes);
+      damaged[10] ^= 0x01;
+      assert.throws(() => new api.Engine().loadSuspension(damaged), /format|hash/);
+    });
+  }
 });
