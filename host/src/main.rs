@@ -296,7 +296,7 @@ const RESUME_EXAMPLES: &str = "\
 Examples:
   arbores resume s1.arbs --value '(\"a\" \"b\")'
   arbores resume s1.arbs --json-value '[\"a\", \"b\"]' --error 'quota exceeded' --dump s2.arbs
-  echo '[{\"json\": [\"a\"]}, {\"error\": \"timeout\"}]' | arbores --json resume s1.arbs --answers - --dump s2.arbs
+  echo '[{\"json\": \"[\\\"a\\\"]\"}, {\"error\": \"timeout\"}]' | arbores --json resume s1.arbs --answers - --dump s2.arbs
 
 Exit status: as eval (0 done, 1 a Scheme error, 3-8 a limit or the store),
 10 suspended again, 2 answers that do not fit, 11 a file that is not a
@@ -378,9 +378,10 @@ enum Command {
         /// tool's name as irritant), which the code can `guard`.
         #[arg(long, value_name = "MESSAGE", allow_hyphen_values = true)]
         error: Vec<String>,
-        /// All the answers as one JSON array, one object per call:
-        /// {"value": DATUM-TEXT}, {"json": JSON-TEXT or any JSON value} or
-        /// {"error": MESSAGE}; `-` reads it from standard input.
+        /// All the answers as one JSON array, one object per call, as the
+        /// browser's engine takes them: {"value": DATUM-TEXT}, {"json":
+        /// JSON-TEXT} or {"error": MESSAGE}, each a string (jq: {json:
+        /// ($x | tojson)}); `-` reads it from standard input.
         #[arg(long, value_name = "JSON", allow_hyphen_values = true,
               conflicts_with_all = ["value", "json_value", "error"])]
         answers: Option<String>,

@@ -93,8 +93,7 @@ pub fn answers_in_order(matches: &clap::ArgMatches) -> Vec<AnswerArg> {
 
 /// `--answers`: a JSON array with one object per call, each with exactly
 /// one of `value` (the text of a datum), `json` (JSON text, as the
-/// browser's engine takes it, or any other JSON value, taken as it is) or
-/// `error` (a message).
+/// browser's engine takes it) or `error` (a message), each a string.
 pub fn parse_answers(text: &str) -> Result<Vec<AnswerArg>, String> {
     let parsed: Value =
         serde_json::from_str(text).map_err(|e| format!("--answers: not JSON: {e}"))?;
@@ -116,6 +115,14 @@ pub fn parse_answers(text: &str) -> Result<Vec<AnswerArg>, String> {
         let (key, member) = object.into_iter().next().unwrap_or_default();
         let text = |member: Value| match member {
             Value::String(s) => Ok(s),
+            // JSON text is a string, as the browser's `resume` takes it:
+            // a value in its place would be read one way when it is a
+            // string and another way otherwise.
+            other if key == "json" => Err(format!(
+                "--answers: answer {at}: json is the JSON text of the value, a string: \
+                 {{\"json\": {}}}, not {{\"json\": {other}}}",
+                Value::String(other.to_string())
+            )),
             other => Err(format!(
                 "--answers: answer {at}: {key} must be a string, not {other}"
             )),
@@ -123,10 +130,7 @@ pub fn parse_answers(text: &str) -> Result<Vec<AnswerArg>, String> {
         answers.push(match key.as_str() {
             "value" => AnswerArg::Value(text(member)?),
             "error" => AnswerArg::Error(text(member)?),
-            "json" => match member {
-                Value::String(s) => AnswerArg::Json(s),
-                other => AnswerArg::Json(other.to_string()),
-            },
+            "json" => AnswerArg::Json(text(member)?),
             _ => {
                 return Err(format!(
                     "--answers: answer {at} has the member `{key}`; expected value, json or error"
@@ -463,16 +467,13 @@ mod tests {
 
     #[test]
     fn answers_as_json() {
-        let answers = parse_answers(
-            r#"[{"value": "(a b)"}, {"json": "[1, 2]"}, {"json": {"k": 1}}, {"error": "no"}]"#,
-        )
-        .unwrap();
+        let answers =
+            parse_answers(r#"[{"value": "(a b)"}, {"json": "[1, 2]"}, {"error": "no"}]"#).unwrap();
         assert_eq!(
             answers,
             [
                 AnswerArg::Value("(a b)".into()),
                 AnswerArg::Json("[1, 2]".into()),
-                AnswerArg::Json(r#"{"k":1}"#.into()),
                 AnswerArg::Error("no".into()),
             ]
         );
@@ -488,6 +489,10 @@ mod tests {
                 "answer 2 has the member `answer`",
             ),
             (r#"[{"value": 1}]"#, "value must be a string"),
+            (
+                r#"[{"json": 42}]"#,
+                r#"json is the JSON text of the value, a string: {"json": "42"}"#,
+            ),
             ("[", "not JSON"),
         ] {
             let err = parse_answers(text).unwrap_err();
