@@ -642,6 +642,19 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         Ok(exit)
     };
 
+    // `start` and `resume`: one step of the tool loop, in a new session.
+    let open_session = || {
+        let session = Session::new(&settings, &stopper, open_store()?)?;
+        stopper.install_ctrl_c();
+        Ok(session)
+    };
+    let step = |dump| suspensions::Step {
+        settings: &settings,
+        stopper: &stopper,
+        json: cli.json,
+        dump,
+    };
+
     match command {
         Command::Eval { expr } => {
             let source = if expr == "-" { read_stdin()? } else { expr };
@@ -667,18 +680,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
                 (_, Some(file)) if file.as_os_str() != "-" => read_source(&file)?,
                 _ => read_stdin()?,
             };
-            let step = suspensions::Step {
-                settings: &settings,
-                stopper: &stopper,
-                json: cli.json,
-                dump,
-            };
-            let open = || {
-                let session = Session::new(&settings, &stopper, open_store()?)?;
-                stopper.install_ctrl_c();
-                Ok(session)
-            };
-            step.start(open, &tools, budget, &source)
+            step(dump).start(open_session, &tools, budget, &source)
         }
         Command::Resume {
             file,
@@ -693,18 +695,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
                 None => Ok(ordered),
             }
             .map_err(Failure::usage)?;
-            let step = suspensions::Step {
-                settings: &settings,
-                stopper: &stopper,
-                json: cli.json,
-                dump,
-            };
-            let open = || {
-                let session = Session::new(&settings, &stopper, open_store()?)?;
-                stopper.install_ctrl_c();
-                Ok(session)
-            };
-            step.resume(open, &file, answers)
+            step(dump).resume(open_session, &file, answers)
         }
         Command::Repl => {
             let session = Session::new(&settings, &stopper, open_store()?)?;

@@ -2617,9 +2617,34 @@ both_engines!(
     answers_that_do_not_fit_are_refused,
 );
 
-/// One step of the loop, `arbores start ...` or `arbores resume ...`.
-fn step(engine: &str, args: &[&str]) -> Output {
-    arbores(engine, args, None)
+fn path_str(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// `arbores start --tool T ... --dump DUMP MORE... SOURCE`, the tools
+/// separated by blanks.
+fn start(engine: &str, tools: &str, dump: &Path, source: &str, more: &[&str]) -> Output {
+    let mut args = vec!["start"];
+    for tool in tools.split_whitespace() {
+        args.extend(["--tool", tool]);
+    }
+    args.extend(["--dump", path_str(dump)]);
+    args.extend(more);
+    args.push(source);
+    arbores(engine, &args, None)
+}
+
+/// `arbores resume FILE MORE...`.
+fn resume(engine: &str, file: &Path, more: &[&str]) -> Output {
+    let mut args = vec!["resume", path_str(file)];
+    args.extend(more);
+    arbores(engine, &args, None)
+}
+
+/// `out`, having checked its exit status.
+fn exits(out: Output, status: i32) -> Output {
+    assert_eq!(out.status.code(), Some(status), "{}", describe(&out));
+    out
 }
 
 fn json_of(out: &Output) -> serde_json::Value {
@@ -2627,32 +2652,12 @@ fn json_of(out: &Output) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("not one JSON object ({e}):\n{}", describe(out)))
 }
 
-fn path_str(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
 fn start_suspends_and_resume_ends(engine: &str) {
     let dir = scratch(&format!("suspend-basic-{engine}"));
     let dump = dir.join("s1.arbs");
     let program = r#"(define n 2) (display "asking ") (* n (length (search "arbores")))"#;
-    let out = step(
-        engine,
-        &[
-            "start",
-            "--tool",
-            "search/query",
-            "--dump",
-            path_str(&dump),
-            program,
-        ],
-    );
-    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
-    assert_eq!(
-        stdout(&out),
-        "asking \n(search \"arbores\")\n",
-        "{}",
-        describe(&out)
-    );
+    let out = exits(start(engine, "search/query", &dump, program, &[]), 10);
+    assert_eq!(stdout(&out), "asking \n(search \"arbores\")\n");
     assert!(
         stderr(&out).contains("waiting on 1 tool call"),
         "{}",
@@ -2661,48 +2666,27 @@ fn start_suspends_and_resume_ends(engine: &str) {
     assert!(stderr(&out).contains(&format!("arbores resume {}", dump.display())));
     let bytes = std::fs::read(&dump).unwrap();
     assert!(bytes.starts_with(b"ARBSUSP\0"), "{} bytes", bytes.len());
-
-    let out = step(engine, &["resume", path_str(&dump), "--value", "(a b c)"]);
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let out = exits(resume(engine, &dump, &["--value", "(a b c)"]), 0);
     assert_eq!(stdout(&out), "6\n");
 
     // The same with --json: the status, the calls with their JSON
     // arguments, the dump's file and size.
-    let out = step(
-        engine,
-        &[
-            "--json",
-            "start",
-            "--tool",
-            "search/query",
-            "--dump",
-            path_str(&dump),
-            program,
-        ],
+    let out = exits(
+        start(engine, "search/query", &dump, program, &["--json"]),
+        10,
     );
-    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
     let v = json_of(&out);
-    assert_eq!(v["status"], "suspended");
-    assert_eq!(v["exit"], 10);
-    assert_eq!(v["output"], "asking ");
     assert_eq!(
-        v["calls"],
-        serde_json::json!([{"tool": "search", "args": ["\"arbores\""], "json": ["arbores"]}])
+        (&v["status"], &v["exit"]),
+        (&"suspended".into(), &10.into())
     );
+    assert_eq!(v["output"], "asking ");
+    let call = serde_json::json!({"tool": "search", "args": ["\"arbores\""], "json": ["arbores"]});
+    assert_eq!(v["calls"], serde_json::json!([call]));
     assert_eq!(v["dump"]["file"], path_str(&dump));
     assert_eq!(v["dump"]["bytes"], std::fs::metadata(&dump).unwrap().len());
-    let out = step(
-        engine,
-        &[
-            "resume",
-            path_str(&dump),
-            "--json",
-            "--json-value",
-            r#"{"x": 1, "y": 2}"#,
-        ],
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-    let v = json_of(&out);
+    let answer = ["--json", "--json-value", r#"{"x": 1, "y": 2}"#];
+    let v = json_of(&exits(resume(engine, &dump, &answer), 0));
     assert_eq!(
         (v["status"].as_str(), v["value"].as_str()),
         (Some("done"), Some("4"))
@@ -2715,58 +2699,43 @@ fn start_suspends_and_resume_ends(engine: &str) {
 fn start_without_tool_calls_is_eval(engine: &str) {
     let dir = scratch(&format!("suspend-eval-{engine}"));
     let dump = dir.join("never.arbs");
-    let out = step(
-        engine,
-        &[
-            "start",
-            "--dump",
-            path_str(&dump),
-            "(display \"hi\") (+ 1 2)",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let out = exits(start(engine, "", &dump, "(display \"hi\") (+ 1 2)", &[]), 0);
     assert_eq!(stdout(&out), "hi\n3\n");
-    let out = step(engine, &["start", "--dump", path_str(&dump), "(car '())"]);
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let out = exits(start(engine, "", &dump, "(car '())", &[]), 1);
     assert!(stderr(&out).contains("car"), "{}", describe(&out));
-    let out = step(
-        engine,
-        &["--fuel", "10000", "start", "(let loop () (loop))"],
+    exits(
+        start(
+            engine,
+            "",
+            &dump,
+            "(let loop () (loop))",
+            &["--fuel", "10000"],
+        ),
+        3,
     );
-    assert_eq!(out.status.code(), Some(3), "{}", describe(&out));
+    assert!(!dump.exists(), "an evaluation that ended wrote a dump");
     let file = program_file(
         &format!("start-{engine}.scm"),
         "(define (f) (ask)) (list 'got (f))",
     );
-    let out = step(
-        engine,
-        &[
-            "--json",
-            "start",
-            "--tool",
-            "ask",
-            "--file",
-            path_str(&file),
-            "--dump",
-            path_str(&dump),
-        ],
-    );
-    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
-    assert_eq!(
-        json_of(&out)["calls"][0],
-        serde_json::json!({"tool": "ask", "args": [], "json": []})
-    );
-    let out = step(engine, &["resume", path_str(&dump), "--value", "42"]);
-    assert_eq!(stdout(&out), "(got 42)\n", "{}", describe(&out));
-    std::fs::remove_file(&dump).unwrap();
-    let out = step(engine, &["start", "--dump", path_str(&dump), "(+ 1 2)"]);
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-    assert!(!dump.exists(), "an evaluation that ended wrote a dump");
+    let mut args = vec![
+        "--json",
+        "start",
+        "--tool",
+        "ask",
+        "--dump",
+        path_str(&dump),
+    ];
+    args.extend(["--file", path_str(&file)]);
+    let out = exits(arbores(engine, &args, None), 10);
+    let call = serde_json::json!({"tool": "ask", "args": [], "json": []});
+    assert_eq!(json_of(&out)["calls"][0], call);
+    let out = exits(resume(engine, &dump, &["--value", "42"]), 0);
+    assert_eq!(stdout(&out), "(got 42)\n");
     // A tool name the engine refuses is a wrong command line.
-    let out = step(engine, &["start", "--tool", "bad name/q", "1"]);
-    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let out = exits(start(engine, "bad.name!/q", &dump, "1", &[]), 2);
     assert!(
-        stderr(&out).contains("--tool bad name"),
+        stderr(&out).contains("--tool bad.name!"),
         "{}",
         describe(&out)
     );
@@ -2778,47 +2747,15 @@ fn a_tool_error_is_raised_where_the_code_guards_it(engine: &str) {
     let program = r#"(guard (c ((error-object? c)
                          (list 'failed (error-object-message c) (error-object-irritants c))))
                   (search "x"))"#;
-    let out = step(
-        engine,
-        &[
-            "start",
-            "--tool",
-            "search/query",
-            "--dump",
-            path_str(&dump),
-            program,
-        ],
-    );
-    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
-    let out = step(
-        engine,
-        &["resume", path_str(&dump), "--error", "quota exceeded"],
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    exits(start(engine, "search/query", &dump, program, &[]), 10);
+    let out = exits(resume(engine, &dump, &["--error", "quota exceeded"]), 0);
     assert_eq!(stdout(&out), "(failed \"quota exceeded\" (\"search\"))\n");
     // Unguarded, the error ends the evaluation: exit status 1.
-    let out = step(
-        engine,
-        &[
-            "start",
-            "--tool",
-            "search/query",
-            "--dump",
-            path_str(&dump),
-            "(search 1)",
-        ],
+    exits(start(engine, "search/query", &dump, "(search 1)", &[]), 10);
+    let out = exits(
+        resume(engine, &dump, &["--answers", r#"[{"error": "down"}]"#]),
+        1,
     );
-    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
-    let out = step(
-        engine,
-        &[
-            "resume",
-            path_str(&dump),
-            "--answers",
-            r#"[{"error": "down"}]"#,
-        ],
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     assert!(stderr(&out).contains("down"), "{}", describe(&out));
 }
 
@@ -2827,22 +2764,10 @@ fn one_dump_resumed_twice_is_a_fork(engine: &str) {
     let dump = dir.join("fork.arbs");
     let program = "(define count 0) (define (bump!) (set! count (+ count 1)) count)
                    (bump!) (let* ((b (bump!)) (a (ask \"how many?\"))) (list b a count))";
-    let out = step(
-        engine,
-        &[
-            "start",
-            "--tool",
-            "ask/question",
-            "--dump",
-            path_str(&dump),
-            program,
-        ],
-    );
-    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
+    exits(start(engine, "ask/question", &dump, program, &[]), 10);
     let before = std::fs::read(&dump).unwrap();
     for (answer, expected) in [("one", "(2 one 2)\n"), ("\"two\"", "(2 \"two\" 2)\n")] {
-        let out = step(engine, &["resume", path_str(&dump), "--value", answer]);
-        assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+        let out = exits(resume(engine, &dump, &["--value", answer]), 0);
         assert_eq!(stdout(&out), expected);
     }
     assert_eq!(
@@ -2858,93 +2783,51 @@ fn one_dump_resumed_twice_is_a_fork(engine: &str) {
 fn par_suspends_with_both_calls_and_resumes_step_by_step(engine: &str) {
     let dir = scratch(&format!("suspend-par-{engine}"));
     let dump = dir.join("par.arbs");
+    let tools = "search/query calc/expression";
     let program = r#"(par (search "a")
                          (+ 1 2)
                          (let ((x (calc "1+1"))) (list x (search "again"))))"#;
-    let tools = ["--tool", "search/query", "--tool", "calc/expression"];
-    let mut args = vec!["--json", "start"];
-    args.extend(tools);
-    args.extend(["--dump", path_str(&dump), program]);
-    let out = step(engine, &args);
-    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
-    let v = json_of(&out);
-    let calls: Vec<_> = v["calls"]
-        .as_array()
-        .unwrap()
-        .iter()
+    let v = json_of(&exits(
+        start(engine, tools, &dump, program, &["--json"]),
+        10,
+    ));
+    let calls: Vec<_> = (v["calls"].as_array().unwrap().iter())
         .map(|c| (c["tool"].clone(), c["json"].clone()))
         .collect();
-    assert_eq!(
-        calls,
-        [
-            (serde_json::json!("search"), serde_json::json!(["a"])),
-            (serde_json::json!("calc"), serde_json::json!(["1+1"]))
-        ],
-        "{}",
-        describe(&out)
-    );
+    let expected = [("search", ["a"]), ("calc", ["1+1"])]
+        .map(|(tool, args)| (serde_json::json!(tool), serde_json::json!(args)));
+    assert_eq!(calls, expected, "{v}");
     // Answers go by the order given, whatever their kinds: --json-value
     // answers the first call, --value the second.
-    let out = step(
-        engine,
-        &[
-            "resume",
-            path_str(&dump),
-            "--json-value",
-            r#"{"hits": [1, 2]}"#,
-            "--value",
-            "2",
-            "--dump",
-            path_str(&dump),
-        ],
-    );
-    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
+    let answers = ["--json-value", r#"{"hits": [1, 2]}"#, "--value", "2"];
+    let mut more = answers.to_vec();
+    more.extend(["--dump", path_str(&dump)]);
+    let out = exits(resume(engine, &dump, &more), 10);
     assert_eq!(stdout(&out), "(search \"again\")\n");
-    let out = step(
-        engine,
-        &[
-            "resume",
-            path_str(&dump),
-            "--answers",
-            r#"[{"value": "done"}]"#,
-        ],
+    let out = exits(
+        resume(engine, &dump, &["--answers", r#"[{"value": "done"}]"#]),
+        0,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     assert_eq!(stdout(&out), "(((\"hits\" . #(1 2))) 3 (2 done))\n");
     // Too few answers for a par's two calls: refused, naming them.
-    let mut args = vec!["start"];
-    args.extend(tools);
-    args.extend([
-        "--dump",
-        path_str(&dump),
-        "(par (search \"p\") (calc \"q\"))",
-    ]);
-    assert_eq!(step(engine, &args).status.code(), Some(10));
-    let out = step(engine, &["resume", path_str(&dump), "--error", "x"]);
-    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
-    assert!(
-        stderr(&out)
-            .contains("waits on 2 tool call(s), (search \"p\") (calc \"q\"); 1 answer(s) given"),
-        "{}",
-        describe(&out)
+    exits(
+        start(
+            engine,
+            tools,
+            &dump,
+            "(par (search \"p\") (calc \"q\"))",
+            &[],
+        ),
+        10,
     );
-    let out = step(
-        engine,
-        &[
-            "resume",
-            path_str(&dump),
-            "--error",
-            "first down",
-            "--error",
-            "second down",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    let err = stderr(&out);
+    let out = exits(resume(engine, &dump, &["--error", "x"]), 2);
+    let named = "waits on 2 tool call(s), (search \"p\") (calc \"q\"); 1 answer(s) given";
+    assert!(stderr(&out).contains(named), "{}", describe(&out));
+    let both = ["--error", "first down", "--error", "second down"];
+    let err = stderr(&exits(resume(engine, &dump, &both), 1));
     assert!(
         err.contains("first down") && !err.contains("second down"),
-        "the first branch's error is raised: {}",
-        describe(&out)
+        "the first branch's error is raised: {err}"
     );
 }
 
@@ -2952,11 +2835,7 @@ fn damaged_or_foreign_suspensions_are_refused(engine: &str) {
     let dir = scratch(&format!("suspend-damaged-{engine}"));
     let dump = dir.join("good.arbs");
     let next = dir.join("next.arbs");
-    let out = step(
-        engine,
-        &["start", "--tool", "ask", "--dump", path_str(&dump), "(ask)"],
-    );
-    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
+    exits(start(engine, "ask", &dump, "(ask)", &[]), 10);
     let good = std::fs::read(&dump).unwrap();
     let mut flipped = good.clone();
     let middle = flipped.len() / 2;
@@ -2982,21 +2861,14 @@ fn damaged_or_foreign_suspensions_are_refused(engine: &str) {
     for (name, bytes, message) in cases {
         let file = dir.join(name);
         std::fs::write(&file, &bytes).unwrap();
-        let out = step(
-            engine,
-            &[
-                "resume",
-                path_str(&file),
-                "--value",
-                "1",
-                "--dump",
-                path_str(&next),
-            ],
+        let out = exits(
+            resume(engine, &file, &["--value", "1", "--dump", path_str(&next)]),
+            11,
         );
-        assert_eq!(out.status.code(), Some(11), "{name}\n{}", describe(&out));
         let err = stderr(&out);
+        let named = format!("{}: ", file.display());
         assert!(
-            err.contains(&format!("{}: ", file.display())) && err.contains(message),
+            err.contains(&named) && err.contains(message),
             "{name}\n{}",
             describe(&out)
         );
@@ -3005,10 +2877,7 @@ fn damaged_or_foreign_suspensions_are_refused(engine: &str) {
             "{name}: a refused resume wrote {}",
             next.display()
         );
-        let out = step(
-            engine,
-            &["--json", "resume", path_str(&file), "--value", "1"],
-        );
+        let out = resume(engine, &file, &["--json", "--value", "1"]);
         assert_eq!(
             json_of(&out)["error"]["kind"],
             "suspension-error",
@@ -3017,25 +2886,18 @@ fn damaged_or_foreign_suspensions_are_refused(engine: &str) {
         );
     }
     let missing = dir.join("missing.arbs");
-    let out = step(engine, &["resume", path_str(&missing), "--value", "1"]);
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    assert!(
-        stderr(&out).contains(&format!("cannot read {}", missing.display())),
-        "{}",
-        describe(&out)
+    let out = exits(resume(engine, &missing, &["--value", "1"]), 1);
+    let named = format!("cannot read {}", missing.display());
+    assert!(stderr(&out).contains(&named), "{}", describe(&out));
+    let nowhere = dir.join("no/such/dir.arbs");
+    let out = exits(
+        resume(
+            engine,
+            &dump,
+            &["--value", "1", "--dump", path_str(&nowhere)],
+        ),
+        2,
     );
-    let out = step(
-        engine,
-        &[
-            "resume",
-            path_str(&dump),
-            "--value",
-            "1",
-            "--dump",
-            path_str(&dir.join("no/such/dir.arbs")),
-        ],
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
     assert!(
         stderr(&out).contains("there is no directory"),
         "{}",
@@ -3047,93 +2909,56 @@ fn answers_that_do_not_fit_are_refused(engine: &str) {
     let dir = scratch(&format!("suspend-answers-{engine}"));
     let dump = dir.join("s.arbs");
     let next = dir.join("next.arbs");
-    let out = step(
-        engine,
-        &[
-            "start",
-            "--tool",
-            "ask/q",
-            "--dump",
-            path_str(&dump),
-            "(list (ask 1) (ask 2))",
-        ],
+    exits(
+        start(engine, "ask/q", &dump, "(list (ask 1) (ask 2))", &[]),
+        10,
     );
-    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
-    for (args, message) in [
+    for (answers, message) in [
         (
-            vec![],
+            &[][..],
             "waits on 1 tool call(s), (ask 1); 0 answer(s) given",
         ),
-        (vec!["--value", "1", "--value", "2"], "2 answer(s) given"),
-        (vec!["--value", "(unclosed"], "answer 1 (--value (unclosed)"),
+        (&["--value", "1", "--value", "2"], "2 answer(s) given"),
+        (&["--value", "(unclosed"], "answer 1 (--value (unclosed)"),
+        (&["--json-value", "{nope"], "answer 1 (--json-value {nope)"),
         (
-            vec!["--json-value", "{nope"],
-            "answer 1 (--json-value {nope)",
-        ),
-        (
-            vec!["--answers", "[{\"value\": \"1\", \"error\": \"x\"}]"],
+            &["--answers", r#"[{"value": "1", "error": "x"}]"#],
             "--answers: answer 1 has 2 members",
         ),
-        (vec!["--answers", "{}"], "--answers: expected a JSON array"),
+        (&["--answers", r#"[{"json": 1}]"#], r#"{"json": "1"}"#),
+        (&["--answers", "{}"], "--answers: expected a JSON array"),
     ] {
-        let mut full = vec!["resume", path_str(&dump), "--dump", path_str(&next)];
-        full.extend(&args);
-        let out = step(engine, &full);
-        assert_eq!(out.status.code(), Some(2), "{args:?}\n{}", describe(&out));
+        let mut more = vec!["--dump", path_str(&next)];
+        more.extend(answers);
+        let out = exits(resume(engine, &dump, &more), 2);
         assert!(
             stderr(&out).contains(message),
-            "{args:?}\n{}",
+            "{answers:?}\n{}",
             describe(&out)
         );
         assert!(
             !next.exists(),
-            "{args:?}: a refused resume wrote {}",
+            "{answers:?}: a refused resume wrote {}",
             next.display()
         );
     }
     // The file is unchanged by all that: it still resumes.
-    let out = step(
-        engine,
-        &[
-            "resume",
-            path_str(&dump),
-            "--value",
-            "1",
-            "--dump",
-            path_str(&next),
-        ],
+    let out = exits(
+        resume(engine, &dump, &["--value", "1", "--dump", path_str(&next)]),
+        10,
     );
-    assert_eq!(out.status.code(), Some(10), "{}", describe(&out));
     assert_eq!(stdout(&out), "(ask 2)\n");
 }
 
 /// A dump made by either engine resumes in the other, in another process.
 #[test]
 fn a_suspension_made_by_one_engine_resumes_in_the_other() {
-    require_guest();
     let dir = scratch("suspend-cross");
     for (from, to) in [("native", "wasm"), ("wasm", "native")] {
         let dump = dir.join(format!("{from}.arbs"));
         let program = "(define base 40) (define (add r) (+ base r)) (add (search \"q\"))";
-        let out = step(
-            from,
-            &[
-                "start",
-                "--tool",
-                "search/query",
-                "--dump",
-                path_str(&dump),
-                program,
-            ],
-        );
-        assert_eq!(out.status.code(), Some(10), "{from}\n{}", describe(&out));
-        let out = step(to, &["resume", path_str(&dump), "--value", "2"]);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{from} -> {to}\n{}",
-            describe(&out)
-        );
+        exits(start(from, "search/query", &dump, program, &[]), 10);
+        let out = exits(resume(to, &dump, &["--value", "2"]), 0);
         assert_eq!(stdout(&out), "42\n", "{from} -> {to}");
     }
 }
@@ -3150,8 +2975,7 @@ fn start_and_resume_explain_themselves() {
             &["--value", "--json-value", "--error", "--answers", "a fork"][..],
         ),
     ] {
-        let out = run(command("native", &[sub, "--help"]), None);
-        assert!(out.status.success(), "{}", describe(&out));
+        let out = exits(run(command("native", &[sub, "--help"]), None), 0);
         for word in words
             .iter()
             .chain(&["--engine", "--fuel", "--store", "--json"])
