@@ -222,8 +222,7 @@ impl Step<'_> {
         answers: Vec<AnswerArg>,
     ) -> Result<Exit, Failure> {
         check_dump_path(self.dump.as_deref())?;
-        let bytes = std::fs::read(file)
-            .map_err(|e| Failure::from(format!("cannot read {}: {e}", file.display())))?;
+        let bytes = read_bounded(file, self.settings.limits.max_memory)?;
         let mut converter = Converter::new(self.settings.limits);
         let mut core_answers = Vec::with_capacity(answers.len());
         for (i, answer) in answers.iter().enumerate() {
@@ -405,6 +404,31 @@ fn explain(message: &str, answers: &[AnswerArg]) -> String {
         ),
         None => message.to_string(),
     }
+}
+
+/// The bytes of `file`, refused past `max` (the memory cap: a suspension
+/// that large could not be loaded), so that a wrong file (a device, a
+/// disk image) is not read whole.
+fn read_bounded(file: &Path, max: usize) -> Result<Vec<u8>, Failure> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| Failure::from(format!("cannot read {}: {e}", file.display()));
+    let mut bytes = Vec::new();
+    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
+    std::fs::File::open(file)
+        .and_then(|f| f.take(limit).read_to_end(&mut bytes))
+        .map_err(cannot)?;
+    if bytes.len() > max {
+        return Err(Failure {
+            exit: Exit::Suspension,
+            message: format!(
+                "{}: more than {} bytes, the memory cap (--memory): not a suspension this \
+                 engine can load",
+                file.display(),
+                max
+            ),
+        });
+    }
+    Ok(bytes)
 }
 
 /// Refuses, before anything runs, a `--dump` path whose directory does not

@@ -2885,6 +2885,18 @@ fn damaged_or_foreign_suspensions_are_refused(engine: &str) {
             describe(&out)
         );
     }
+    // A file larger than the memory cap is not read whole.
+    let large = dir.join("large.arbs");
+    std::fs::write(&large, vec![0u8; (1 << 20) + 1]).unwrap();
+    let out = exits(
+        resume(engine, &large, &["--memory", "1M", "--value", "1"]),
+        11,
+    );
+    assert!(
+        stderr(&out).contains("the memory cap"),
+        "{}",
+        describe(&out)
+    );
     let missing = dir.join("missing.arbs");
     let out = exits(resume(engine, &missing, &["--value", "1"]), 1);
     let named = format!("cannot read {}", missing.display());
