@@ -3000,3 +3000,59 @@ fn start_and_resume_explain_themselves() {
         }
     }
 }
+
+/// docs/AGENTS.md, "The loop, from a shell": its worked session is what
+/// the commands print. Each `$ COMMAND` runs in `sh` (standard error into
+/// standard output, as a terminal shows both), in a directory of its own,
+/// and must print the lines under it; `$ cat FILE` writes FILE with them.
+#[test]
+fn the_shell_loop_in_agents_md_is_what_arbores_prints() {
+    require_guest();
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/AGENTS.md")).unwrap();
+    let section = doc
+        .split_once("## The loop, from a shell")
+        .expect("the section")
+        .1;
+    let block = section
+        .split_once("```text\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .expect("a text block")
+        .0;
+    let dir = scratch("agents-md-shell-loop");
+    let bin_dir = Path::new(BIN).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let store = unique_store();
+    let mut last_status = 0;
+    let mut steps = block.split("$ ").filter(|s| !s.is_empty());
+    let mut ran = 0;
+    while let Some(step) = steps.next() {
+        let (command, expected) = step.split_once('\n').unwrap();
+        if let Some(file) = command.strip_prefix("cat ") {
+            std::fs::write(dir.join(file), expected).unwrap();
+            continue;
+        }
+        let printed = if command == "echo $?" {
+            format!("{last_status}\n")
+        } else {
+            let mut cmd = Command::new("sh");
+            cmd.arg("-c")
+                .arg(format!("exec 2>&1; {command}"))
+                .current_dir(&dir);
+            cmd.env("PATH", &path)
+                .env("ARBORES_STORE", &store)
+                .env("ARBORES_CACHE_DIR", cache_dir())
+                .env_remove("ARBORES_CLOCK");
+            let out = run(cmd, None);
+            last_status = out.status.code().unwrap_or(-1);
+            ran += 1;
+            stdout(&out)
+        };
+        assert_eq!(printed, expected, "$ {command}");
+    }
+    assert!(ran >= 4, "the block ran only {ran} commands");
+}
