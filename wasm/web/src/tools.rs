@@ -100,6 +100,23 @@ fn string_literal(text: &str) -> String {
 }
 
 impl RunJs {
+    /// `run` as the page sees it, with the "did you mean" note
+    /// (`Engine::unbound_hint`) on an unbound variable, as `eval` gives it.
+    fn with_hint(run: Run, engine: &arbores_core::Engine) -> RunJs {
+        let hint = match &run {
+            Run::Done(e) => e.error.as_ref().and_then(|err| engine.unbound_hint(err)),
+            Run::Suspended(_) => None,
+        };
+        let mut run = RunJs::of(run);
+        if let RunJs::Done {
+            error: Some(error), ..
+        } = &mut run
+        {
+            error.hint = hint;
+        }
+        run
+    }
+
     pub fn of(run: Run) -> RunJs {
         match run {
             Run::Done(e) => RunJs::Done {
@@ -199,7 +216,8 @@ impl Engine {
     /// `{status: "suspended", id, calls: [{tool, args, json}], output}`.
     /// Limits apply to each run slice.
     pub fn start(&mut self, source: &str) -> Result<JsValue, JsError> {
-        js(&RunJs::of(self.core().start(source)))
+        let run = self.core().start(source);
+        js(&RunJs::with_hint(run, self.core()))
     }
 
     /// Continues suspended evaluation `id` with one answer per call, in
@@ -221,7 +239,7 @@ impl Engine {
             .core()
             .resume(id, core_answers)
             .map_err(|e| JsError::new(&e))?;
-        js(&RunJs::of(run))
+        js(&RunJs::with_hint(run, self.core()))
     }
 
     /// Forgets suspended evaluation `id`; whether there was one.
@@ -358,6 +376,32 @@ mod tests {
                 r#"((x . y) (("title" . "Arbores \\ \"docs\"") ("n" . #(1 2.5 null))) "quota exceeded")"#
             )
         );
+    }
+
+    #[test]
+    fn an_unbound_name_gets_the_note_eval_gives() {
+        let mut e = search_engine();
+        let run = e.start("(serch \"a\" 1)");
+        let RunJs::Done {
+            error: Some(error), ..
+        } = RunJs::with_hint(run, &e)
+        else {
+            panic!("expected an error")
+        };
+        assert_eq!(error.hint.as_deref(), Some("did you mean `search`?"));
+        // After a resume too: the error comes from the second run slice.
+        let run = e.start("(begin (search \"a\" 1) (serch \"b\" 2))");
+        let Run::Suspended(s) = run else {
+            panic!("expected a suspension")
+        };
+        let run = e.resume(s.id, vec![ToolAnswer::Value("1".into())]).unwrap();
+        let RunJs::Done {
+            error: Some(error), ..
+        } = RunJs::with_hint(run, &e)
+        else {
+            panic!("expected an error")
+        };
+        assert_eq!(error.hint.as_deref(), Some("did you mean `search`?"));
     }
 
     #[test]
