@@ -45,6 +45,19 @@ pub struct Globals {
 
 const NONE: u32 = u32::MAX;
 
+/// What ends the name of the engine's own cell of a global (`reverse@(arbores)`):
+/// the engine's code (the prelude, the bundled libraries, what their macros
+/// introduce) reads and defines these cells, a program the plain ones, so
+/// a program that defines its own `reverse` or `cons` does not change how
+/// `map` or `guard` work. The reader cannot produce such a name (`@(`
+/// splits it), so no program can name the engine's cell.
+pub const ENGINE_CELL: &str = "@(arbores)";
+
+/// The name a program knows a global by: `name` without [`ENGINE_CELL`].
+pub fn program_name(name: &str) -> &str {
+    name.strip_suffix(ENGINE_CELL).unwrap_or(name)
+}
+
 impl Globals {
     /// The index of the global named `s`, creating an unbound one if needed.
     pub fn index(&mut self, s: Sym) -> u32 {

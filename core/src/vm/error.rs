@@ -228,7 +228,10 @@ impl Vm {
     pub(super) fn unbound(&self, g: u32, who: &str) -> Fault {
         let name = self.globals.names[g as usize];
         Fault::Error(
-            format!("{who}unbound variable: {}", self.syms.name(name)),
+            format!(
+                "{who}unbound variable: {}",
+                crate::compiler::globals::program_name(self.syms.name(name))
+            ),
             vec![],
         )
     }

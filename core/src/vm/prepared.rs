@@ -266,9 +266,15 @@ impl Vm {
 
 /// The globals holding the prelude procedures the VM calls itself.
 pub(super) fn prelude_hooks(vm: &mut Vm) -> PreludeHooks {
+    // The engine's own cells (`globals::ENGINE_CELL`): a program's
+    // definitions of these names do not change what the VM calls.
     let mut global = |name: &str| {
-        let s = vm.syms.intern(name);
-        vm.globals.lookup(s)
+        let cell = format!("{name}{}", crate::compiler::globals::ENGINE_CELL);
+        let s = vm.syms.intern(&cell);
+        vm.globals.lookup(s).or_else(|| {
+            let s = vm.syms.intern(name);
+            vm.globals.lookup(s)
+        })
     };
     PreludeHooks {
         raise: global("raise"),

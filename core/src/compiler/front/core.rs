@@ -69,7 +69,17 @@ impl Front<'_> {
             self.globals.syntax.remove(&name);
         }
         let g = self.globals.index(name);
-        Ok(Expr::DefineGlobal(g, Box::new(value)))
+        if !self.internal {
+            return Ok(Expr::DefineGlobal(g, Box::new(value)));
+        }
+        // The engine's definition goes to its own cell and, for programs,
+        // to the plain one.
+        let cell = self.engine_cell(name);
+        let c = self.globals.index(cell);
+        Ok(Expr::Seq(vec![
+            Expr::DefineGlobal(c, Box::new(value)),
+            Expr::DefineGlobal(g, Box::new(Expr::Global(c, pos))),
+        ]))
     }
 
     pub(super) async fn set(
@@ -103,11 +113,17 @@ impl Front<'_> {
                         *vpos,
                     );
                 }
-                Ok(Expr::SetGlobal(
-                    self.globals.index(s),
-                    Box::new(value),
-                    *vpos,
-                ))
+                let g = self.globals.index(s);
+                if !self.engine_code(id) {
+                    return Ok(Expr::SetGlobal(g, Box::new(value), *vpos));
+                }
+                // The engine's own cell, and the plain one kept the same.
+                let cell = self.engine_cell(s);
+                let c = self.globals.index(cell);
+                Ok(Expr::Seq(vec![
+                    Expr::SetGlobal(c, Box::new(value), *vpos),
+                    Expr::SetGlobal(g, Box::new(Expr::Global(c, *vpos)), *vpos),
+                ]))
             }
         }
     }

@@ -449,9 +449,47 @@ impl<'a> Front<'a> {
                         pos,
                     );
                 }
+                let s = self.cell_for(s, id);
                 Ok(Expr::Global(self.globals.index(s), pos))
             }
         }
+    }
+
+    /// Whether `id` belongs to the engine's own code: the prelude or a
+    /// bundled library being compiled, or what one of their macros
+    /// introduced into a program.
+    pub(super) fn engine_code(&self, id: &Ident) -> bool {
+        self.internal || introduced_by_builtin(id)
+    }
+
+    /// The global `id`, which means global `s`, reads and sets: the
+    /// engine's own cell of `s` for the engine's code, `s` itself for a
+    /// program's (`globals::ENGINE_CELL`).
+    pub(super) fn cell_for(&mut self, s: Sym, id: &Ident) -> Sym {
+        if self.engine_code(id) {
+            self.engine_cell(s)
+        } else {
+            s
+        }
+    }
+
+    /// The engine's own cell of global `s`, made on first use with the
+    /// value `s` has then (a primitive, or nothing yet: the engine's
+    /// `define` sets both).
+    pub(super) fn engine_cell(&mut self, s: Sym) -> Sym {
+        let name = self.syms.name(s);
+        if name.ends_with(super::globals::ENGINE_CELL) {
+            return s;
+        }
+        let cell = format!("{name}{}", super::globals::ENGINE_CELL);
+        let cell = self.syms.intern(&cell);
+        if self.globals.lookup(cell).is_none() {
+            let c = self.globals.index(cell);
+            if let Some(g) = self.globals.lookup(s) {
+                self.globals.values[c as usize] = self.globals.values[g as usize];
+            }
+        }
+        cell
     }
 
     fn note_reference(&mut self, v: VarId) {
