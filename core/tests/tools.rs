@@ -405,3 +405,25 @@ fn par_without_tools_is_just_a_list_of_values() {
     );
     assert_eq!(e.eval("(par)").value.as_deref(), Some("()"));
 }
+
+#[test]
+fn a_session_s_own_list_and_map_do_not_change_how_tools_and_par_work() {
+    // The engine's tool call, `par` and plans use the engine's `list`,
+    // `map` and `append`, not the session's (docs/ARCHITECTURE.md, "A
+    // program's definitions never change the engine's procedures").
+    let mut e = engine();
+    e.eval("(define (list . xs) 'mine) (define (map . xs) 'mine) (define (append . xs) 'mine)");
+    let s = suspended(e.start("(search \"cats\")"));
+    assert_eq!(s.calls, vec![call("search", &["\"cats\""])]);
+    let r = done(e.resume(s.id, vec![value("7")]).unwrap());
+    assert_eq!(r.value.as_deref(), Some("7"));
+    let s = suspended(e.start("(par (search \"a\") (calc \"1+1\"))"));
+    assert_eq!(
+        s.calls,
+        vec![call("search", &["\"a\""]), call("calc", &["\"1+1\""])]
+    );
+    let r = done(e.resume(s.id, vec![value("1"), value("2")]).unwrap());
+    assert_eq!(r.value.as_deref(), Some("(1 2)"));
+    // The session's own code sees its own definitions.
+    assert_eq!(e.eval("(list 1 2)").value.as_deref(), Some("mine"));
+}
