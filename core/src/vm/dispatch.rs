@@ -181,7 +181,7 @@ impl Vm {
                     }
                     Op::InlineLI { op: iop, slot, imm } => {
                         let x = self.stack[fp + slot as usize];
-                        if self.inline.ok & (1 << iop as u32) != 0 {
+                        if self.inline_intact(iop) {
                             if let Value::Int(a) = x {
                                 if let Some(r) = fixnum_op(iop, a, imm as i64) {
                                     acc = r;
@@ -244,12 +244,23 @@ impl Vm {
         }
     }
 
+    /// Whether inline operation `iop` may take its fast path: its global
+    /// still holds the original primitive, or the code running is the
+    /// engine's own, which means the engine's primitive whatever a program
+    /// defined (docs/ARCHITECTURE.md, "A program's definitions never
+    /// change the engine's procedures"). The guard is read first: it
+    /// holds in all but programs that redefine a primitive.
+    #[inline(always)]
+    fn inline_intact(&self, iop: Inline) -> bool {
+        self.inline.ok & (1 << iop as u32) != 0 || self.tmpl.internal
+    }
+
     /// The fast path of a binary inline operation whose guard holds: `eq?`,
     /// `cons`, and fixnum arithmetic and comparison. `None`: take the
     /// general path.
     #[inline(always)]
     fn inline2_fast(&mut self, iop: Inline, x: Value, y: Value) -> Option<Value> {
-        if self.inline.ok & (1 << iop as u32) == 0 {
+        if !self.inline_intact(iop) {
             return None;
         }
         match (iop, x, y) {
@@ -264,7 +275,7 @@ impl Vm {
     /// list predicates and accessors, `not`, `zero?` of a fixnum.
     #[inline(always)]
     fn inline1_fast(&self, iop: Inline, x: Value) -> Option<Value> {
-        if self.inline.ok & (1 << iop as u32) == 0 {
+        if !self.inline_intact(iop) {
             return None;
         }
         match (iop, x) {
@@ -357,7 +368,7 @@ impl Vm {
     ) -> Result<Option<Value>, VmError> {
         self.pc = pc;
         self.acc = acc;
-        if self.inline.ok & (1 << iop as u32) != 0 {
+        if self.inline_intact(iop) {
             return match self.inline(iop) {
                 Ok(()) => Ok(Some(self.acc)),
                 Err(f) => {
