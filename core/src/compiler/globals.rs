@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::special::Special;
-use crate::symbol::Sym;
+use crate::symbol::{Sym, SymbolTable};
 use crate::syntax::scope::Macro;
 use crate::value::Value;
 
@@ -83,6 +83,24 @@ impl Globals {
     /// The global a name stands for: itself unless an import renamed it.
     pub fn alias_target(&self, s: Sym) -> Sym {
         self.aliases.get(&s).copied().unwrap_or(s)
+    }
+
+    /// The engine's own cell of global `s` ([`ENGINE_CELL`]), made on
+    /// first use with the value `s` has then (a primitive, or nothing yet:
+    /// the engine's `define` sets both).
+    pub fn engine_cell(&mut self, syms: &mut SymbolTable, s: Sym) -> Sym {
+        let name = syms.name(s);
+        if name.ends_with(ENGINE_CELL) {
+            return s;
+        }
+        let cell = syms.intern(&format!("{name}{ENGINE_CELL}"));
+        if self.lookup(cell).is_none() {
+            let c = self.index(cell);
+            if let Some(g) = self.lookup(s) {
+                self.values[c as usize] = self.values[g as usize];
+            }
+        }
+        cell
     }
 
     pub fn define(&mut self, s: Sym, v: Value) {

@@ -62,12 +62,55 @@ impl Vm {
             self.run(t)
                 .map_err(|e| format!("prelude does not run: {}", e.message))?;
         }
+        self.make_cells_for_prelude_syntax();
         self.hooks = super::prepared::prelude_hooks(self);
         self.image = Some(Rc::new(super::image::PreludeImage::new(
             self, text, templates,
         )));
         self.collect_garbage();
         Ok(())
+    }
+
+    /// Makes the engine's own cell of every bound global the prelude's
+    /// macros name, so that they are part of the prelude's image: a
+    /// program using those macros then makes no global of its own that a
+    /// dump or snapshot would carry.
+    fn make_cells_for_prelude_syntax(&mut self) {
+        use crate::symbol::Sym;
+        use crate::syntax::Syn;
+        fn names(s: &Syn, out: &mut Vec<Sym>) {
+            match s {
+                Syn::Sym(id, _) => out.push(id.sym),
+                Syn::List(items, tail, _) => {
+                    items.iter().for_each(|i| names(i, out));
+                    if let Some(t) = tail {
+                        names(t, out);
+                    }
+                }
+                Syn::Vector(items, _) => items.iter().for_each(|i| names(i, out)),
+                Syn::LabelDef(_, inner, _) => names(inner, out),
+                Syn::Atom(..) | Syn::LabelRef(..) => {}
+            }
+        }
+        let mut named = Vec::new();
+        for entry in self.globals.syntax.values() {
+            if let crate::compiler::globals::GlobalSyntax::Macro(m) = entry {
+                for (_, template) in &m.rules {
+                    names(template, &mut named);
+                }
+            }
+        }
+        named.sort();
+        named.dedup();
+        for s in named {
+            let bound = self
+                .globals
+                .lookup(s)
+                .is_some_and(|g| !matches!(self.globals.values[g as usize], Value::Undefined));
+            if bound {
+                self.globals.engine_cell(&mut self.syms, s);
+            }
+        }
     }
 
     /// Reads and evaluates every form of `source` in order, within

@@ -113,17 +113,14 @@ impl Front<'_> {
                         *vpos,
                     );
                 }
-                let g = self.globals.index(s);
-                if !self.engine_code(id) {
-                    return Ok(Expr::SetGlobal(g, Box::new(value), *vpos));
-                }
-                // The engine's own cell, and the plain one kept the same.
-                let cell = self.engine_cell(s);
-                let c = self.globals.index(cell);
-                Ok(Expr::Seq(vec![
-                    Expr::SetGlobal(c, Box::new(value), *vpos),
-                    Expr::SetGlobal(g, Box::new(Expr::Global(c, *vpos)), *vpos),
-                ]))
+                // The engine's code sets its own cell only: what it keeps
+                // there (`%host-tools`, `par`'s escape) is its own state.
+                let s = self.cell_for(s, id);
+                Ok(Expr::SetGlobal(
+                    self.globals.index(s),
+                    Box::new(value),
+                    *vpos,
+                ))
             }
         }
     }

@@ -473,23 +473,9 @@ impl<'a> Front<'a> {
         }
     }
 
-    /// The engine's own cell of global `s`, made on first use with the
-    /// value `s` has then (a primitive, or nothing yet: the engine's
-    /// `define` sets both).
+    /// The engine's own cell of global `s` (`Globals::engine_cell`).
     pub(super) fn engine_cell(&mut self, s: Sym) -> Sym {
-        let name = self.syms.name(s);
-        if name.ends_with(super::globals::ENGINE_CELL) {
-            return s;
-        }
-        let cell = format!("{name}{}", super::globals::ENGINE_CELL);
-        let cell = self.syms.intern(&cell);
-        if self.globals.lookup(cell).is_none() {
-            let c = self.globals.index(cell);
-            if let Some(g) = self.globals.lookup(s) {
-                self.globals.values[c as usize] = self.globals.values[g as usize];
-            }
-        }
-        cell
+        self.globals.engine_cell(self.syms, s)
     }
 
     fn note_reference(&mut self, v: VarId) {
