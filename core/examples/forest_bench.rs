@@ -4,6 +4,8 @@
 //! cargo run --release -p arbores-core --example forest_bench [-- SIZES...]
 //! (sizes default to 100000 1000000)
 
+mod common;
+
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -222,16 +224,7 @@ fn bench(n: u64) {
 }
 
 fn main() {
-    let sizes: Vec<u64> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let sizes = if sizes.is_empty() {
-        vec![100_000, 1_000_000]
-    } else {
-        sizes
-    };
-    for n in sizes {
+    for n in common::sizes(&[100_000u64, 1_000_000]) {
         bench(n);
     }
 }

@@ -11,6 +11,8 @@
 //! `ef` (ef_search), `efc` (ef_construction), `links`, `heuristic` (0 or 1),
 //! `side` (side_set_max), `threshold` (exact_threshold).
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use arbores_core::repo::index::{
@@ -341,10 +343,6 @@ fn symbol_queries(rng: &mut Rng, nodes: &[Node], symbols: &SymbolIndex, deps: &D
 fn main() {
     // `symbols` skips the semantic index (its graph takes minutes at 1M).
     let semantic_too = !std::env::args().any(|a| a == "symbols");
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
     let mut config = SemanticConfig::default();
     for arg in std::env::args().skip(1) {
         let Some((key, value)) = arg.split_once('=') else {
@@ -370,12 +368,7 @@ fn main() {
     if semantic_too {
         println!("semantic config: {config:?}");
     }
-    let sizes = if sizes.is_empty() {
-        vec![100_000, 1_000_000]
-    } else {
-        sizes
-    };
-    for n in sizes {
+    for n in common::sizes(&[100_000usize, 1_000_000]) {
         bench(n, semantic_too, &config);
     }
 }

@@ -10,6 +10,8 @@
 //! time across 1, 100 and 1,000 deltas, search latencies, full and
 //! incremental export size and time, import time.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use arbores_core::repo::forest::Timestamp;
@@ -362,16 +364,7 @@ fn bench(n: u64) {
 }
 
 fn main() {
-    let sizes: Vec<u64> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let sizes = if sizes.is_empty() {
-        vec![100_000, 1_000_000]
-    } else {
-        sizes
-    };
-    for n in sizes {
+    for n in common::sizes(&[100_000u64, 1_000_000]) {
         bench(n);
     }
 }
