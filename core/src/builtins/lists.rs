@@ -7,6 +7,17 @@ use crate::heap::Heap;
 use crate::number::{Num, Work};
 use crate::value::{Object, Value};
 
+/// The `mem...` and `ass...` of one sameness: each primitive's name, and
+/// the name its errors give.
+macro_rules! searches {
+    ($t:ident, $mem:literal $mem_who:literal, $ass:literal $ass_who:literal, $same:expr) => {
+        $t.add($mem, 2, Some(2), |c, a| {
+            search(c, a, $mem_who, $same, false)
+        });
+        $t.add($ass, 2, Some(2), |c, a| search(c, a, $ass_who, $same, true));
+    };
+}
+
 // Long by design: a table, one entry per primitive.
 pub fn register(t: &mut PrimTable) {
     t.add("eq?", 2, Some(2), |_, a| Ok(boolean(a[0].eq(a[1]))));
@@ -152,24 +163,11 @@ pub fn register(t: &mut PrimTable) {
         }
         c.list_with_tail(&items, l)
     });
-    t.add("memq", 2, Some(2), |c, a| {
-        member(c, a, "memq", |_, x, y, _| Ok(x.eq(y)))
-    });
-    t.add("memv", 2, Some(2), |c, a| {
-        member(c, a, "memv", |h, x, y, _| Ok(eqv(h, x, y)))
-    });
-    t.add("%member", 2, Some(2), |c, a| {
-        member(c, a, "member", |h, x, y, b| equal(h, x, y, b))
-    });
-    t.add("assq", 2, Some(2), |c, a| {
-        assoc(c, a, "assq", |_, x, y, _| Ok(x.eq(y)))
-    });
-    t.add("assv", 2, Some(2), |c, a| {
-        assoc(c, a, "assv", |h, x, y, _| Ok(eqv(h, x, y)))
-    });
-    t.add("%assoc", 2, Some(2), |c, a| {
-        assoc(c, a, "assoc", |h, x, y, b| equal(h, x, y, b))
-    });
+    // `member` and `assoc` with their optional third argument are the
+    // prelude's, over `%member` and `%assoc`.
+    searches!(t, "memq" "memq", "assq" "assq", |_, x, y, _| Ok(x.eq(y)));
+    searches!(t, "memv" "memv", "assv" "assv", |h, x, y, _| Ok(eqv(h, x, y)));
+    searches!(t, "%member" "member", "%assoc" "assoc", |h, x, y, b| equal(h, x, y, b));
     t.add("symbol?", 1, Some(1), |_, a| {
         Ok(boolean(matches!(a[0], Value::Sym(_))))
     });
@@ -267,39 +265,24 @@ type Same = fn(&Heap, Value, Value, &mut Budget<'_>) -> Result<bool, Fault>;
 /// Units of work charged per element of a list walked.
 const WALK_UNITS: u64 = 4;
 
-fn member(c: &mut Ctx, a: &[Value], who: &str, same: Same) -> Result<Value, Fault> {
+/// `member`'s walk (`keys` false: the first tail of list a[1] whose car is
+/// the same as a[0]) and `assoc`'s (`keys` true: the first element of a[1],
+/// a list of pairs, whose car is), or #f.
+fn search(c: &mut Ctx, a: &[Value], who: &str, same: Same, keys: bool) -> Result<Value, Fault> {
     let mut l = a[1];
     let mut n = 0usize;
     while let Some((x, d)) = c.heap.pair(l) {
         c.budget.charge(WALK_UNITS)?;
-        if same(c.heap, a[0], x, &mut c.budget)? {
-            return Ok(l);
-        }
-        l = d;
-        n += 1;
-        if n > c.heap.slots() {
-            break;
-        }
-    }
-    if matches!(l, Value::Null) {
-        Ok(Value::Bool(false))
-    } else {
-        Err(type_error(c, who, "a proper list", a[1]))
-    }
-}
-
-fn assoc(c: &mut Ctx, a: &[Value], who: &str, same: Same) -> Result<Value, Fault> {
-    let mut l = a[1];
-    let mut n = 0usize;
-    while let Some((entry, d)) = c.heap.pair(l) {
-        c.budget.charge(WALK_UNITS)?;
-        match c.heap.pair(entry) {
-            Some((k, _)) => {
-                if same(c.heap, a[0], k, &mut c.budget)? {
-                    return Ok(entry);
-                }
+        let (key, found) = if !keys {
+            (x, l)
+        } else {
+            match c.heap.pair(x) {
+                Some((k, _)) => (k, x),
+                None => return Err(type_error(c, who, "a list of pairs", a[1])),
             }
-            None => return Err(type_error(c, who, "a list of pairs", a[1])),
+        };
+        if same(c.heap, a[0], key, &mut c.budget)? {
+            return Ok(found);
         }
         l = d;
         n += 1;
