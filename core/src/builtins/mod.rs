@@ -491,16 +491,81 @@ pub fn out_of_range(who: &str, k: impl std::fmt::Display, kind: &str, len: usize
     )
 }
 
-/// Checks that `n` items copied to index `at` fit in a destination of
-/// length `len` (the `*-copy!` procedures).
-pub fn fits(who: &str, at: usize, len: usize, n: usize) -> Result<(), Fault> {
-    if at > len || len - at < n {
+/// A kind of sequence that `-length`, `-ref`, `-set!` and `-copy!`
+/// procedures work on alike: vectors (of values), bytevectors (of bytes),
+/// strings (of characters).
+pub trait Elements: Copy + Sized {
+    /// The kind's name in errors.
+    const KIND: &'static str;
+    /// Its `-length`, `-ref` and `-set!` procedures.
+    const LENGTH: &'static str;
+    const REF: &'static str;
+    const SET: &'static str;
+    /// The elements of `v`, or the error that it is not of the kind.
+    fn of<'h>(c: &'h Ctx, who: &str, v: Value) -> Result<&'h Vec<Self>, Fault>;
+    /// The elements `s..e` of `v` (of the kind), their work charged as the
+    /// kind's copies charge it.
+    fn piece(c: &mut Ctx, who: &str, v: Value, s: usize, e: usize) -> Result<Vec<Self>, Fault> {
+        Ok(Self::of(c, who, v)?[s..e].to_vec())
+    }
+    /// The elements of an object of the kind, to write to.
+    fn of_mut(o: &mut Object) -> Option<&mut Vec<Self>>;
+    /// `v` as an element, or the error that it cannot be one.
+    fn element(c: &Ctx, who: &str, v: Value) -> Result<Self, Fault>;
+    /// The element as a value.
+    fn value(self) -> Value;
+}
+
+/// The kind's `(-length seq)`, `(-ref seq k)` and `(-set! seq k x)`.
+pub fn register_elements<T: Elements>(t: &mut PrimTable) {
+    t.add(T::LENGTH, 1, Some(1), |c, a| {
+        Ok(Value::Int(T::of(c, T::LENGTH, a[0])?.len() as i64))
+    });
+    t.add(T::REF, 2, Some(2), element_ref::<T>);
+    t.add(T::SET, 3, Some(3), element_set::<T>);
+}
+
+fn element_ref<T: Elements>(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
+    let who = T::REF;
+    let v = T::of(c, who, a[0])?;
+    let k = index(c, who, a[1])?;
+    v.get(k)
+        .map(|x| x.value())
+        .ok_or_else(|| out_of_range(who, k, T::KIND, v.len()))
+}
+
+fn element_set<T: Elements>(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
+    let who = T::SET;
+    let k = index(c, who, a[1])?;
+    let x = T::element(c, who, a[2])?;
+    let len = T::of(c, who, a[0])?.len();
+    match c.heap.obj_mut(a[0]).and_then(T::of_mut) {
+        Some(d) if k < len => {
+            d[k] = x;
+            Ok(Value::Unspecified)
+        }
+        _ => Err(out_of_range(who, k, T::KIND, len)),
+    }
+}
+
+/// `(WHO to at from [start [end]])`: `vector-copy!`, `bytevector-copy!`,
+/// `string-copy!`.
+pub fn copy_into<T: Elements>(c: &mut Ctx, who: &str, a: &[Value]) -> Result<Value, Fault> {
+    let at = index(c, who, a[1])?;
+    let len = T::of(c, who, a[2])?.len();
+    let (s, e) = range(c, who, a, 3, len)?;
+    let piece = T::piece(c, who, a[2], s, e)?;
+    let dlen = T::of(c, who, a[0])?.len();
+    if at > dlen || dlen - at < piece.len() {
         return Err(Fault::Error(
             format!("{who}: the destination is too short"),
             vec![],
         ));
     }
-    Ok(())
+    if let Some(d) = c.heap.obj_mut(a[0]).and_then(T::of_mut) {
+        d[at..at + piece.len()].copy_from_slice(&piece);
+    }
+    Ok(Value::Unspecified)
 }
 
 pub fn boolean(b: bool) -> Value {

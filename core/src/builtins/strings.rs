@@ -2,8 +2,8 @@
 
 use super::chars::{downcase, foldcase, upcase};
 use super::{
-    boolean, character, fits, index, list_items, out_of_range, range, string, type_error, Ctx,
-    Fault, PrimTable,
+    boolean, character, copy_into, index, list_items, range, register_elements, string, type_error,
+    Ctx, Elements, Fault, PrimTable,
 };
 use crate::value::{Object, Value};
 
@@ -28,28 +28,7 @@ pub fn register(t: &mut PrimTable) {
         }
         Ok(c.heap.alloc(Object::Str(s)))
     });
-    t.add("string-length", 1, Some(1), |c, a| {
-        Ok(Value::Int(string(c, "string-length", a[0])?.len() as i64))
-    });
-    t.add("string-ref", 2, Some(2), |c, a| {
-        let s = string(c, "string-ref", a[0])?;
-        let k = index(c, "string-ref", a[1])?;
-        s.get(k)
-            .map(|ch| Value::Char(*ch))
-            .ok_or_else(|| out_of_range("string-ref", k, "string", s.len()))
-    });
-    t.add("string-set!", 3, Some(3), |c, a| {
-        let k = index(c, "string-set!", a[1])?;
-        let ch = character(c, "string-set!", a[2])?;
-        let len = string(c, "string-set!", a[0])?.len();
-        match c.heap.obj_mut(a[0]) {
-            Some(Object::Str(s)) if k < len => {
-                s[k] = ch;
-                Ok(Value::Unspecified)
-            }
-            _ => Err(out_of_range("string-set!", k, "string", len)),
-        }
-    });
+    register_elements::<char>(t);
     t.add("string=?", 1, None, |c, a| {
         compare(c, a, "string=?", false, |o| o.is_eq())
     });
@@ -129,16 +108,7 @@ pub fn register(t: &mut PrimTable) {
         Ok(c.heap.alloc(Object::Str(s)))
     });
     t.add("string-copy!", 3, Some(5), |c, a| {
-        let at = index(c, "string-copy!", a[1])?;
-        let src = string(c, "string-copy!", a[2])?;
-        let (start, end) = range(c, "string-copy!", a, 3, src.len())?;
-        let piece: Vec<char> = src[start..end].to_vec();
-        let dst_len = string(c, "string-copy!", a[0])?.len();
-        fits("string-copy!", at, dst_len, piece.len())?;
-        if let Some(Object::Str(d)) = c.heap.obj_mut(a[0]) {
-            d[at..at + piece.len()].copy_from_slice(&piece);
-        }
-        Ok(Value::Unspecified)
+        copy_into::<char>(c, "string-copy!", a)
     });
     t.add("string-fill!", 2, Some(4), |c, a| {
         let ch = character(c, "string-fill!", a[1])?;
@@ -211,6 +181,28 @@ fn copy(c: &mut Ctx, a: &[Value], who: &str) -> Result<Value, Fault> {
     let s = string(c, who, a[0])?;
     let piece = s[start..end].to_vec();
     Ok(c.heap.alloc(Object::Str(piece)))
+}
+
+impl Elements for char {
+    const KIND: &'static str = "string";
+    const LENGTH: &'static str = "string-length";
+    const REF: &'static str = "string-ref";
+    const SET: &'static str = "string-set!";
+    fn of<'h>(c: &'h Ctx, who: &str, v: Value) -> Result<&'h Vec<char>, Fault> {
+        string(c, who, v)
+    }
+    fn of_mut(o: &mut Object) -> Option<&mut Vec<char>> {
+        match o {
+            Object::Str(d) => Some(d),
+            _ => None,
+        }
+    }
+    fn element(c: &Ctx, who: &str, v: Value) -> Result<char, Fault> {
+        character(c, who, v)
+    }
+    fn value(self) -> Value {
+        Value::Char(self)
+    }
 }
 
 /// Makes sure a new string of `n` characters fits under the memory cap,

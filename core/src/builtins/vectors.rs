@@ -1,8 +1,8 @@
 //! Vectors and bytevectors (R7RS 6.8, 6.9).
 
 use super::{
-    boolean, character, fits, index, list_items, out_of_range, range, string, type_error, Ctx,
-    Fault, PrimTable,
+    boolean, character, copy_into, index, list_items, range, register_elements, string, type_error,
+    Ctx, Elements, Fault, PrimTable,
 };
 use crate::value::{Object, Value};
 
@@ -26,27 +26,7 @@ pub fn register(t: &mut PrimTable) {
     t.add("vector", 0, None, |c, a| {
         Ok(c.heap.alloc(Object::Vector(a.to_vec())))
     });
-    t.add("vector-length", 1, Some(1), |c, a| {
-        Ok(Value::Int(vector(c, "vector-length", a[0])?.len() as i64))
-    });
-    t.add("vector-ref", 2, Some(2), |c, a| {
-        let v = vector(c, "vector-ref", a[0])?;
-        let k = index(c, "vector-ref", a[1])?;
-        v.get(k)
-            .copied()
-            .ok_or_else(|| out_of_range("vector-ref", k, "vector", v.len()))
-    });
-    t.add("vector-set!", 3, Some(3), |c, a| {
-        let k = index(c, "vector-set!", a[1])?;
-        let len = vector(c, "vector-set!", a[0])?.len();
-        match c.heap.obj_mut(a[0]) {
-            Some(Object::Vector(v)) if k < len => {
-                v[k] = a[2];
-                Ok(Value::Unspecified)
-            }
-            _ => Err(out_of_range("vector-set!", k, "vector", len)),
-        }
-    });
+    register_elements::<Value>(t);
     t.add("vector->list", 1, Some(3), |c, a| {
         let v = vector(c, "vector->list", a[0])?;
         let (s, e) = range(c, "vector->list", a, 1, v.len())?;
@@ -81,16 +61,7 @@ pub fn register(t: &mut PrimTable) {
         Ok(c.heap.alloc(Object::Vector(items)))
     });
     t.add("vector-copy!", 3, Some(5), |c, a| {
-        let at = index(c, "vector-copy!", a[1])?;
-        let src = vector(c, "vector-copy!", a[2])?;
-        let (s, e) = range(c, "vector-copy!", a, 3, src.len())?;
-        let piece = values_charged(c, "vector-copy!", a[2], s, e)?;
-        let dlen = vector(c, "vector-copy!", a[0])?.len();
-        fits("vector-copy!", at, dlen, piece.len())?;
-        if let Some(Object::Vector(d)) = c.heap.obj_mut(a[0]) {
-            d[at..at + piece.len()].copy_from_slice(&piece);
-        }
-        Ok(Value::Unspecified)
+        copy_into::<Value>(c, "vector-copy!", a)
     });
     t.add("vector-append", 0, None, |c, a| {
         let mut total = 0usize;
@@ -148,28 +119,7 @@ pub fn register(t: &mut PrimTable) {
         }
         Ok(c.heap.alloc(Object::Bytevector(out)))
     });
-    t.add("bytevector-length", 1, Some(1), |c, a| {
-        Ok(Value::Int(bytes(c, "bytevector-length", a[0])?.len() as i64))
-    });
-    t.add("bytevector-u8-ref", 2, Some(2), |c, a| {
-        let b = bytes(c, "bytevector-u8-ref", a[0])?;
-        let k = index(c, "bytevector-u8-ref", a[1])?;
-        b.get(k)
-            .map(|x| Value::Int(*x as i64))
-            .ok_or_else(|| out_of_range("bytevector-u8-ref", k, "bytevector", b.len()))
-    });
-    t.add("bytevector-u8-set!", 3, Some(3), |c, a| {
-        let k = index(c, "bytevector-u8-set!", a[1])?;
-        let x = byte(c, "bytevector-u8-set!", a[2])?;
-        let len = bytes(c, "bytevector-u8-set!", a[0])?.len();
-        match c.heap.obj_mut(a[0]) {
-            Some(Object::Bytevector(b)) if k < len => {
-                b[k] = x;
-                Ok(Value::Unspecified)
-            }
-            _ => Err(out_of_range("bytevector-u8-set!", k, "bytevector", len)),
-        }
-    });
+    register_elements::<u8>(t);
     t.add("bytevector-copy", 1, Some(3), |c, a| {
         let b = bytes(c, "bytevector-copy", a[0])?;
         let (s, e) = range(c, "bytevector-copy", a, 1, b.len())?;
@@ -177,16 +127,7 @@ pub fn register(t: &mut PrimTable) {
         Ok(c.heap.alloc(Object::Bytevector(piece)))
     });
     t.add("bytevector-copy!", 3, Some(5), |c, a| {
-        let at = index(c, "bytevector-copy!", a[1])?;
-        let src = bytes(c, "bytevector-copy!", a[2])?;
-        let (s, e) = range(c, "bytevector-copy!", a, 3, src.len())?;
-        let piece = src[s..e].to_vec();
-        let dlen = bytes(c, "bytevector-copy!", a[0])?.len();
-        fits("bytevector-copy!", at, dlen, piece.len())?;
-        if let Some(Object::Bytevector(d)) = c.heap.obj_mut(a[0]) {
-            d[at..at + piece.len()].copy_from_slice(&piece);
-        }
-        Ok(Value::Unspecified)
+        copy_into::<u8>(c, "bytevector-copy!", a)
     });
     t.add("bytevector-append", 0, None, |c, a| {
         let mut out = Vec::new();
@@ -271,6 +212,53 @@ pub(super) fn chars_charged(
         out.extend(string(c, who, v)?[i..j].iter().map(|ch| Value::Char(*ch)));
         Ok(())
     })
+}
+
+impl Elements for Value {
+    const KIND: &'static str = "vector";
+    const LENGTH: &'static str = "vector-length";
+    const REF: &'static str = "vector-ref";
+    const SET: &'static str = "vector-set!";
+    fn of<'h>(c: &'h Ctx, who: &str, v: Value) -> Result<&'h Vec<Value>, Fault> {
+        vector(c, who, v)
+    }
+    fn piece(c: &mut Ctx, who: &str, v: Value, s: usize, e: usize) -> Result<Vec<Value>, Fault> {
+        values_charged(c, who, v, s, e)
+    }
+    fn of_mut(o: &mut Object) -> Option<&mut Vec<Value>> {
+        match o {
+            Object::Vector(d) => Some(d),
+            _ => None,
+        }
+    }
+    fn element(_: &Ctx, _: &str, v: Value) -> Result<Value, Fault> {
+        Ok(v)
+    }
+    fn value(self) -> Value {
+        self
+    }
+}
+
+impl Elements for u8 {
+    const KIND: &'static str = "bytevector";
+    const LENGTH: &'static str = "bytevector-length";
+    const REF: &'static str = "bytevector-u8-ref";
+    const SET: &'static str = "bytevector-u8-set!";
+    fn of<'h>(c: &'h Ctx, who: &str, v: Value) -> Result<&'h Vec<u8>, Fault> {
+        bytes(c, who, v)
+    }
+    fn of_mut(o: &mut Object) -> Option<&mut Vec<u8>> {
+        match o {
+            Object::Bytevector(d) => Some(d),
+            _ => None,
+        }
+    }
+    fn element(c: &Ctx, who: &str, v: Value) -> Result<u8, Fault> {
+        byte(c, who, v)
+    }
+    fn value(self) -> Value {
+        Value::Int(self as i64)
+    }
 }
 
 fn vector<'h>(c: &'h Ctx, who: &str, v: Value) -> Result<&'h Vec<Value>, Fault> {
