@@ -303,25 +303,19 @@
       (set-cs-ranges! cs (%cs-complement (ranges-of 'char-set-complement! cs)))
       cs)
 
-    (define (char-set-union! cs . sets)
-      (set-cs-ranges! cs (fold-ranges 'char-set-union! %cs-union
-                                      (ranges-of 'char-set-union! cs) sets))
+    ;; cs's ranges become op folded over them and those of `sets`, for
+    ;; procedure `who`; cs. Each operation below is a `define` of its own,
+    ;; so that its arity errors name it.
+    (define (update! who op cs sets)
+      (set-cs-ranges! cs (fold-ranges who op (ranges-of who cs) sets))
       cs)
 
+    (define (char-set-union! cs . sets) (update! 'char-set-union! %cs-union cs sets))
     (define (char-set-intersection! cs . sets)
-      (set-cs-ranges! cs (fold-ranges 'char-set-intersection! %cs-intersection
-                                      (ranges-of 'char-set-intersection! cs) sets))
-      cs)
-
+      (update! 'char-set-intersection! %cs-intersection cs sets))
     (define (char-set-difference! cs . sets)
-      (set-cs-ranges! cs (fold-ranges 'char-set-difference! %cs-difference
-                                      (ranges-of 'char-set-difference! cs) sets))
-      cs)
-
-    (define (char-set-xor! cs . sets)
-      (set-cs-ranges! cs (fold-ranges 'char-set-xor! %cs-xor
-                                      (ranges-of 'char-set-xor! cs) sets))
-      cs)
+      (update! 'char-set-difference! %cs-difference cs sets))
+    (define (char-set-xor! cs . sets) (update! 'char-set-xor! %cs-xor cs sets))
 
     (define (char-set-diff+intersection! cs1 cs2 . sets)
       (let* ((r (ranges-of 'char-set-diff+intersection! cs1))

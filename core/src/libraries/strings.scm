@@ -418,21 +418,18 @@
 
     ;; ---- searching ---------------------------------------------------------------
 
-    (define (string-index s x . opt)
-      (let-values (((start end) (bounds 'string-index s opt)))
-        (find 'string-index x s start end #t #f)))
+    ;; The first (right: the last) index of s[start, end) whose character x
+    ;; matches (want #t) or does not (want #f), for procedure `who` with
+    ;; its optional arguments `opt`. Each search below is a `define` of its
+    ;; own, so that its arity errors name it.
+    (define (seek who s x opt want right)
+      (let-values (((start end) (bounds who s opt)))
+        (find who x s start end want right)))
 
-    (define (string-index-right s x . opt)
-      (let-values (((start end) (bounds 'string-index-right s opt)))
-        (find 'string-index-right x s start end #t #t)))
-
-    (define (string-skip s x . opt)
-      (let-values (((start end) (bounds 'string-skip s opt)))
-        (find 'string-skip x s start end #f #f)))
-
-    (define (string-skip-right s x . opt)
-      (let-values (((start end) (bounds 'string-skip-right s opt)))
-        (find 'string-skip-right x s start end #f #t)))
+    (define (string-index s x . opt) (seek 'string-index s x opt #t #f))
+    (define (string-index-right s x . opt) (seek 'string-index-right s x opt #t #t))
+    (define (string-skip s x . opt) (seek 'string-skip s x opt #f #f))
+    (define (string-skip-right s x . opt) (seek 'string-skip-right s x opt #f #t))
 
     (define (string-count s x . opt)
       (let-values (((start end) (bounds 'string-count s opt)))

@@ -1,0 +1,3 @@
+(import (scheme base) (srfi 13))
+(define (first-b s) (+ 1 (string-index s)))
+(first-b "abc")
