@@ -128,13 +128,7 @@ fn main() -> ExitCode {
         let words = Words::new(ix.lexicon.as_deref(), &ix.semantic, &ix.fusion, &text);
         let lq = ix.lexical.query(&text, &words).unwrap();
         println!("{lq:?}");
-        let qv = arbores_core::repo::index::hybrid::query_vector(
-            &ix.semantic,
-            ix.lexicon.as_deref(),
-            &ix.fusion,
-            &text,
-        )
-        .unwrap();
+        let qv = arbores_core::repo::index::hybrid::query_vector(ix.scoring(), &text).unwrap();
         let hits = ix
             .search(
                 &text,

@@ -337,16 +337,7 @@ fn semantic_search(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
             .nodes_at(version)
             .map_err(|e| forest_error(a.who, e))?
             .map_while(|n| n.map_err(|e| unreadable = Some(e)).ok());
-        let ix = &ctx.k.indexes;
-        let hits = hybrid::scan(
-            nodes,
-            &ix.semantic,
-            ix.lexicon.as_deref(),
-            &ix.fusion,
-            &query,
-            &q,
-        )
-        .map_err(err)?;
+        let hits = hybrid::scan(nodes, ctx.k.indexes.scoring(), &query, &q).map_err(err)?;
         if let Some(e) = unreadable {
             return Err(forest_error(a.who, e.into()));
         }

@@ -289,15 +289,25 @@ fn rendition_by(
     }
 }
 
+/// What a search takes besides the lexical scorer: the semantic index
+/// (the embedder and the nodes' vectors), the lexicon that translates a
+/// query's words, and how the two scores are fused.
+#[derive(Clone, Copy)]
+pub struct Scoring<'a> {
+    pub semantic: &'a SemanticIndex,
+    pub lexicon: Option<&'a Lexicon>,
+    pub fusion: &'a Fusion,
+}
+
 /// The query's vector: its own embedding and, when the lexicon translates
 /// some of its words, the embedding of its rendition (`rendition`) beside
 /// it, so that the query is said in both languages.
-pub fn query_vector(
-    semantic: &SemanticIndex,
-    lexicon: Option<&Lexicon>,
-    fusion: &Fusion,
-    text: &str,
-) -> Result<Option<Vec<f32>>, IndexError> {
+pub fn query_vector(scoring: Scoring<'_>, text: &str) -> Result<Option<Vec<f32>>, IndexError> {
+    let Scoring {
+        semantic,
+        lexicon,
+        fusion,
+    } = scoring;
     let own = semantic.embed_query(text)?;
     let w = fusion.rendition_weight;
     let Some(l) = lexicon.filter(|_| w > 0.0) else {
@@ -328,14 +338,12 @@ pub fn query_vector(
 /// What both scorers ask of `text`: its lexical query and its vector.
 fn queries(
     lexical: &LexicalIndex,
-    semantic: &SemanticIndex,
-    lexicon: Option<&Lexicon>,
-    fusion: &Fusion,
+    scoring: Scoring<'_>,
     text: &str,
 ) -> Result<(LexicalQuery, Option<Vec<f32>>), IndexError> {
-    let words = Words::new(lexicon, semantic, fusion, text);
+    let words = Words::new(scoring.lexicon, scoring.semantic, scoring.fusion, text);
     let lq = lexical.query(text, &words).map_err(IndexError::Store)?;
-    Ok((lq, query_vector(semantic, lexicon, fusion, text)?))
+    Ok((lq, query_vector(scoring, text)?))
 }
 
 /// The nodes best matching `text` by both scorers: by fused score, highest
@@ -343,17 +351,17 @@ fn queries(
 /// threshold, only nodes of its type if it names one.
 pub fn search(
     lexical: &LexicalIndex,
-    semantic: &SemanticIndex,
-    lexicon: Option<&Lexicon>,
-    fusion: &Fusion,
+    scoring: Scoring<'_>,
     text: &str,
     query: &SemanticQuery<'_>,
 ) -> Result<Vec<SemanticHit>, IndexError> {
-    if query.top_k == 0 {
+    let Some(mut hits) = Hits::of(query) else {
         return Ok(Vec::new());
-    }
-    let threshold = threshold_of(query);
-    let (lq, qv) = queries(&lexical, semantic, lexicon, fusion, text)?;
+    };
+    let Scoring {
+        semantic, fusion, ..
+    } = scoring;
+    let (lq, qv) = queries(lexical, scoring, text)?;
     let wanted = fusion.candidates.max(query.top_k.saturating_mul(3));
     let mut ids: Vec<NodeId> = Vec::new();
     if let Some(v) = &qv {
@@ -415,7 +423,7 @@ pub fn search(
         .map(|c| match c.2 {
             Ok(s) | Err((s, _)) => s,
         })
-        .filter(|&s| s > 0.0 && s >= threshold)
+        .filter(|&s| hits.keeps(s))
         .collect();
     let bar = if sure.len() >= query.top_k {
         let k = query.top_k - 1;
@@ -423,28 +431,61 @@ pub fn search(
     } else {
         f32::NEG_INFINITY
     };
-    let mut hits: Vec<SemanticHit> = Vec::with_capacity(scored.len());
     for (id, cosine, fused) in scored {
         let score = match fused {
             Ok(s) => s,
             Err((_, most)) if most < bar => continue,
             Err(_) => fusion.fuse(cosine, lexical.score(&lq, id).map_err(IndexError::Store)?),
         };
-        if score > 0.0 && score >= threshold {
-            hits.push(SemanticHit { id, score });
-        }
+        hits.offer(id, score);
     }
-    hits.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
-    hits.truncate(query.top_k);
-    Ok(hits)
+    Ok(hits.best())
 }
 
-/// The query's threshold as a score: from 0 to 1, and 0 if it is NaN.
-fn threshold_of(query: &SemanticQuery<'_>) -> f32 {
-    if query.threshold.is_nan() {
-        0.0
-    } else {
-        query.threshold.clamp(0.0, 1.0)
+/// A query's hits as its nodes are scored: only positive scores at least
+/// its threshold count; the best `top_k` of them are the answer.
+struct Hits {
+    /// The query's threshold as a score: from 0 to 1, and 0 if it is NaN.
+    threshold: f32,
+    top_k: usize,
+    found: Vec<SemanticHit>,
+}
+
+impl Hits {
+    /// None for a query that asks for no hits.
+    fn of(query: &SemanticQuery<'_>) -> Option<Hits> {
+        if query.top_k == 0 {
+            return None;
+        }
+        let threshold = if query.threshold.is_nan() {
+            0.0
+        } else {
+            query.threshold.clamp(0.0, 1.0)
+        };
+        Some(Hits {
+            threshold,
+            top_k: query.top_k,
+            found: Vec::new(),
+        })
+    }
+
+    /// Whether a node of this score would be a hit (if among the best).
+    fn keeps(&self, score: f32) -> bool {
+        score > 0.0 && score >= self.threshold
+    }
+
+    fn offer(&mut self, id: NodeId, score: f32) {
+        if self.keeps(score) {
+            self.found.push(SemanticHit { id, score });
+        }
+    }
+
+    /// The best hits, highest score first, then by ascending id.
+    fn best(mut self) -> Vec<SemanticHit> {
+        let hits = &mut self.found;
+        hits.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
+        hits.truncate(self.top_k);
+        self.found
     }
 }
 
@@ -453,16 +494,16 @@ fn threshold_of(query: &SemanticQuery<'_>) -> f32 {
 /// embedder. Every node is scored, so the result is exact.
 pub fn scan<'a>(
     nodes: impl Iterator<Item = &'a Node>,
-    semantic: &SemanticIndex,
-    lexicon: Option<&Lexicon>,
-    fusion: &Fusion,
+    scoring: Scoring<'_>,
     text: &str,
     query: &SemanticQuery<'_>,
 ) -> Result<Vec<SemanticHit>, IndexError> {
-    if query.top_k == 0 {
+    let Some(mut hits) = Hits::of(query) else {
         return Ok(Vec::new());
-    }
-    let threshold = threshold_of(query);
+    };
+    let Scoring {
+        semantic, fusion, ..
+    } = scoring;
     let mut lexical = LexicalIndex::new(FieldWeights::default());
     let mut vectors: Vec<(NodeId, Option<Vec<f32>>)> = Vec::new();
     for node in nodes {
@@ -478,21 +519,18 @@ pub fn scan<'a>(
         };
         vectors.push((node.id, v));
     }
-    let (lq, qv) = queries(&lexical, semantic, lexicon, fusion, text)?;
-    let mut hits: Vec<SemanticHit> = Vec::with_capacity(vectors.len());
+    let (lq, qv) = queries(&lexical, scoring, text)?;
     for (id, v) in vectors {
         let cosine = match (&qv, &v) {
             (Some(q), Some(v)) => dot(q, v).clamp(0.0, 1.0),
             _ => 0.0,
         };
-        let score = fusion.fuse(cosine, lexical.score(&lq, id).map_err(IndexError::Store)?);
-        if score > 0.0 && score >= threshold {
-            hits.push(SemanticHit { id, score });
-        }
+        hits.offer(
+            id,
+            fusion.fuse(cosine, lexical.score(&lq, id).map_err(IndexError::Store)?),
+        );
     }
-    hits.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
-    hits.truncate(query.top_k);
-    Ok(hits)
+    Ok(hits.best())
 }
 
 #[cfg(test)]
@@ -538,6 +576,14 @@ mod tests {
         indexes_of(&nodes())
     }
 
+    fn sc<'a>(sem: &'a SemanticIndex, lexicon: Option<&'a Lexicon>, f: &'a Fusion) -> Scoring<'a> {
+        Scoring {
+            semantic: sem,
+            lexicon,
+            fusion: f,
+        }
+    }
+
     fn q(top_k: usize, threshold: f32, kind: Option<&str>) -> SemanticQuery<'_> {
         SemanticQuery {
             top_k,
@@ -552,7 +598,7 @@ mod tests {
         let f = Fusion::default();
         // "sort" in English finds the Chinese description by meaning, and
         // the English ones by words too.
-        let hits = search(&lex, &sem, None, &f, "sort", &q(10, 0.0, None)).unwrap();
+        let hits = search(&lex, sc(&sem, None, &f), "sort", &q(10, 0.0, None)).unwrap();
         let ids: Vec<NodeId> = hits.iter().map(|h| h.id).collect();
         assert!(
             ids.contains(&1) && ids.contains(&2) && ids.contains(&4),
@@ -562,20 +608,26 @@ mod tests {
         assert!(hits.iter().all(|h| h.score > 0.0 && h.score <= 1.0));
         assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
         // A symbol name finds its node first.
-        let hits = search(&lex, &sem, None, &f, "tree-walk", &q(10, 0.0, None)).unwrap();
+        let hits = search(&lex, sc(&sem, None, &f), "tree-walk", &q(10, 0.0, None)).unwrap();
         assert_eq!(hits[0].id, 3);
         // Options.
-        let one = search(&lex, &sem, None, &f, "sort", &q(1, 0.0, None)).unwrap();
+        let one = search(&lex, sc(&sem, None, &f), "sort", &q(1, 0.0, None)).unwrap();
         assert_eq!(one.len(), 1);
-        let consts = search(&lex, &sem, None, &f, "sort", &q(10, 0.0, Some("constant"))).unwrap();
+        let consts = search(
+            &lex,
+            sc(&sem, None, &f),
+            "sort",
+            &q(10, 0.0, Some("constant")),
+        )
+        .unwrap();
         assert_eq!(consts.iter().map(|h| h.id).collect::<Vec<_>>(), vec![4]);
-        let all = search(&lex, &sem, None, &f, "sort", &q(10, 0.0, None)).unwrap();
-        let cut = search(&lex, &sem, None, &f, "sort", &q(10, all[1].score, None)).unwrap();
+        let all = search(&lex, sc(&sem, None, &f), "sort", &q(10, 0.0, None)).unwrap();
+        let cut = search(&lex, sc(&sem, None, &f), "sort", &q(10, all[1].score, None)).unwrap();
         assert_eq!(cut, all[..2].to_vec());
-        assert!(search(&lex, &sem, None, &f, "", &q(10, 0.0, None))
+        assert!(search(&lex, sc(&sem, None, &f), "", &q(10, 0.0, None))
             .unwrap()
             .is_empty());
-        assert!(search(&lex, &sem, None, &f, "sort", &q(0, 0.0, None))
+        assert!(search(&lex, sc(&sem, None, &f), "sort", &q(0, 0.0, None))
             .unwrap()
             .is_empty());
     }
@@ -587,8 +639,8 @@ mod tests {
         for text in ["sort", "排序", "tree walk", "order", "zebra words"] {
             for kind in [None, Some("function")] {
                 let query = q(10, 0.0, kind);
-                let a = search(&lex, &sem, None, &f, text, &query).unwrap();
-                let b = scan(nodes().iter(), &sem, None, &f, text, &query).unwrap();
+                let a = search(&lex, sc(&sem, None, &f), text, &query).unwrap();
+                let b = scan(nodes().iter(), sc(&sem, None, &f), text, &query).unwrap();
                 assert_eq!(a.len(), b.len(), "{text}");
                 for (x, y) in a.iter().zip(&b) {
                     assert_eq!(x.id, y.id, "{text}");
@@ -614,7 +666,7 @@ mod tests {
         let f = Fusion::default();
         let l = Some(&lexicon);
         let top = |text: &str, l: Option<&Lexicon>| {
-            search(&lex, &sem, l, &f, text, &q(10, 0.0, None))
+            search(&lex, sc(&sem, l, &f), text, &q(10, 0.0, None))
                 .unwrap()
                 .iter()
                 .map(|h| h.id)
@@ -625,8 +677,8 @@ mod tests {
         assert_eq!(top("二叉树插入", l)[0], 6);
         for text in ["复利", "二叉树插入", "排序", "sort 堆", "tree"] {
             let query = q(10, 0.0, None);
-            let a = search(&lex, &sem, l, &f, text, &query).unwrap();
-            let b = scan(all.iter(), &sem, l, &f, text, &query).unwrap();
+            let a = search(&lex, sc(&sem, l, &f), text, &query).unwrap();
+            let b = scan(all.iter(), sc(&sem, l, &f), text, &query).unwrap();
             assert_eq!(a.len(), b.len(), "{text}");
             for (x, y) in a.iter().zip(&b) {
                 assert_eq!(x.id, y.id, "{text}");
@@ -681,8 +733,8 @@ mod tests {
                     (5, 0.0, Some("constant")),
                 ] {
                     let query = q(top_k, threshold, kind);
-                    let a = search(&lex, &sem, None, &f, text, &query).unwrap();
-                    let b = scan(all.iter(), &sem, None, &f, text, &query).unwrap();
+                    let a = search(&lex, sc(&sem, None, &f), text, &query).unwrap();
+                    let b = scan(all.iter(), sc(&sem, None, &f), text, &query).unwrap();
                     let ids = |h: &[SemanticHit]| h.iter().map(|h| h.id).collect::<Vec<_>>();
                     assert_eq!(ids(&a), ids(&b), "{text} {candidates} {top_k}");
                     for (x, y) in a.iter().zip(&b) {

@@ -425,6 +425,15 @@ impl Indexes {
         self.apply_all(changes.iter().map(|(o, n)| (o.as_ref(), n.as_ref())))
     }
 
+    /// What a search scores with besides the lexical index.
+    pub fn scoring(&self) -> hybrid::Scoring<'_> {
+        hybrid::Scoring {
+            semantic: &self.semantic,
+            lexicon: self.lexicon.as_deref(),
+            fusion: &self.fusion,
+        }
+    }
+
     /// The nodes that best match `text`, by the fused lexical and vector
     /// score (see `hybrid`). Call `semantic.maintain()` first to have the
     /// graph work deferred by commits and loads done (else the search is
@@ -434,14 +443,7 @@ impl Indexes {
         text: &str,
         query: &SemanticQuery<'_>,
     ) -> Result<Vec<SemanticHit>, IndexError> {
-        hybrid::search(
-            &self.lexical,
-            &self.semantic,
-            self.lexicon.as_deref(),
-            &self.fusion,
-            text,
-            query,
-        )
+        hybrid::search(&self.lexical, self.scoring(), text, query)
     }
 
     /// Forget everything and index exactly `nodes` (loading a version from
