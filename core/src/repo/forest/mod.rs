@@ -1077,17 +1077,6 @@ impl VersionForest {
         self.commit_pending_with(pending, description, timestamp, false, indexes)
     }
 
-    /// As `commit_pending`, storing `indexes` with the version.
-    pub fn commit_pending_indexed(
-        &mut self,
-        pending: Pending,
-        description: &str,
-        timestamp: Timestamp,
-        indexes: IndexMaps,
-    ) -> Result<Committed, ForestError> {
-        self.commit_pending_with(pending, description, timestamp, true, indexes)
-    }
-
     fn commit_pending_with(
         &mut self,
         pending: Pending,
