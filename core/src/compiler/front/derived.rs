@@ -107,15 +107,13 @@ impl Front<'_> {
         pos: Pos,
         kw: &str,
     ) -> R<Expr> {
-        let (bs, body) = bindings_and_body(args, pos, kw)?;
-        let scope = Scope::new(env.clone());
         let mut pairs = Vec::new();
-        for b in bs {
-            let (id, init) = self.binding_pair(b, kw)?;
-            let v = self.new_var(id.sym, true);
+        let (body, scope) = self.bind_each(args, env, pos, kw, |f, scope, id, init| {
+            let v = f.new_var(id.sym, true);
             scope.bind(id, Binding::Var(v));
             pairs.push((v, init));
-        }
+            Ok(())
+        })?;
         let benv = Some(scope);
         let mut vars = Vec::new();
         let mut steps = Vec::new();
@@ -138,6 +136,26 @@ impl Front<'_> {
                 b.pos(),
             ),
         }
+    }
+
+    /// `(KW ((NAME SPEC) ...) BODY...)`: each binding, in order, given to
+    /// `bind` with a new scope within `env` to bind it in; the body and
+    /// that scope.
+    pub(super) fn bind_each<'s>(
+        &mut self,
+        args: &'s [Syn],
+        env: &Env,
+        pos: Pos,
+        kw: &str,
+        mut bind: impl FnMut(&mut Self, &Rc<Scope>, Ident, Syn) -> R<()>,
+    ) -> R<(&'s [Syn], Rc<Scope>)> {
+        let (bs, body) = bindings_and_body(args, pos, kw)?;
+        let scope = Scope::new(env.clone());
+        for b in bs {
+            let (id, spec) = self.binding_pair(b, kw)?;
+            bind(self, &scope, id, spec)?;
+        }
+        Ok((body, scope))
     }
 
     pub(super) async fn bind_let(

@@ -6,13 +6,13 @@ use std::rc::Rc;
 
 use reblessive::Stk;
 
-use super::{bindings_and_body, err, Env, Front, MAX_NESTING, R};
+use super::{err, Env, Front, MAX_NESTING, R};
 use crate::compiler::ast::Expr;
 use crate::compiler::globals::GlobalSyntax;
 use crate::compiler::special::Special;
 use crate::pos::Pos;
 use crate::symbol::Sym;
-use crate::syntax::scope::{Binding, Macro, Scope};
+use crate::syntax::scope::{Binding, Macro};
 use crate::syntax::{Ident, Syn};
 use crate::value::Value;
 
@@ -36,18 +36,16 @@ impl Front<'_> {
         pos: Pos,
         kw: &str,
     ) -> R<Expr> {
-        let (bs, body) = bindings_and_body(args, pos, kw)?;
-        let scope = Scope::new(env.clone());
-        let menv = if recursive {
-            Some(scope.clone())
-        } else {
-            env.clone()
-        };
-        for b in bs {
-            let (id, spec) = self.binding_pair(b, kw)?;
-            let m = self.syntax_rules(&spec, &menv, id.sym)?;
+        let (body, scope) = self.bind_each(args, env, pos, kw, |f, scope, id, spec| {
+            let menv = if recursive {
+                Some(scope.clone())
+            } else {
+                env.clone()
+            };
+            let m = f.syntax_rules(&spec, &menv, id.sym)?;
             scope.bind(id, Binding::Macro(m));
-        }
+            Ok(())
+        })?;
         self.body_of(stk, body, &Some(scope), pos, kw).await
     }
 
