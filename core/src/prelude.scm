@@ -267,6 +267,12 @@
   (if (not (and (exact-integer? k) (>= k 0)))
       (%expected who "a non-negative exact integer" k)))
 
+(define (%check-list who l)
+  (if (not (list? l)) (%expected who "a proper list" l)))
+
+(define (%check-vector who v)
+  (if (not (vector? v)) (%expected who "a vector" v)))
+
 ;; START and END of the optional arguments `opt` for vector `v`.
 (define (%vector-range who v opt)
   (let* ((n (vector-length v))

@@ -35,8 +35,7 @@
 
     (define check-procedure %check-procedure)
 
-    (define (check-list who l)
-      (if (not (list? l)) (fail who "a proper list" l)))
+    (define check-list %check-list)
 
     (define (check-count who dq n)
       (if (not (and (exact-integer? n) (>= n 0)))

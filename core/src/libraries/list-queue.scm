@@ -24,8 +24,7 @@
     (define (check who q)
       (if (not (list-queue? q)) (fail who "a list queue" q)))
 
-    (define (check-list who l)
-      (if (not (list? l)) (fail who "a proper list" l)))
+    (define check-list %check-list)
 
     (define (last-pair-of l)
       (if (null? l) '() (let loop ((l l)) (if (pair? (cdr l)) (loop (cdr l)) l))))

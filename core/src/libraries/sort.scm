@@ -17,15 +17,11 @@
    vector-find-median vector-find-median! vector-select! vector-separate!)
   (import (scheme base))
   (begin
-    (define fail %expected)
-
     (define check-procedure %check-procedure)
 
-    (define (check-list who l)
-      (if (not (list? l)) (fail who "a proper list" l)))
+    (define check-list %check-list)
 
-    (define (check-vector who v)
-      (if (not (vector? v)) (fail who "a vector" v)))
+    (define check-vector %check-vector)
 
     (define range %vector-range)
 

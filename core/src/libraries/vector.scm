@@ -29,8 +29,7 @@
 
     (define check-procedure %check-procedure)
 
-    (define (check-vector who v)
-      (if (not (vector? v)) (fail who "a vector" v)))
+    (define check-vector %check-vector)
 
     (define (check-vectors who vs)
       (for-each (lambda (v) (check-vector who v)) vs))
