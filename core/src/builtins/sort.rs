@@ -170,6 +170,22 @@ struct Merge {
     waiting: bool,
 }
 
+impl Merge {
+    /// Writes the state: the runs' vectors and where the merge is.
+    fn store(&self, slots: &mut [Value], src: Value, dst: Value) {
+        let int = |x: usize| Value::Int(x as i64);
+        slots[SRC] = src;
+        slots[DST] = dst;
+        slots[WIDTH] = int(self.width);
+        slots[I] = int(self.i);
+        slots[MID] = int(self.mid);
+        slots[J] = int(self.j);
+        slots[HI] = int(self.hi);
+        slots[K] = int(self.k);
+        slots[WAITING] = Value::Bool(self.waiting);
+    }
+}
+
 fn bad_state() -> Fault {
     Fault::Error("%merge-sort-step!: not a merge sort state".into(), vec![])
 }
@@ -215,17 +231,18 @@ pub fn register_merge(t: &mut PrimTable) {
         };
         let src = c.heap.alloc(Object::Vector(items));
         let dst = c.heap.alloc(Object::Vector(vec![Value::Bool(false); n]));
-        let int = |x: usize| Value::Int(x as i64);
         let mut slots = vec![Value::Bool(false); SLOTS];
-        slots[SRC] = src;
-        slots[DST] = dst;
-        slots[WIDTH] = int(1);
         // The first pair of runs: [0, 1) and [1, 2), clipped to n.
-        slots[I] = int(0);
-        slots[MID] = int(1.min(n));
-        slots[J] = int(1.min(n));
-        slots[HI] = int(2.min(n));
-        slots[K] = int(0);
+        let first = Merge {
+            width: 1,
+            i: 0,
+            mid: 1.min(n),
+            j: 1.min(n),
+            hi: 2.min(n),
+            k: 0,
+            waiting: false,
+        };
+        first.store(&mut slots, src, dst);
         Ok(c.heap.alloc(Object::Vector(slots)))
     });
     t.add("%merge-sort-step!", 2, Some(2), |c, a| {
@@ -309,19 +326,11 @@ pub fn register_merge(t: &mut PrimTable) {
                 get(c, src, m.i).ok_or_else(bad_state)?,
             ))
         };
-        let int = |x: usize| Value::Int(x as i64);
         let Some(Object::Vector(s)) = c.heap.obj_mut(a[0]) else {
             return Err(bad_state());
         };
-        s[SRC] = src;
-        s[DST] = dst;
-        s[WIDTH] = int(m.width);
-        s[I] = int(m.i);
-        s[MID] = int(m.mid);
-        s[J] = int(m.j);
-        s[HI] = int(m.hi);
-        s[K] = int(m.k);
-        s[WAITING] = Value::Bool(!done);
+        m.waiting = !done;
+        m.store(s, src, dst);
         if let Some((x, y)) = pair {
             s[X] = x;
             s[Y] = y;
