@@ -52,6 +52,25 @@ pub struct Settings {
     pub embedder: Option<crate::e5::E5>,
 }
 
+#[cfg(test)]
+impl Settings {
+    /// What the tests run with: `engine` under `limits`, no timeout, the
+    /// read-write tier, the clock fixed at 0, the output kept, nothing
+    /// granted, the built-in embedder.
+    pub fn for_tests(engine: EngineKind, limits: Limits) -> Settings {
+        Settings {
+            engine,
+            limits,
+            timeout: None,
+            tier: Tier::ReadWrite,
+            clock: Some(0.0),
+            output: OutputSink::kept(),
+            grants: Default::default(),
+            embedder: None,
+        }
+    }
+}
+
 /// Where the engine hands an evaluation's output as it is written
 /// (`Host::write_output`, the component's `write-output`): standard
 /// output, so a program that prints without end costs the process no

@@ -4,7 +4,6 @@
 use arbores_core::{ErrorKind, Limits, Run, Tool, ToolAnswer};
 
 use crate::backend::{Backend, EngineKind, Settings, Stopper};
-use crate::store::{Access, Store};
 use crate::{native, wasm};
 
 /// The native engine meters memory by the whole process's allocations
@@ -17,29 +16,16 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn settings(engine: EngineKind) -> Settings {
-    Settings {
-        engine,
-        limits: Limits {
-            max_steps: 1_000_000,
-            max_memory: 64 << 20,
-        },
-        timeout: None,
-        tier: arbores_core::Tier::ReadWrite,
-        clock: Some(0.0),
-        output: crate::backend::OutputSink::kept(),
-        grants: Default::default(),
-        embedder: None,
-    }
+    let limits = Limits {
+        max_steps: 1_000_000,
+        max_memory: 64 << 20,
+    };
+    Settings::for_tests(engine, limits)
 }
 
 fn backends() -> Vec<(EngineKind, Box<dyn Backend>)> {
     let native = native::NativeSession::new(&settings(EngineKind::Native), Stopper::default());
-    // The sessions never open a store: a read-only one where there is no
-    // file stands for none (nothing is created).
-    let none = std::env::temp_dir().join("arbores-engines-agree-no-store");
-    let store = Store::open(&none, Access::ReadOnly).expect("an absent read-only store");
-    let wasm = wasm::WasmSession::new(&settings(EngineKind::Wasm), Stopper::default(), &store)
-        .expect("the wasm guest (run scripts/build)");
+    let wasm = wasm::WasmSession::without_store(&settings(EngineKind::Wasm), "engines-agree");
     vec![
         (EngineKind::Native, Box::new(native)),
         (EngineKind::Wasm, Box::new(wasm)),

@@ -718,6 +718,19 @@ fn write_cache(component: &Component, path: &Path) -> std::io::Result<()> {
 }
 
 #[cfg(test)]
+impl WasmSession {
+    /// A session for test `name` that opens no store: a read-only one
+    /// where there is no file stands for none (nothing is created).
+    pub fn without_store(settings: &Settings, name: &str) -> WasmSession {
+        let none = std::env::temp_dir().join(format!("arbores-{name}-no-store"));
+        let store = KnowledgeFile::open(&none, crate::store::Access::ReadOnly)
+            .expect("an absent read-only store");
+        WasmSession::new(settings, Stopper::default(), &store)
+            .expect("the wasm guest (run scripts/build)")
+    }
+}
+
+#[cfg(test)]
 #[cfg(target_os = "linux")]
 mod tests {
     use super::*;
@@ -758,24 +771,14 @@ mod tests {
     /// where the system gives them.
     #[test]
     fn linear_memory_starts_copy_on_write_and_grows_in_huge_pages() {
-        let settings = Settings {
-            engine: crate::backend::EngineKind::Wasm,
-            limits: arbores_core::Limits {
+        let settings = Settings::for_tests(
+            crate::backend::EngineKind::Wasm,
+            arbores_core::Limits {
                 max_steps: 100_000_000,
                 max_memory: 400 << 20,
             },
-            timeout: None,
-            tier: arbores_core::Tier::ReadWrite,
-            clock: Some(0.0),
-            output: crate::backend::OutputSink::kept(),
-            grants: Default::default(),
-            embedder: None,
-        };
-        let none = std::env::temp_dir().join("arbores-huge-pages-no-store");
-        let store = crate::store::Store::open(&none, crate::store::Access::ReadOnly)
-            .expect("an absent read-only store");
-        let mut session = WasmSession::new(&settings, Stopper::default(), &store)
-            .expect("the wasm guest (run scripts/build)");
+        );
+        let mut session = WasmSession::without_store(&settings, "huge-pages");
         let base = session
             .store
             .data()
