@@ -94,7 +94,7 @@ pub fn register(t: &mut PrimTable) {
     t.add("string->list", 1, Some(3), |c, a| {
         let s = string(c, "string->list", a[0])?;
         let (start, end) = range(c, "string->list", a, 1, s.len())?;
-        let items = super::vectors::chars_charged(c, "string->list", a[0], start, end)?;
+        let items = super::vectors::values_charged::<char>(c, "string->list", a[0], start, end)?;
         c.list(&items)
     });
     t.add("list->string", 1, Some(1), |c, a| {

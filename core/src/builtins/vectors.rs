@@ -30,7 +30,7 @@ pub fn register(t: &mut PrimTable) {
     t.add("vector->list", 1, Some(3), |c, a| {
         let v = vector(c, "vector->list", a[0])?;
         let (s, e) = range(c, "vector->list", a, 1, v.len())?;
-        let items = values_charged(c, "vector->list", a[0], s, e)?;
+        let items = values_charged::<Value>(c, "vector->list", a[0], s, e)?;
         c.list(&items)
     });
     t.add("list->vector", 1, Some(1), |c, a| {
@@ -40,7 +40,7 @@ pub fn register(t: &mut PrimTable) {
     t.add("vector->string", 1, Some(3), |c, a| {
         let v = vector(c, "vector->string", a[0])?;
         let (s, e) = range(c, "vector->string", a, 1, v.len())?;
-        let items = values_charged(c, "vector->string", a[0], s, e)?;
+        let items = values_charged::<Value>(c, "vector->string", a[0], s, e)?;
         let mut out = Vec::with_capacity(items.len());
         for x in items {
             c.charge(COPY_UNITS)?;
@@ -51,13 +51,13 @@ pub fn register(t: &mut PrimTable) {
     t.add("string->vector", 1, Some(3), |c, a| {
         let s = string(c, "string->vector", a[0])?;
         let (st, e) = range(c, "string->vector", a, 1, s.len())?;
-        let items = chars_charged(c, "string->vector", a[0], st, e)?;
+        let items = values_charged::<char>(c, "string->vector", a[0], st, e)?;
         Ok(c.heap.alloc(Object::Vector(items)))
     });
     t.add("vector-copy", 1, Some(3), |c, a| {
         let v = vector(c, "vector-copy", a[0])?;
         let (s, e) = range(c, "vector-copy", a, 1, v.len())?;
-        let items = values_charged(c, "vector-copy", a[0], s, e)?;
+        let items = values_charged::<Value>(c, "vector-copy", a[0], s, e)?;
         Ok(c.heap.alloc(Object::Vector(items)))
     });
     t.add("vector-copy!", 3, Some(5), |c, a| {
@@ -165,53 +165,24 @@ const COPY_UNITS: u64 = 2;
 /// Elements copied between two charges.
 const COPY_CHUNK: usize = 1 << 16;
 
-/// Elements `s..e` of a vector or string as values, taken a chunk at a
-/// time by `take` (which appends elements `i..j`) with the work charged.
-fn in_charged_chunks(
+/// Elements `s..e` of `v` (a vector, or a string: its characters) as
+/// values, copied a chunk at a time with the work charged.
+pub(super) fn values_charged<T: Elements>(
     c: &mut Ctx,
+    who: &str,
+    v: Value,
     s: usize,
     e: usize,
-    mut take: impl FnMut(&Ctx, usize, usize, &mut Vec<Value>) -> Result<(), Fault>,
 ) -> Result<Vec<Value>, Fault> {
     let mut out = Vec::with_capacity(e - s);
     let mut i = s;
     while i < e {
         let j = (i + COPY_CHUNK).min(e);
         c.charge((j - i) as u64 * COPY_UNITS)?;
-        take(c, i, j, &mut out)?;
+        out.extend(T::of(c, who, v)?[i..j].iter().map(|x| x.value()));
         i = j;
     }
     Ok(out)
-}
-
-/// Elements `s..e` of vector `v`, copied a chunk at a time with the work
-/// charged.
-fn values_charged(
-    c: &mut Ctx,
-    who: &str,
-    v: Value,
-    s: usize,
-    e: usize,
-) -> Result<Vec<Value>, Fault> {
-    in_charged_chunks(c, s, e, |c, i, j, out| {
-        out.extend_from_slice(&vector(c, who, v)?[i..j]);
-        Ok(())
-    })
-}
-
-/// Characters `s..e` of string `v` as values, converted a chunk at a time
-/// with the work charged.
-pub(super) fn chars_charged(
-    c: &mut Ctx,
-    who: &str,
-    v: Value,
-    s: usize,
-    e: usize,
-) -> Result<Vec<Value>, Fault> {
-    in_charged_chunks(c, s, e, |c, i, j, out| {
-        out.extend(string(c, who, v)?[i..j].iter().map(|ch| Value::Char(*ch)));
-        Ok(())
-    })
 }
 
 impl Elements for Value {
@@ -223,7 +194,7 @@ impl Elements for Value {
         vector(c, who, v)
     }
     fn piece(c: &mut Ctx, who: &str, v: Value, s: usize, e: usize) -> Result<Vec<Value>, Fault> {
-        values_charged(c, who, v, s, e)
+        values_charged::<Value>(c, who, v, s, e)
     }
     fn of_mut(o: &mut Object) -> Option<&mut Vec<Value>> {
         match o {
