@@ -120,33 +120,11 @@ pub fn register(t: &mut PrimTable) {
         Ok(l)
     });
     t.add("list-ref", 2, Some(2), |c, a| {
-        let k = index(c, "list-ref", a[1])?;
-        let mut l = a[0];
-        for _ in 0..k {
-            c.charge_elements(1)?;
-            l = c.heap.pair(l).map(|p| p.1).unwrap_or(Value::Null);
-        }
-        match c.heap.pair(l) {
-            Some((x, _)) => Ok(x),
-            None => Err(Fault::Error(
-                format!("list-ref: index {k} out of range"),
-                vec![],
-            )),
-        }
+        let (x, _) = nth_pair(c, "list-ref", a)?;
+        Ok(x)
     });
     t.add("list-set!", 3, Some(3), |c, a| {
-        let k = index(c, "list-set!", a[1])?;
-        let mut l = a[0];
-        for _ in 0..k {
-            c.charge_elements(1)?;
-            l = c.heap.pair(l).map(|p| p.1).unwrap_or(Value::Null);
-        }
-        if c.heap.pair(l).is_none() {
-            return Err(Fault::Error(
-                format!("list-set!: index {k} out of range"),
-                vec![],
-            ));
-        }
+        let (_, l) = nth_pair(c, "list-set!", a)?;
         set_pair(c, "list-set!", l, a[2], true)
     });
     t.add("list-copy", 1, Some(1), |c, a| {
@@ -257,6 +235,24 @@ fn append(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
         items.extend(list_items(c, "append", l)?);
     }
     c.list_with_tail(&items, last)
+}
+
+/// `(WHO list k ...)`: the car of the k-th pair of list and that pair, or
+/// the error that the list is shorter.
+fn nth_pair(c: &mut Ctx, who: &str, a: &[Value]) -> Result<(Value, Value), Fault> {
+    let k = index(c, who, a[1])?;
+    let mut l = a[0];
+    for _ in 0..k {
+        c.charge_elements(1)?;
+        l = c.heap.pair(l).map(|p| p.1).unwrap_or(Value::Null);
+    }
+    match c.heap.pair(l) {
+        Some((x, _)) => Ok((x, l)),
+        None => Err(Fault::Error(
+            format!("{who}: index {k} out of range"),
+            vec![],
+        )),
+    }
 }
 
 /// How `member` and `assoc` and their kin compare, charging their work.
