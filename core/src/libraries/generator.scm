@@ -475,17 +475,24 @@
 
     (define (reverse-vector-accumulator) (make-accumulator cons '() list->vector))
 
-    ;; (vector-accumulator! vector at): stores each value from at on.
-    (define (vector-accumulator! v at)
-      (if (not (vector? v)) (fail 'vector-accumulator! "a vector" v))
+    ;; An accumulator that stores each value into seq from at on, for
+    ;; `who`: seq is a `kind` (`is?` says which), `size` its length, `put!`
+    ;; what stores into it.
+    (define (accumulator-into who kind is? size put! seq at)
+      (if (not (is? seq)) (fail who (string-append "a " kind) seq))
       (lambda (x)
         (if (eof-object? x)
-            v
+            seq
             (begin
-              (if (not (< -1 at (vector-length v)))
-                  (error "vector-accumulator!: no room left in the vector" at))
-              (vector-set! v at x)
+              (if (not (< -1 at (size seq)))
+                  (error (string-append (symbol->string who) ": no room left in the " kind)
+                         at))
+              (put! seq at x)
               (set! at (+ at 1))))))
+
+    ;; (vector-accumulator! vector at): stores each value from at on.
+    (define (vector-accumulator! v at)
+      (accumulator-into 'vector-accumulator! "vector" vector? vector-length vector-set! v at))
 
     (define (string-accumulator)
       (make-accumulator cons '() (lambda (l) (list->string (reverse l)))))
@@ -494,15 +501,8 @@
       (make-accumulator cons '() (lambda (l) (apply bytevector (reverse l)))))
 
     (define (bytevector-accumulator! b at)
-      (if (not (bytevector? b)) (fail 'bytevector-accumulator! "a bytevector" b))
-      (lambda (x)
-        (if (eof-object? x)
-            b
-            (begin
-              (if (not (< -1 at (bytevector-length b)))
-                  (error "bytevector-accumulator!: no room left in the bytevector" at))
-              (bytevector-u8-set! b at x)
-              (set! at (+ at 1))))))
+      (accumulator-into 'bytevector-accumulator! "bytevector" bytevector? bytevector-length
+                        bytevector-u8-set! b at))
 
     (define (sum-accumulator) (make-accumulator + 0 (lambda (x) x)))
 

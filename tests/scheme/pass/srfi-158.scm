@@ -69,6 +69,10 @@
       (accumulate (bytevector-accumulator) 1 2) (accumulate (bytevector-accumulator! (make-bytevector 3 0) 1) 7 8)
       (accumulate (sum-accumulator) 1 2 3) (accumulate (product-accumulator) 2 3 4))
 (show (attempt (lambda () (accumulate (vector-accumulator! (make-vector 1) 0) 1 2))))
+(show (attempt (lambda () (accumulate (bytevector-accumulator! (make-bytevector 1 0) 0) 1 2)))
+      (attempt (lambda () (accumulate (bytevector-accumulator! (make-bytevector 1 0) 0) 'x)))
+      (attempt (lambda () (vector-accumulator! 'v 0)))
+      (attempt (lambda () (bytevector-accumulator! 'b 0))))
 ;; ephemerons
 (define key (list 'k))
 (define e (make-ephemeron key 'datum))
