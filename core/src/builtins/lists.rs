@@ -12,9 +12,11 @@ use crate::value::{Object, Value};
 macro_rules! searches {
     ($t:ident, $mem:literal $mem_who:literal, $ass:literal $ass_who:literal, $same:expr) => {
         $t.add($mem, 2, Some(2), |c, a| {
-            search(c, a, $mem_who, $same, false)
+            search::<false>(c, a, $mem_who, $same)
         });
-        $t.add($ass, 2, Some(2), |c, a| search(c, a, $ass_who, $same, true));
+        $t.add($ass, 2, Some(2), |c, a| {
+            search::<true>(c, a, $ass_who, $same)
+        });
     };
 }
 
@@ -261,15 +263,22 @@ type Same = fn(&Heap, Value, Value, &mut Budget<'_>) -> Result<bool, Fault>;
 /// Units of work charged per element of a list walked.
 const WALK_UNITS: u64 = 4;
 
-/// `member`'s walk (`keys` false: the first tail of list a[1] whose car is
-/// the same as a[0]) and `assoc`'s (`keys` true: the first element of a[1],
-/// a list of pairs, whose car is), or #f.
-fn search(c: &mut Ctx, a: &[Value], who: &str, same: Same, keys: bool) -> Result<Value, Fault> {
+/// `member`'s walk (KEYS false: the first tail of list a[1] whose car is
+/// the same as a[0]) and `assoc`'s (KEYS true: the first element of a[1],
+/// a list of pairs, whose car is), or #f. Inlined into each primitive, so
+/// that its sameness is a direct call.
+#[inline(always)]
+fn search<const KEYS: bool>(
+    c: &mut Ctx,
+    a: &[Value],
+    who: &str,
+    same: Same,
+) -> Result<Value, Fault> {
     let mut l = a[1];
     let mut n = 0usize;
     while let Some((x, d)) = c.heap.pair(l) {
         c.budget.charge(WALK_UNITS)?;
-        let (key, found) = if !keys {
+        let (key, found) = if !KEYS {
             (x, l)
         } else {
             match c.heap.pair(x) {
