@@ -1,0 +1,2 @@
+(define (greet name) (string-append "hello, " name))
+(greet (search "user name"))
