@@ -18,7 +18,9 @@
 //! results across the boundary (the source text, the pending calls, the
 //! dump's bytes). The native and sandboxed rounds alternate, so a change of
 //! the machine's load falls on both alike. Each figure is the median of
-//! ROUNDS (default 200), with the fastest and slowest beside it; `--json`
+//! ROUNDS (default 200), with the fastest and slowest beside it; for
+//! scale, a new engine (`Engine::new` natively, `engine.reset` in an
+//! instance). `--json`
 //! prints one JSON object per program and face instead of the table (what
 //! `bench/suspend` reads).
 
@@ -127,6 +129,29 @@ fn main() {
             compiled.as_secs_f64()
         );
     }
+    let (native_new, sandboxed_new) = new_engines(&pre, rounds);
+    if json {
+        for (face, times) in [("native", native_new), ("wasmtime", sandboxed_new)] {
+            let (median, min, max) = spread(times);
+            let line = serde_json::json!({
+                "face": face, "program": "new engine", "rounds": rounds,
+                "new_engine": [us(median), us(min), us(max)],
+            });
+            println!("{line}");
+        }
+    } else {
+        let cell = |times| {
+            let (median, min, max) = spread(times);
+            format!("{:.1} µs ({:.1} .. {:.1})", us(median), us(min), us(max))
+        };
+        println!("  {:<26} {:>28} {:>28}", "", "native", "wasmtime");
+        println!(
+            "  {:<26} {:>28} {:>28}",
+            "new engine (for scale)",
+            cell(native_new),
+            cell(sandboxed_new)
+        );
+    }
     for (name, program) in PROGRAMS {
         let mut native = Native::new();
         let mut sandboxed = Sandboxed {
@@ -148,13 +173,26 @@ fn main() {
     }
 }
 
+/// For scale: `Engine::new` natively, and `engine.reset` in an instance
+/// (a new engine there, timed from the host), alternating.
+fn new_engines(pre: &ArboresPre<Bare>, rounds: usize) -> (Vec<Duration>, Vec<Duration>) {
+    let mut instance = Instance::new(pre);
+    let api = instance.api.arbores_engine_engine();
+    let (mut native, mut sandboxed) = (vec![], vec![]);
+    for _ in 0..rounds.min(50) {
+        let t = Instant::now();
+        let e = arbores_core::Engine::new();
+        native.push(t.elapsed());
+        drop(e);
+        let t = Instant::now();
+        api.call_reset(&mut instance.store).expect("reset");
+        sandboxed.push(t.elapsed());
+    }
+    (native, sandboxed)
+}
+
 fn table(name: &str, native: &Figures, sandboxed: &Figures) {
-    println!(
-        "  {:<26} {:>28} {:>28}",
-        format!("{name}:"),
-        "native",
-        "wasmtime"
-    );
+    println!("{name}:");
     println!(
         "  {:<26} {:>28} {:>28}",
         "dump size",
@@ -173,24 +211,11 @@ fn table(name: &str, native: &Figures, sandboxed: &Figures) {
 /// `{"face", "program", "rounds", "bytes", "start": [median, min, max], ...}`,
 /// the times in microseconds.
 fn json_line(face: &str, program: &str, rounds: usize, f: &Figures) -> String {
-    let keys = ["start", "dump", "load", "resume"];
-    let times: Vec<String> = keys
-        .iter()
-        .zip(f.summary())
-        .map(
-            |(k, (median, min, max)): (&&str, (Duration, Duration, Duration))| {
-                format!(
-                    "\"{k}\": [{:.2}, {:.2}, {:.2}]",
-                    us(median),
-                    us(min),
-                    us(max)
-                )
-            },
-        )
-        .collect();
-    format!(
-        "{{\"face\": \"{face}\", \"program\": \"{program}\", \"rounds\": {rounds}, \"bytes\": {}, {}}}",
-        f.bytes,
-        times.join(", ")
-    )
+    let mut line = serde_json::json!({
+        "face": face, "program": program, "rounds": rounds, "bytes": f.bytes,
+    });
+    for (key, (median, min, max)) in ["start", "dump", "load", "resume"].iter().zip(f.summary()) {
+        line[*key] = serde_json::json!([us(median), us(min), us(max)]);
+    }
+    line.to_string()
 }
