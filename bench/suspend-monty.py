@@ -13,6 +13,15 @@ sandbox and hands the call to the host:
         return "hello, " + name
     greet(search("user name"))
 
+and for core/examples/suspend/larger.scm: a dataclass and three instances
+of it, a string of 10,000 characters, sixteen one-line functions, a counter
+closure, and `asyncio.gather` of three calls of `search` (the third inside
+a helper coroutine), as the Scheme program's `par` of three. Monty pauses
+at each external call on its own and the host answers each with a future,
+so there "start until paused" takes four round trips (the feed and three
+answers) until every task waits (a `FutureSnapshot`); Arbores' `par`
+suspends once with all three calls.
+
 Monty runs code only in worker subprocesses (`Monty` is a pool of them; a
 session is one worker), so every figure here includes a round trip between
 this process and a worker (a request written to it, its answer read back)
@@ -21,7 +30,8 @@ process. Per round:
 
 - start until paused: `session.feed_start(code)` until it returns the
   `FunctionSnapshot` of the call of `search` (sending the source, the
-  worker parsing, compiling and running it, the snapshot sent back);
+  worker parsing, compiling and running it, the snapshot sent back; for
+  the larger program, until the `FutureSnapshot`, as above);
 - dump: `snapshot.dump()` (the worker serializes its paused state; the
   bytes come back); the size is that of these bytes;
 - load: `session.load_snapshot(bytes)` in another session, on the pool's
@@ -29,14 +39,16 @@ process. Per round:
   `load_snapshot` needs a fresh session), until it re-announces the paused
   call;
 - resume: `snapshot.resume({'return_value': 'ok'})` to the end (the answer
-  sent, the worker finishing, `MontyComplete` back; its output is checked).
+  sent, the worker finishing, `MontyComplete` back; its output is checked;
+  for the larger program one answer per pending call in one `resume`).
 
 Beside them, for scale: checking a session out of the warm pool (with
 `with`, the session's worker attached), and a trivial `feed_run('0')` as
 the first feed of a session of its own (a round trip to the worker with
-next to no work in it). The pool keeps two workers warm (spawned before timing). Each figure
-is the median of ROUNDS (default 200), with the fastest and slowest;
-`--json` prints one JSON object (what bench/suspend reads).
+next to no work in it). The pool keeps two workers warm (spawned before
+timing). Each figure is the median of ROUNDS (default 200), with the
+fastest and slowest; `--json` prints one JSON object per program (what
+bench/suspend reads).
 """
 import json
 import sys
