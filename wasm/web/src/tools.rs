@@ -66,11 +66,23 @@ pub struct AnswerJs {
     error: Option<String>,
 }
 
-/// An engine of its own for converting between data and JSON: the
-/// session's definitions (it may have redefined `list` or `json->scheme`)
-/// must not change how a host's data crosses.
-fn converter() -> arbores_core::Engine {
-    arbores_core::Engine::new()
+thread_local! {
+    /// The engine that converts between data and JSON, made once per
+    /// thread (a new engine per call cost about 25 us of each call's
+    /// conversion); it only ever evaluates quoted data and `json->scheme`
+    /// of a string, so it keeps no definitions between calls.
+    static CONVERTER: std::cell::RefCell<Option<arbores_core::Engine>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with an engine of its own for converting between data and
+/// JSON: the session's definitions (it may have redefined `list` or
+/// `json->scheme`) must not change how a host's data crosses.
+fn with_converter<R>(f: impl FnOnce(&mut arbores_core::Engine) -> R) -> R {
+    CONVERTER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        f(slot.get_or_insert_with(arbores_core::Engine::new))
+    })
 }
 
 /// The JSON array of `call`'s arguments, if each has a JSON form. The
@@ -78,7 +90,7 @@ fn converter() -> arbores_core::Engine {
 /// evaluates nothing.
 fn json_of_args(call: &ToolCall) -> Option<String> {
     let quoted: Vec<String> = call.args.iter().map(|a| format!("(quote {a})")).collect();
-    let evaluation = converter().eval_json(&format!("(list {})", quoted.join(" ")));
+    let evaluation = with_converter(|c| c.eval_json(&format!("(list {})", quoted.join(" "))));
     match evaluation.error {
         None => evaluation.value,
         Some(_) => None,
@@ -159,7 +171,8 @@ pub fn answer_of(at: usize, answer: AnswerJs) -> Result<ToolAnswer, String> {
             json: Some(json),
             error: None,
         } => {
-            let read = converter().eval(&format!("(json->scheme {})", string_literal(&json)));
+            let read =
+                with_converter(|c| c.eval(&format!("(json->scheme {})", string_literal(&json))));
             match (read.error, read.value) {
                 (None, Some(datum)) => Ok(ToolAnswer::Value(datum)),
                 (Some(e), _) => Err(format!("resume: answer {at}: {}", e.message)),
