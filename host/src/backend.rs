@@ -333,6 +333,9 @@ pub trait Backend {
     fn dump(&mut self, id: u64) -> Result<Vec<u8>, String>;
     /// Suspends here the evaluation that `bytes` hold.
     fn load_suspension(&mut self, bytes: &[u8]) -> Result<Suspension, String>;
+    /// The key of the hash that seals dumps and snapshots
+    /// (`Engine::set_dump_key`): bytes sealed with another key are refused.
+    fn set_dump_key(&mut self, key: [u8; 32]) -> Result<(), String>;
 
     // ---- session snapshots (docs/ARCHITECTURE.md) ----
 

@@ -357,6 +357,16 @@ enum Command {
         /// in the dump.
         #[arg(long, value_name = "STEPS", value_parser = clap::value_parser!(u64).range(1..))]
         budget: Option<u64>,
+        /// A file holding a secret key (32 bytes, or 64 hexadecimal
+        /// digits) that seals the dump: only `resume` with the same key
+        /// loads it, and bytes anyone else made or changed are refused.
+        /// Without it, the hash detects damage but not forgery.
+        #[arg(
+            long = "dump-key-file",
+            value_name = "FILE",
+            env = "ARBORES_DUMP_KEY_FILE"
+        )]
+        dump_key_file: Option<PathBuf>,
     },
     /// Load a suspension saved by `start --dump` (or `resume --dump`) in a
     /// fresh engine, answer its pending calls in order and go on: print
@@ -389,6 +399,14 @@ enum Command {
         /// again (may be FILE itself).
         #[arg(long, value_name = "FILE")]
         dump: Option<PathBuf>,
+        /// The file of the secret key `start --dump-key-file` sealed FILE
+        /// with; it also seals the next suspension.
+        #[arg(
+            long = "dump-key-file",
+            value_name = "FILE",
+            env = "ARBORES_DUMP_KEY_FILE"
+        )]
+        dump_key_file: Option<PathBuf>,
         /// The answers of --value, --json-value and --error in the order
         /// given (filled from the matches).
         #[arg(skip)]
@@ -648,11 +666,12 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         stopper.install_ctrl_c();
         Ok(session)
     };
-    let step = |dump| suspensions::Step {
+    let step = |dump, key_file| suspensions::Step {
         settings: &settings,
         stopper: &stopper,
         json: cli.json,
         dump,
+        key_file,
     };
 
     match command {
@@ -674,19 +693,21 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
             tools,
             dump,
             budget,
+            dump_key_file,
         } => {
             let source = match (expr, file) {
                 (Some(expr), _) if expr != "-" => expr,
                 (_, Some(file)) if file.as_os_str() != "-" => read_source(&file)?,
                 _ => read_stdin()?,
             };
-            step(dump).start(open_session, &tools, budget, &source)
+            step(dump, dump_key_file).start(open_session, &tools, budget, &source)
         }
         Command::Resume {
             file,
             answers,
             dump,
             ordered,
+            dump_key_file,
             ..
         } => {
             let answers = match answers.as_deref() {
@@ -695,7 +716,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
                 None => Ok(ordered),
             }
             .map_err(Failure::usage)?;
-            step(dump).resume(open_session, &file, answers)
+            step(dump, dump_key_file).resume(open_session, &file, answers)
         }
         Command::Repl => {
             let session = Session::new(&settings, &stopper, open_store()?)?;

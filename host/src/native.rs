@@ -152,6 +152,11 @@ impl Backend for NativeSession {
         self.engine.load_suspension(bytes)
     }
 
+    fn set_dump_key(&mut self, key: [u8; 32]) -> Result<(), String> {
+        self.engine.set_dump_key(key);
+        Ok(())
+    }
+
     fn save_session(&mut self) -> Result<Vec<u8>, String> {
         self.engine.save_session()
     }

@@ -159,6 +159,11 @@ impl Session {
         self.backend.load_suspension(bytes)
     }
 
+    /// Seals and checks dumps with `key` instead of the default key.
+    pub fn set_dump_key(&mut self, key: [u8; 32]) -> Result<(), String> {
+        self.backend.set_dump_key(key)
+    }
+
     /// Evaluates `source` as [`Session::eval`] does, except that a call of
     /// a host tool suspends it: the outcome of the run slice, with the
     /// suspension when there is one.

@@ -186,9 +186,48 @@ pub struct Step<'a> {
     pub json: bool,
     /// `--dump FILE`.
     pub dump: Option<PathBuf>,
+    /// `--dump-key-file FILE`: the file holding the key that seals the
+    /// suspension's bytes.
+    pub key_file: Option<PathBuf>,
+}
+
+/// The key in `file`: 32 bytes, or 64 hexadecimal digits (a final newline
+/// allowed), so that `head -c 32 /dev/urandom > KEY` and `openssl rand -hex
+/// 32 > KEY` both make one.
+pub fn read_dump_key(file: &Path) -> Result<[u8; 32], String> {
+    let bytes = std::fs::read(file)
+        .map_err(|e| format!("--dump-key-file {}: cannot read it: {e}", file.display()))?;
+    if let Ok(key) = <[u8; 32]>::try_from(bytes.as_slice()) {
+        return Ok(key);
+    }
+    let text = std::str::from_utf8(&bytes)
+        .unwrap_or("")
+        .trim_end_matches(['\n', '\r']);
+    if text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        let mut key = [0u8; 32];
+        for (i, pair) in text.as_bytes().chunks(2).enumerate() {
+            let digits = std::str::from_utf8(pair).unwrap_or("00");
+            key[i] = u8::from_str_radix(digits, 16).unwrap_or(0);
+        }
+        return Ok(key);
+    }
+    Err(format!(
+        "--dump-key-file {}: expected 32 bytes or 64 hexadecimal digits, found {} bytes",
+        file.display(),
+        bytes.len()
+    ))
 }
 
 impl Step<'_> {
+    /// The key of `--dump-key-file`, read before anything runs.
+    fn key(&self) -> Result<Option<[u8; 32]>, Failure> {
+        self.key_file
+            .as_deref()
+            .map(read_dump_key)
+            .transpose()
+            .map_err(Failure::usage)
+    }
+
     /// `arbores start`: defines `tools` in a new session and evaluates
     /// `source`, with an evaluation budget across run slices when given.
     pub fn start(
@@ -199,7 +238,11 @@ impl Step<'_> {
         source: &str,
     ) -> Result<Exit, Failure> {
         check_dump_path(self.dump.as_deref())?;
+        let key = self.key()?;
         let mut session = open()?;
+        if let Some(key) = key {
+            session.set_dump_key(key).map_err(Failure::usage)?;
+        }
         for tool in tools {
             session
                 .define_tool(tool)
@@ -222,6 +265,7 @@ impl Step<'_> {
         answers: Vec<AnswerArg>,
     ) -> Result<Exit, Failure> {
         check_dump_path(self.dump.as_deref())?;
+        let key = self.key()?;
         let bytes = read_bounded(file, self.settings.limits.max_memory)?;
         let mut converter = Converter::new(self.settings.limits);
         let mut core_answers = Vec::with_capacity(answers.len());
@@ -239,6 +283,9 @@ impl Step<'_> {
             });
         }
         let mut session = open()?;
+        if let Some(key) = key {
+            session.set_dump_key(key).map_err(Failure::usage)?;
+        }
         let loaded = session.load_suspension(&bytes).map_err(|e| Failure {
             exit: Exit::Suspension,
             message: format!("{}: {e}", file.display()),

@@ -525,6 +525,12 @@ impl Backend for WasmSession {
         .map(suspension_from_wit)
     }
 
+    fn set_dump_key(&mut self, key: [u8; 32]) -> Result<(), String> {
+        self.call("setting the dump key", |i, s| {
+            i.arbores_engine_tools().call_set_dump_key(s, &key)
+        })?
+    }
+
     fn save_session(&mut self) -> Result<Vec<u8>, String> {
         self.call("saving the session", |i, s| {
             i.arbores_engine_engine().call_save_session(s)

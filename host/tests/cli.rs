@@ -2615,6 +2615,7 @@ both_engines!(
     par_suspends_with_both_calls_and_resumes_step_by_step,
     damaged_or_foreign_suspensions_are_refused,
     answers_that_do_not_fit_are_refused,
+    a_dump_key_file_seals_the_suspension,
 );
 
 fn path_str(path: &Path) -> &str {
@@ -2692,6 +2693,64 @@ fn start_suspends_and_resume_ends(engine: &str) {
         (Some("done"), Some("4"))
     );
     assert_eq!(v["error"], serde_json::Value::Null);
+}
+
+/// `--dump-key-file`: bytes sealed with one key load only with that key
+/// (raw 32 bytes or 64 hex digits), on either engine, and the next
+/// suspension is sealed with it too; a key file of another size is a usage
+/// error before anything runs.
+fn a_dump_key_file_seals_the_suspension(engine: &str) {
+    let dir = scratch(&format!("suspend-key-{engine}"));
+    let dump = dir.join("s.arbs");
+    let raw = dir.join("raw.key");
+    std::fs::write(&raw, [7u8; 32]).unwrap();
+    let hex = dir.join("hex.key");
+    std::fs::write(&hex, format!("{}\n", "07".repeat(32))).unwrap();
+    let other = dir.join("other.key");
+    std::fs::write(&other, [8u8; 32]).unwrap();
+    let program = "(+ (ask 1) (ask 2))";
+    let sealed = ["--dump-key-file", path_str(&raw)];
+    exits(start(engine, "ask/n", &dump, program, &sealed), 10);
+    let refused = exits(resume(engine, &dump, &["--value", "1"]), 11);
+    assert!(
+        stderr(&refused).contains("another dump key"),
+        "{}",
+        describe(&refused)
+    );
+    let wrong = ["--dump-key-file", path_str(&other), "--value", "1"];
+    exits(resume(engine, &dump, &wrong), 11);
+    // The same key written as hex opens it, and seals the next suspension.
+    let next = dir.join("next.arbs");
+    let hex_key = ["--dump-key-file", path_str(&hex), "--value", "40"];
+    let mut args = hex_key.to_vec();
+    args.extend(["--dump", path_str(&next)]);
+    exits(resume(engine, &dump, &args), 10);
+    exits(resume(engine, &next, &["--value", "2"]), 11);
+    let out = exits(
+        resume(
+            engine,
+            &next,
+            &["--dump-key-file", path_str(&raw), "--value", "2"],
+        ),
+        0,
+    );
+    assert_eq!(stdout(&out), "42\n");
+    // A key file that is neither form.
+    let short = dir.join("short.key");
+    std::fs::write(&short, b"abc").unwrap();
+    let out = exits(
+        resume(
+            engine,
+            &dump,
+            &["--dump-key-file", path_str(&short), "--value", "1"],
+        ),
+        2,
+    );
+    assert!(
+        stderr(&out).contains("expected 32 bytes or 64 hexadecimal digits, found 3 bytes"),
+        "{}",
+        describe(&out)
+    );
 }
 
 /// Code that calls no tool ends as `eval` would: value, errors, exit
