@@ -97,7 +97,8 @@ pub struct SavedSnapshot {
     pub new_entries: usize,
     /// The bytes of those new entries.
     pub new_bytes: usize,
-    /// Syntax the session defined, which a snapshot does not hold.
+    /// Syntax the session defined which a snapshot cannot hold (a macro
+    /// made by another macro, or in a local scope).
     pub skipped: Vec<String>,
 }
 
@@ -105,7 +106,7 @@ pub struct SavedSnapshot {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SnapshotListing {
     pub bindings: Vec<(String, EntryHash)>,
-    /// Syntax the session defined, not saved.
+    /// Syntax the session defined that the snapshot could not hold.
     pub skipped: Vec<String>,
 }
 
@@ -162,9 +163,12 @@ impl Engine {
     /// mutable state, records, procedures and closures, taken from the
     /// heap) as entries in `store`, one per binding, and returns the
     /// manifest that names them. Entries the store already has (unchanged
-    /// bindings) are not written again. Syntax the session defined is not
-    /// saved; its names are in `skipped`. Values of stored knowledge are
-    /// not saved either: they are loaded from the knowledge base on use.
+    /// bindings) are not written again. The session's syntax (its macros,
+    /// a library's it imported) and what its imports made names stand
+    /// for are held in the manifest; a macro it cannot hold (made by
+    /// another macro, or in a local scope) is named in `skipped`. Values
+    /// of stored knowledge are not saved: they are loaded from the
+    /// knowledge base on use.
     pub fn save_snapshot(&self, store: &mut dyn SnapshotStore) -> Result<SavedSnapshot, String> {
         let saved = self.vm.save_session()?;
         let mut new_entries = 0;
@@ -175,9 +179,13 @@ impl Engine {
                 new_bytes += bytes.len();
             }
         }
-        let manifest =
-            self.vm
-                .seal_manifest(&saved.bindings, &saved.skipped, &[], &self.dump_key)?;
+        let manifest = self.vm.seal_manifest(
+            &saved.bindings,
+            &saved.skipped,
+            &saved.syntax,
+            &[],
+            &self.dump_key,
+        )?;
         Ok(SavedSnapshot {
             manifest,
             bindings: saved.bindings.len(),
@@ -190,7 +198,8 @@ impl Engine {
     /// Replaces the session's bindings with those of the snapshot
     /// `manifest`, its entries read from `store` (or carried in the
     /// manifest): afterwards the session is as it was when saved, a
-    /// binding made since is unbound again. Bytes that are not a
+    /// binding made since is unbound again, and its syntax and imports
+    /// are the snapshot's. Bytes that are not a
     /// snapshot, of another format or build, damaged, signed with another
     /// key, or entries missing or damaged are refused with an error that
     /// says which, and nothing changes.
@@ -216,8 +225,13 @@ impl Engine {
     pub fn save_session(&self) -> Result<Vec<u8>, String> {
         let saved = self.vm.save_session()?;
         let inline: Vec<&[u8]> = saved.entries.values().map(Vec::as_slice).collect();
-        self.vm
-            .seal_manifest(&saved.bindings, &saved.skipped, &inline, &self.dump_key)
+        self.vm.seal_manifest(
+            &saved.bindings,
+            &saved.skipped,
+            &saved.syntax,
+            &inline,
+            &self.dump_key,
+        )
     }
 
     /// Restores bytes made by [`Engine::save_session`] (or a manifest

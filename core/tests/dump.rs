@@ -142,6 +142,9 @@ fn foreign_and_damaged_bytes_are_refused_with_a_reason() {
     let mut format = bytes.clone();
     format[8] = 99;
     refuse(&mut b, &format, "format 99");
+    // The format before sessions' syntax was carried.
+    format[8] = 2;
+    refuse(&mut b, &format, "in format 2; this engine reads format 3");
     // Every single flipped byte of the payload or the hash is caught.
     for i in 52..bytes.len() {
         let mut bad = bytes.clone();
@@ -171,15 +174,87 @@ fn foreign_and_damaged_bytes_are_refused_with_a_reason() {
 #[test]
 fn what_a_dump_cannot_hold_is_refused_when_dumping() {
     let mut a = engine();
-    let s = suspended(
-        a.start("(define-syntax twice (syntax-rules () ((_ e) (begin e e)))) (search \"x\")"),
-    );
+    // A macro made by a macro holds renamed identifiers.
+    let s = suspended(a.start(
+        "(define-syntax def-twice
+           (syntax-rules () ((_ name) (define-syntax name (syntax-rules () ((_ e) (begin e e)))))))
+         (def-twice twice)
+         (search \"x\")",
+    ));
     let err = a.dump(s.id).unwrap_err();
-    assert!(err.contains("defines syntax (twice)"), "{err}");
+    assert!(
+        err.contains("cannot hold (twice): the macro twice holds a renamed identifier"),
+        "{err}"
+    );
     assert!(a
         .dump(999)
         .unwrap_err()
         .contains("no suspended evaluation 999"));
+}
+
+/// The session's macros come along: one with a literal and its own
+/// ellipsis, a hygienic one, and the prelude's `unless` defined again;
+/// they expand in the forms still to run and in later evaluations, in
+/// each engine the dump is loaded into.
+#[test]
+fn a_session_with_macros_dumps_and_resumes() {
+    let program = r#"
+      (define-syntax pick
+        (syntax-rules ::: (first)
+          ((_ first x y :::) x)
+          ((_ x :::) (list x :::))))
+      (define-syntax swap!
+        (syntax-rules () ((_ a b) (let ((tmp a)) (set! a b) (set! b tmp)))))
+      (define-syntax unless (syntax-rules () ((_ c e) (list 'mine c e))))
+      (define-syntax dots (syntax-rules (...) ((_ ...) 'dots) ((_ x) 'one)))
+      (define r (search "x"))
+      (define tmp 1)
+      (define y r)
+      (swap! tmp y)
+      (list (pick first tmp y) (pick 1 2) tmp y (unless #f 3) (dots ...) (dots 1))"#;
+    let mut a = engine();
+    let s = suspended(a.start(program));
+    let bytes = a.dump(s.id).unwrap();
+    for answer in ["\"A\"", "\"B\""] {
+        let mut b = engine();
+        let loaded = b.load_suspension(&bytes).unwrap();
+        let expected = format!("({answer} (1 2) {answer} 1 (mine #f 3) dots one)");
+        assert_eq!(finish(&mut b, loaded.id, &[answer]).0, Some(expected));
+        assert_eq!(
+            b.eval("(let ((tmp 5) (z 6)) (swap! tmp z) (list (pick first tmp z) (unless 1 2)))")
+                .value
+                .as_deref(),
+            Some("(6 (mine 1 2))")
+        );
+    }
+    // An engine without the dump has none of them.
+    let mut c = engine();
+    assert_eq!(c.eval("(unless #f 3)").value.as_deref(), Some("3"));
+    assert!(c.eval("(pick 1 2)").error.is_some());
+}
+
+/// A session that imported a library of Arbores whose body defines a
+/// macro (`define-cxrs` in `(srfi 116)`) dumps; the loading engine has
+/// the library's procedures and macros without running its body again.
+#[test]
+fn a_session_that_imported_a_library_with_syntax_dumps_and_resumes() {
+    let program = r#"
+      (import (srfi 116))
+      (define l (ilist 1 2 3))
+      (define r (search "x"))
+      (list r (icadr l) (ilength l))"#;
+    let mut a = engine();
+    let s = suspended(a.start(program));
+    let bytes = a.dump(s.id).unwrap();
+    let mut b = engine();
+    let loaded = b.load_suspension(&bytes).unwrap();
+    assert_eq!(
+        finish(&mut b, loaded.id, &["7"]).0.as_deref(),
+        Some("(7 2 3)")
+    );
+    let again = b.eval("(import (srfi 116)) (list (icaddr l) (ilist? l))");
+    assert_eq!(again.error, None);
+    assert_eq!(again.value.as_deref(), Some("(3 #t)"));
 }
 
 #[test]

@@ -42,6 +42,15 @@ const PROGRAMS: &[&str] = &[
              (string-append (search "x") (number->string (length acc)))
              (loop (- n 1) (cons (make-string n #\a) acc))))"#,
     r#"(define (greet name) (string-append "hello, " name)) (greet (search "name"))"#,
+    r#"(import (srfi 116))
+       (define-syntax swap!
+         (syntax-rules () ((_ a b) (let ((tmp a)) (set! a b) (set! b tmp)))))
+       (define-syntax pick (syntax-rules ::: (first) ((_ first x y :::) x) ((_ x :::) (list x :::))))
+       (define l (ilist 1 2 3))
+       (define a (search "a"))
+       (define b (icadr l))
+       (swap! a b)
+       (list (pick first a b) (pick a b) (ilength l))"#,
 ];
 
 fn engine() -> Engine {
@@ -234,6 +243,8 @@ const SESSION: &str = r#"
   (define data (list (vector 1 "two" #\3) (expt 2 100) 1/3 2.5 'sym))
   (define log (open-output-string))
   (define k (call/cc (lambda (c) c)))
+  (define-syntax twice (syntax-rules () ((_ e) (begin e e))))
+  (define-syntax pick (syntax-rules ::: (first) ((_ first x y :::) x) ((_ x :::) (list x :::))))
 "#;
 
 /// Uses of every binding of `SESSION`.
@@ -246,6 +257,9 @@ const USES: &[&str] = &[
     "data",
     "(write-string \"x\" log)",
     "(procedure? k)",
+    "(twice (inc))",
+    "(pick first 1 2)",
+    "(pick 1 2 3)",
 ];
 
 fn leb(out: &mut Vec<u8>, mut n: u64) {
@@ -262,7 +276,12 @@ fn leb(out: &mut Vec<u8>, mut n: u64) {
 
 /// A manifest naming `bindings`, signed with the default key, as a forger
 /// who knows the format would write it (the header taken from a real one).
-fn forge_manifest(header: &[u8], bindings: &[(String, [u8; 32])], skipped: &[String]) -> Vec<u8> {
+fn forge_manifest(
+    header: &[u8],
+    bindings: &[(String, [u8; 32])],
+    skipped: &[String],
+    syntax: &[u8],
+) -> Vec<u8> {
     let mut p = Vec::new();
     leb(&mut p, bindings.len() as u64);
     for (name, hash) in bindings {
@@ -275,6 +294,8 @@ fn forge_manifest(header: &[u8], bindings: &[(String, [u8; 32])], skipped: &[Str
         leb(&mut p, name.len() as u64);
         p.extend_from_slice(name.as_bytes());
     }
+    leb(&mut p, syntax.len() as u64);
+    p.extend_from_slice(syntax);
     leb(&mut p, 0);
     sign(header, &p)
 }
@@ -307,20 +328,59 @@ fn mutated_snapshot_entries_are_refused_or_run_never_panic() {
     let saved = a.save_snapshot(&mut store).unwrap();
     let listing = a.snapshot_listing(&saved.manifest).unwrap();
     let header = &saved.manifest[..HEADER_LEN];
+    // The session's syntax: the manifest's payload after the bindings and
+    // the skipped names, before the inline entries (none: one byte).
+    let before = forge_manifest(header, &listing.bindings, &listing.skipped, &[]);
+    let start = before.len() - 32 - 2;
+    let end = saved.manifest.len() - 32 - 1;
+    let mut syntax_section = saved.manifest[start..end].to_vec();
+    let syntax = {
+        // Its length, then the block.
+        let mut n = 0usize;
+        while syntax_section[n] & 0x80 != 0 {
+            n += 1;
+        }
+        syntax_section.split_off(n + 1)
+    };
+    assert!(
+        syntax.len() > 20,
+        "the session's macros are in the manifest"
+    );
     // The unmutated snapshot, forged again, is the same bytes.
     assert_eq!(
-        forge_manifest(header, &listing.bindings, &listing.skipped),
+        forge_manifest(header, &listing.bindings, &listing.skipped, &syntax),
         saved.manifest
     );
     // A binding of stored knowledge's value is refused by name.
     let mut knowledge = listing.bindings.clone();
     knowledge.push(("~@#1".into(), listing.bindings[0].1));
-    let forged = forge_manifest(header, &knowledge, &listing.skipped);
+    let forged = forge_manifest(header, &knowledge, &listing.skipped, &syntax);
     let err = engine().restore_snapshot(&forged, &store).unwrap_err();
     assert!(err.contains("value of stored knowledge"), "{err}");
     let mut rng = Rng::with_seed(0x2545_f491_4f6c_dd1d);
     let mut failures = Vec::new();
     for round in 0..rounds {
+        // One round in four damages the session's syntax instead.
+        if round % 4 == 3 {
+            let mut forged_syntax = syntax.clone();
+            let mut what = vec!["syntax".to_string()];
+            for _ in 0..1 + rng.usize(..3) {
+                if forged_syntax.is_empty() {
+                    break;
+                }
+                what.push(mutate(&mut rng, &mut forged_syntax));
+            }
+            let manifest =
+                forge_manifest(header, &listing.bindings, &listing.skipped, &forged_syntax);
+            let store = store.clone();
+            if let Some(failure) = run_isolated(move || restore_and_use(&manifest, &store)) {
+                failures.push(format!("round {round} ({what:?}): {failure}"));
+                if failures.len() >= 5 {
+                    break;
+                }
+            }
+            continue;
+        }
         let mut bindings = listing.bindings.clone();
         let b = rng.usize(..bindings.len());
         let mut entry = store.get(&bindings[b].1).unwrap();
@@ -339,7 +399,7 @@ fn mutated_snapshot_entries_are_refused_or_run_never_panic() {
         let mut forged_store = store.clone();
         forged_store.put(&hash, &entry).unwrap();
         bindings[b].1 = hash;
-        let manifest = forge_manifest(header, &bindings, &listing.skipped);
+        let manifest = forge_manifest(header, &bindings, &listing.skipped, &syntax);
         if let Some(failure) = run_isolated(move || restore_and_use(&manifest, &forged_store)) {
             failures.push(format!("round {round} ({what:?}): {failure}"));
             if failures.len() >= 5 {

@@ -203,17 +203,19 @@ pub(crate) const DEFAULT_DUMP_KEY: [u8; 32] = *b"arbores suspended evaluation 00
 impl Engine {
     /// The bytes of suspended evaluation `id` with the session it needs:
     /// every global the session defined or changed and everything they
-    /// reach (docs/AGENTS.md, "Suspensions as bytes"). The evaluation
-    /// stays suspended here; the bytes can be loaded, any number of times,
-    /// into any engine of the same build. Refused when the session holds
-    /// what a dump cannot carry yet (syntax it defined, a suspension inside
-    /// a library body).
+    /// reach, its macros (a library's it imported too) and what its
+    /// imports made names stand for (docs/AGENTS.md, "Suspensions as
+    /// bytes"). The evaluation stays suspended here; the bytes can be
+    /// loaded, any number of times, into any engine of the same build.
+    /// Refused when the session holds what a dump cannot carry (a macro
+    /// made by another macro or in a local scope, named in the error; a
+    /// suspension inside a library body).
     pub fn dump(&self, id: u64) -> Result<Vec<u8>, String> {
         self.vm.dump_parked(id, &self.dump_key)
     }
 
-    /// Loads bytes made by [`Engine::dump`]: the session's globals are set
-    /// from them and the evaluation is suspended here under a new number,
+    /// Loads bytes made by [`Engine::dump`]: the session's globals, macros
+    /// and imported names are set from them and the evaluation is suspended here under a new number,
     /// waiting on the same calls. Bytes that are not a dump, of another
     /// format or build, damaged, or hashed with another key are refused
     /// with an error that says which, and nothing changes; so are bytes

@@ -33,6 +33,7 @@ use super::suspend::Parked;
 use super::verify;
 use super::Vm;
 use crate::builtins::Fault;
+use crate::compiler::globals::GlobalSyntax;
 use crate::complex::Number;
 use crate::heap::Heap;
 use crate::number::Num;
@@ -50,7 +51,7 @@ use crate::value::{
 
 const MAGIC: &[u8; 8] = b"ARBSUSP\0";
 /// The byte format; a change of it makes older dumps foreign.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 pub(super) const HASH_LEN: usize = 32;
 pub(super) const HEADER_LEN: usize = 8 + 4 + 32 + 8;
 
@@ -67,15 +68,29 @@ pub(crate) struct PreludeImage {
     pub values: Vec<Value>,
     objects: BTreeMap<Ref, u32>,
     /// The global syntax the prelude defined.
-    syntax: BTreeSet<Sym>,
+    syntax: BTreeMap<Sym, GlobalSyntax>,
     /// BLAKE3 of the prelude text, the primitives' names and the format.
     pub fingerprint: [u8; 32],
 }
 
 impl PreludeImage {
-    /// Whether the prelude defined the global syntax `s`.
-    pub fn has_syntax(&self, s: Sym) -> bool {
-        self.syntax.contains(&s)
+    /// Whether the global syntax `s` is `entry` as the prelude left it.
+    pub(super) fn same_syntax(&self, s: Sym, entry: &GlobalSyntax) -> bool {
+        match (self.syntax.get(&s), entry) {
+            (Some(GlobalSyntax::Special(a)), GlobalSyntax::Special(b)) => a == b,
+            (Some(GlobalSyntax::Macro(a)), GlobalSyntax::Macro(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// The global syntax as the prelude left it.
+    pub(super) fn prelude_syntax(&self) -> BTreeMap<Sym, GlobalSyntax> {
+        self.syntax.clone()
+    }
+
+    /// The names of the global syntax the prelude defined.
+    pub(super) fn syntax_names(&self) -> impl Iterator<Item = Sym> + '_ {
+        self.syntax.keys().copied()
     }
 
     /// The image of `vm`, which has just run `prelude`, whose top-level
@@ -116,7 +131,7 @@ impl PreludeImage {
             template_ids,
             values,
             objects,
-            syntax: vm.globals.syntax.keys().copied().collect(),
+            syntax: vm.globals.syntax.clone(),
             fingerprint,
         }
     }
@@ -306,17 +321,12 @@ impl Vm {
             .image
             .as_ref()
             .ok_or("the engine has no prelude image")?;
-        let macros: Vec<&str> = self
-            .globals
-            .syntax
-            .keys()
-            .filter(|s| !image.syntax.contains(s))
-            .map(|s| self.syms.name(*s))
-            .collect();
-        if !macros.is_empty() {
+        let (syntax, refused) = self.write_session_syntax(image, "a dump");
+        if let Some((_, why)) = refused.first() {
+            let names: Vec<&str> = refused.iter().map(|(n, _)| n.as_str()).collect();
             return Err(format!(
-                "the session defines syntax ({}), which a dump cannot hold yet",
-                macros.join(" ")
+                "the session defines syntax a dump cannot hold ({}): {why}",
+                names.join(" ")
             ));
         }
         let mut queue = String::new();
@@ -357,6 +367,7 @@ impl Vm {
                     body.u(b.used);
                 }
             }
+            body.bytes(&syntax);
         });
         Ok(seal(MAGIC, image, &payload, key))
     }
@@ -1051,6 +1062,16 @@ impl Vm {
             }),
             _ => return inp.err("the evaluation's budget is neither absent nor present"),
         };
+        let buf = inp.bytes()?;
+        let mut syntax_in = In {
+            base: inp.base + inp.pos - buf.len(),
+            buf,
+            pos: 0,
+        };
+        let syntax = self.read_session_syntax(&mut syntax_in)?;
+        if syntax_in.pos != syntax_in.buf.len() {
+            return syntax_in.err("data after the end of the session's syntax");
+        }
         if inp.pos != inp.buf.len() {
             return inp.err("data after the end");
         }
@@ -1072,6 +1093,7 @@ impl Vm {
         for (g, v) in sets {
             self.globals.values[g as usize] = v;
         }
+        syntax.apply(self);
         self.refresh_inline();
         Ok(self.parking.park(Parked {
             k,

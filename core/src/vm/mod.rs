@@ -37,6 +37,7 @@ mod limits;
 mod loader;
 mod prepared;
 mod rollback;
+mod session_syntax;
 mod snapshot;
 mod suspend;
 #[cfg(test)]

@@ -320,82 +320,117 @@ fn write_macro(out: &mut Out, m: &Macro, vm: &Vm) -> Result<(), String> {
             "the macro {name} is defined in a local scope, which an image cannot hold"
         ));
     }
-    out.u(m.name.0 as u64);
-    out.byte(m.builtin as u8);
-    write_ident(out, &m.ellipsis, name)?;
-    out.u(m.literals.len() as u64);
+    write_macro_with(out, m, name, "an image", &mut |s| s.0 as u64)
+}
+
+/// Writes macro `m` (named `name` in errors) but its scope, each symbol
+/// as `sym` numbers it; a renamed identifier is refused, saying what
+/// (`what`) cannot hold it. Shared with dumps and snapshots
+/// (`vm::image`), which number symbols in their own tables.
+pub(super) fn write_macro_with(
+    out: &mut Out,
+    m: &Macro,
+    name: &str,
+    what: &str,
+    sym: &mut dyn FnMut(Sym) -> u64,
+) -> Result<(), String> {
+    let mut w = SynWriter {
+        out,
+        mac: name,
+        what,
+        sym,
+    };
+    let s = (w.sym)(m.name);
+    w.out.u(s);
+    w.out.byte(m.builtin as u8);
+    w.ident(&m.ellipsis)?;
+    w.out.u(m.literals.len() as u64);
     for l in &m.literals {
-        write_ident(out, l, name)?;
+        w.ident(l)?;
     }
-    out.u(m.rules.len() as u64);
+    w.out.u(m.rules.len() as u64);
     for (pattern, template) in &m.rules {
-        write_syn(out, pattern, name, 0)?;
-        write_syn(out, template, name, 0)?;
+        w.syn(pattern, 0)?;
+        w.syn(template, 0)?;
     }
     Ok(())
 }
 
-fn write_ident(out: &mut Out, id: &Ident, mac: &str) -> Result<(), String> {
-    if id.alias.is_some() {
-        return Err(format!(
-            "the macro {mac} holds a renamed identifier (made by a macro), which an image cannot hold"
-        ));
-    }
-    out.u(id.sym.0 as u64);
-    Ok(())
+struct SynWriter<'o, 's> {
+    out: &'o mut Out,
+    mac: &'s str,
+    what: &'s str,
+    sym: &'s mut dyn FnMut(Sym) -> u64,
 }
 
-fn write_syn(out: &mut Out, s: &Syn, mac: &str, depth: usize) -> Result<(), String> {
-    if depth > MAX_SYNTAX_DEPTH {
-        return Err(format!("the macro {mac} is nested too deeply for an image"));
+impl SynWriter<'_, '_> {
+    fn ident(&mut self, id: &Ident) -> Result<(), String> {
+        if id.alias.is_some() {
+            return Err(format!(
+                "the macro {} holds a renamed identifier (made by a macro), which {} cannot hold",
+                self.mac, self.what
+            ));
+        }
+        let s = (self.sym)(id.sym);
+        self.out.u(s);
+        Ok(())
     }
-    match s {
-        Syn::Sym(id, p) => {
-            out.byte(0);
-            write_ident(out, id, mac)?;
-            image::pos(out, *p);
+
+    fn syn(&mut self, s: &Syn, depth: usize) -> Result<(), String> {
+        if depth > MAX_SYNTAX_DEPTH {
+            return Err(format!(
+                "the macro {} is nested too deeply for {}",
+                self.mac, self.what
+            ));
         }
-        Syn::Atom(a, p) => {
-            out.byte(1);
-            write_atom(out, a);
-            image::pos(out, *p);
-        }
-        Syn::List(items, tail, p) => {
-            out.byte(2);
-            out.u(items.len() as u64);
-            for x in items.iter() {
-                write_syn(out, x, mac, depth + 1)?;
+        match s {
+            Syn::Sym(id, p) => {
+                self.out.byte(0);
+                self.ident(id)?;
+                image::pos(self.out, *p);
             }
-            match tail {
-                None => out.byte(0),
-                Some(t) => {
-                    out.byte(1);
-                    write_syn(out, t, mac, depth + 1)?;
+            Syn::Atom(a, p) => {
+                self.out.byte(1);
+                write_atom(self.out, a);
+                image::pos(self.out, *p);
+            }
+            Syn::List(items, tail, p) => {
+                self.out.byte(2);
+                self.out.u(items.len() as u64);
+                for x in items.iter() {
+                    self.syn(x, depth + 1)?;
                 }
+                match tail {
+                    None => self.out.byte(0),
+                    Some(t) => {
+                        self.out.byte(1);
+                        self.syn(t, depth + 1)?;
+                    }
+                }
+                image::pos(self.out, *p);
             }
-            image::pos(out, *p);
-        }
-        Syn::Vector(items, p) => {
-            out.byte(3);
-            out.u(items.len() as u64);
-            for x in items.iter() {
-                write_syn(out, x, mac, depth + 1)?;
+            Syn::Vector(items, p) => {
+                self.out.byte(3);
+                self.out.u(items.len() as u64);
+                for x in items.iter() {
+                    self.syn(x, depth + 1)?;
+                }
+                image::pos(self.out, *p);
             }
-            image::pos(out, *p);
+            Syn::LabelDef(n, x, p) => {
+                self.out.byte(4);
+                self.out.u(*n as u64);
+                self.syn(x, depth + 1)?;
+                image::pos(self.out, *p);
+            }
+            Syn::LabelRef(n, p) => {
+                self.out.byte(5);
+                self.out.u(*n as u64);
+                image::pos(self.out, *p);
+            }
         }
-        Syn::LabelDef(n, x, p) => {
-            out.byte(4);
-            out.u(*n as u64);
-            write_syn(out, x, mac, depth + 1)?;
-            image::pos(out, *p);
-        }
-        Syn::LabelRef(n, p) => {
-            out.byte(5);
-            out.u(*n as u64);
-            image::pos(out, *p);
-        }
+        Ok(())
     }
-    Ok(())
 }
 
 fn write_atom(out: &mut Out, a: &Atom) {
@@ -428,19 +463,31 @@ fn write_atom(out: &mut Out, a: &Atom) {
 }
 
 fn read_macro(inp: &mut In, nsyms: usize) -> R<Macro> {
-    let name = Sym(inp.index(nsyms, "symbol")? as u32);
+    let sym = |inp: &mut In| Ok(Sym(inp.index(nsyms, "symbol")? as u32));
+    read_macro_with(inp, &sym, &sym)
+}
+
+/// Reads a macro written by `write_macro_with` (with no scope), each
+/// symbol by `sym`, its ellipsis by `ellipsis` (which may be none: rules
+/// that list the ellipsis among their literals have none).
+pub(super) fn read_macro_with(
+    inp: &mut In,
+    sym: &dyn Fn(&mut In) -> R<Sym>,
+    ellipsis: &dyn Fn(&mut In) -> R<Sym>,
+) -> R<Macro> {
+    let name = sym(inp)?;
     let builtin = inp.byte()? != 0;
-    let ellipsis = read_ident(inp, nsyms)?;
+    let ellipsis = Ident::plain(ellipsis(inp)?);
     let n = inp.len()?;
     let mut literals = Vec::with_capacity(n);
     for _ in 0..n {
-        literals.push(read_ident(inp, nsyms)?);
+        literals.push(Ident::plain(sym(inp)?));
     }
     let n = inp.len()?;
     let mut rules = Vec::with_capacity(n);
     for _ in 0..n {
-        let pattern = read_syn(inp, nsyms, 0)?;
-        let template = read_syn(inp, nsyms, 0)?;
+        let pattern = read_syn(inp, sym, 0)?;
+        let template = read_syn(inp, sym, 0)?;
         rules.push((pattern, template));
     }
     Ok(Macro {
@@ -453,26 +500,22 @@ fn read_macro(inp: &mut In, nsyms: usize) -> R<Macro> {
     })
 }
 
-fn read_ident(inp: &mut In, nsyms: usize) -> R<Ident> {
-    Ok(Ident::plain(Sym(inp.index(nsyms, "symbol")? as u32)))
-}
-
-fn read_syns(inp: &mut In, nsyms: usize, depth: usize) -> R<Rc<[Syn]>> {
+fn read_syns(inp: &mut In, sym: &dyn Fn(&mut In) -> R<Sym>, depth: usize) -> R<Rc<[Syn]>> {
     let n = inp.len()?;
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {
-        v.push(read_syn(inp, nsyms, depth + 1)?);
+        v.push(read_syn(inp, sym, depth + 1)?);
     }
     Ok(v.into())
 }
 
-fn read_syn(inp: &mut In, nsyms: usize, depth: usize) -> R<Syn> {
+fn read_syn(inp: &mut In, sym: &dyn Fn(&mut In) -> R<Sym>, depth: usize) -> R<Syn> {
     if depth > MAX_SYNTAX_DEPTH {
         return inp.err("syntax nested too deeply");
     }
     Ok(match inp.byte()? {
         0 => {
-            let id = read_ident(inp, nsyms)?;
+            let id = Ident::plain(sym(inp)?);
             Syn::Sym(id, image::read_pos(inp)?)
         }
         1 => {
@@ -480,21 +523,21 @@ fn read_syn(inp: &mut In, nsyms: usize, depth: usize) -> R<Syn> {
             Syn::Atom(a, image::read_pos(inp)?)
         }
         2 => {
-            let items = read_syns(inp, nsyms, depth)?;
+            let items = read_syns(inp, sym, depth)?;
             let tail = match inp.byte()? {
                 0 => None,
-                1 => Some(Rc::new(read_syn(inp, nsyms, depth + 1)?)),
+                1 => Some(Rc::new(read_syn(inp, sym, depth + 1)?)),
                 _ => return inp.err("a list tail neither absent nor present"),
             };
             Syn::List(items, tail, image::read_pos(inp)?)
         }
         3 => {
-            let items = read_syns(inp, nsyms, depth)?;
+            let items = read_syns(inp, sym, depth)?;
             Syn::Vector(items, image::read_pos(inp)?)
         }
         4 => {
             let n = inp.u32()?;
-            let x = read_syn(inp, nsyms, depth + 1)?;
+            let x = read_syn(inp, sym, depth + 1)?;
             Syn::LabelDef(n, Rc::new(x), image::read_pos(inp)?)
         }
         5 => {

@@ -16,7 +16,8 @@
 //!
 //! ```text
 //! bindings: count, then per binding (sorted by name): name, entry hash (32 bytes)
-//! skipped:  count, then the names of the syntax the session defined (not saved)
+//! skipped:  count, then the names of the syntax the session defined that a snapshot cannot hold
+//! syntax:   the syntax the session defined (`session_syntax.rs`), as bytes
 //! inline:   count, then entries carried in the manifest itself
 //! ```
 
@@ -38,14 +39,19 @@ pub struct SavedSession {
     /// Sorted by name.
     pub bindings: Vec<(String, EntryHash)>,
     pub entries: BTreeMap<EntryHash, Vec<u8>>,
-    /// Syntax the session defined, which a snapshot does not hold.
+    /// Syntax the session defined which a snapshot cannot hold (made
+    /// by another macro, or in a local scope).
     pub skipped: Vec<String>,
+    /// The rest of the session's syntax (`session_syntax.rs`).
+    pub syntax: Vec<u8>,
 }
 
 /// A manifest read and checked.
 pub struct Manifest {
     pub bindings: Vec<(String, EntryHash)>,
     pub skipped: Vec<String>,
+    /// The session's syntax (`session_syntax.rs`), read when restored.
+    pub syntax: Vec<u8>,
     pub inline: BTreeMap<EntryHash, Vec<u8>>,
 }
 
@@ -80,10 +86,12 @@ impl Vm {
             }
             found.push(objs.len());
         }
+        let (syntax, refused) = self.write_session_syntax(image, "a snapshot");
         let mut out = SavedSession {
             bindings: Vec::with_capacity(saved.len()),
             entries: BTreeMap::new(),
-            skipped: self.session_syntax(image),
+            skipped: refused.into_iter().map(|(name, _)| name).collect(),
+            syntax,
         };
         for (e, (g, v)) in saved.iter().enumerate() {
             let mut d = Dumper::new(self, Some((&claims, e as u32)));
@@ -106,21 +114,12 @@ impl Vm {
         self.syms.name(self.globals.names[g as usize])
     }
 
-    /// The names of the syntax the session defined.
-    fn session_syntax(&self, image: &PreludeImage) -> Vec<String> {
-        self.globals
-            .syntax
-            .keys()
-            .filter(|s| !image.has_syntax(**s))
-            .map(|s| self.syms.name(*s).to_string())
-            .collect()
-    }
-
     /// A manifest naming `bindings`, carrying `inline` entries.
     pub fn seal_manifest(
         &self,
         bindings: &[(String, EntryHash)],
         skipped: &[String],
+        syntax: &[u8],
         inline: &[&[u8]],
         key: &[u8; 32],
     ) -> Result<Vec<u8>, String> {
@@ -138,6 +137,7 @@ impl Vm {
         for name in skipped {
             p.str(name);
         }
+        p.bytes(syntax);
         p.u(inline.len() as u64);
         for entry in inline {
             p.bytes(entry);
@@ -206,6 +206,20 @@ impl Vm {
             }
             entries.push(bytes);
         }
+        let mut syntax_in = In {
+            buf: &manifest.syntax,
+            pos: 0,
+            base: 0,
+        };
+        let in_syntax = |e: String| format!("in the session's syntax: {e}");
+        let syntax = self
+            .read_session_syntax(&mut syntax_in)
+            .map_err(in_syntax)?;
+        if syntax_in.pos != syntax_in.buf.len() {
+            return Err(in_syntax(
+                syntax_in.err::<()>("data after the end").unwrap_err(),
+            ));
+        }
         let in_entry = |name: &str, e: String| format!("in the entry of `{name}`: {e}");
         let mut heads = Vec::with_capacity(entries.len());
         for ((name, _), bytes) in manifest.bindings.iter().zip(&entries) {
@@ -255,6 +269,14 @@ impl Vm {
         for (g, v) in globals.into_iter().zip(values) {
             self.globals.values[g as usize] = v;
         }
+        // The session's syntax and imports are the snapshot's: the block
+        // holds them all.
+        self.globals.syntax = image.prelude_syntax();
+        self.globals.aliases.clear();
+        self.globals.hidden.clear();
+        self.globals.imported.clear();
+        self.globals.libraries.clear();
+        syntax.apply(self);
         self.refresh_inline();
         Ok(())
     }
@@ -291,6 +313,7 @@ fn read_manifest_payload(inp: &mut In) -> R<Manifest> {
     for _ in 0..n {
         skipped.push(inp.str()?.to_string());
     }
+    let syntax = inp.bytes()?.to_vec();
     let n = inp.len()?;
     let mut inline = BTreeMap::new();
     for _ in 0..n {
@@ -303,6 +326,7 @@ fn read_manifest_payload(inp: &mut In) -> R<Manifest> {
     Ok(Manifest {
         bindings,
         skipped,
+        syntax,
         inline,
     })
 }
