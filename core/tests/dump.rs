@@ -257,6 +257,33 @@ fn a_session_that_imported_a_library_with_syntax_dumps_and_resumes() {
     assert_eq!(again.value.as_deref(), Some("(3 #t)"));
 }
 
+/// A library the program defined, whose exported macro uses a private
+/// procedure: the loading engine expands the macro and imports the
+/// library again.
+#[test]
+fn a_session_that_defined_a_library_with_syntax_dumps_and_resumes() {
+    let program = r#"
+      (define-library (my lib)
+        (export double-it)
+        (import (scheme base))
+        (begin
+          (define (helper x) (* 2 x))
+          (define-syntax double-it (syntax-rules () ((_ e) (helper e))))))
+      (import (my lib))
+      (define r (search "x"))
+      (double-it r)"#;
+    let mut a = engine();
+    let s = suspended(a.start(program));
+    let bytes = a.dump(s.id).unwrap();
+    let mut b = engine();
+    let loaded = b.load_suspension(&bytes).unwrap();
+    assert_eq!(finish(&mut b, loaded.id, &["21"]).0.as_deref(), Some("42"));
+    let again = b.eval("(import (my lib)) (double-it 5)");
+    assert_eq!(again.error, None);
+    assert_eq!(again.value.as_deref(), Some("10"));
+    assert!(b.eval("helper").error.is_some());
+}
+
 #[test]
 fn a_small_program_dumps_small() {
     let mut a = engine();
