@@ -355,6 +355,7 @@ pub trait Backend {
 pub struct Restored {
     /// The names of its bindings, sorted.
     pub bindings: Vec<String>,
-    /// Syntax the saved session had defined, not saved.
+    /// Macros the saved session had defined that could not be saved
+    /// (made by another macro, or in a local scope).
     pub skipped: Vec<String>,
 }

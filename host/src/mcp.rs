@@ -670,8 +670,8 @@ impl Server {
 
     #[tool(
         description = "Replace this session's definitions with those saved under a name \
-                       (`snapshot`); definitions made since are unbound. Syntax is not saved \
-                       (`skipped` names it). Returns {name, bindings, skipped}."
+                       (`snapshot`); definitions made since are unbound. Macros come along; one \
+                       made by another macro or in a local scope is not saved (`skipped` names it). Returns {name, bindings, skipped}."
     )]
     async fn restore(
         &self,

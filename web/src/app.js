@@ -405,7 +405,7 @@ function showSession(info) {
   note.hidden = sessionsKept;
   document.body.dataset.restored = String(info?.restored?.bindings ?? 0);
   if (info?.restored?.skipped?.length) {
-    notice(`Syntax is not kept across a restart: define ${info.restored.skipped.join(', ')} again to use it.`, 'warning');
+    notice(`Some macros (made by another macro, or in a local scope) are not kept across a restart: define ${info.restored.skipped.join(', ')} again to use them.`, 'warning');
   }
   showSessionError(info);
 }

@@ -15,7 +15,9 @@
 //! payload length (u64 LE)  payload
 //! BLAKE3 of everything before it (32 bytes; keyed by the engine's dump key)
 //! payload: symbols, global names, templates, objects, global values,
-//!          the parked continuation, its calls, the forms still to run
+//!          the parked continuation, its calls, the forms still to run,
+//!          the evaluation's budget, the session's syntax and imports
+//!          (`session_syntax.rs`)
 //! ```
 //!
 //! Loading checks the magic, the format, the fingerprint (the same

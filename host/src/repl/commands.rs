@@ -294,7 +294,7 @@ impl Running<'_> {
                 ));
                 if !r.skipped.is_empty() {
                     eprintln!(
-                        "warning: syntax is not saved; define it again: {}",
+                        "warning: these macros (made by another macro, or in a local scope) were not saved; define them again: {}",
                         r.skipped.join(" ")
                     );
                 }

@@ -109,6 +109,7 @@ mod tests {
 pub struct RestoredJs {
     /// How many bindings the session holds now.
     pub bindings: usize,
-    /// Syntax the saved session had defined, which was not saved.
+    /// Macros the saved session had defined that could not be saved
+    /// (made by another macro, or in a local scope).
     pub skipped: Vec<String>,
 }

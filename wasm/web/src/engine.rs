@@ -64,7 +64,8 @@ impl Engine {
 
     /// Replaces the session's definitions with those of bytes made by
     /// `saveSession`; returns `{bindings, skipped}` (how many bindings it
-    /// holds; the names of syntax the session had defined, not saved).
+    /// holds; the names of macros the session had defined that could not
+    /// be saved).
     /// Bytes that are not a saved session, of another build, or damaged
     /// are refused with an error, and nothing changes.
     #[wasm_bindgen(js_name = restoreSession)]
