@@ -394,27 +394,21 @@ mod tests {
     #[test]
     fn an_unbound_name_gets_the_note_eval_gives() {
         let mut e = search_engine();
-        let run = e.start("(serch \"a\" 1)");
-        let RunJs::Done {
-            error: Some(error), ..
-        } = RunJs::with_hint(run, &e)
-        else {
-            panic!("expected an error")
+        let hint_of = |run: Run, e: &Engine| match RunJs::with_hint(run, e) {
+            RunJs::Done {
+                error: Some(error), ..
+            } => error.hint,
+            _ => panic!("expected an error"),
         };
-        assert_eq!(error.hint.as_deref(), Some("did you mean `search`?"));
+        let run = e.start("(serch \"a\" 1)");
+        assert_eq!(hint_of(run, &e).as_deref(), Some("did you mean `search`?"));
         // After a resume too: the error comes from the second run slice.
         let run = e.start("(begin (search \"a\" 1) (serch \"b\" 2))");
         let Run::Suspended(s) = run else {
             panic!("expected a suspension")
         };
         let run = e.resume(s.id, vec![ToolAnswer::Value("1".into())]).unwrap();
-        let RunJs::Done {
-            error: Some(error), ..
-        } = RunJs::with_hint(run, &e)
-        else {
-            panic!("expected an error")
-        };
-        assert_eq!(error.hint.as_deref(), Some("did you mean `search`?"));
+        assert_eq!(hint_of(run, &e).as_deref(), Some("did you mean `search`?"));
     }
 
     #[test]
