@@ -200,16 +200,24 @@ pub fn read_dump_key(file: &Path) -> Result<[u8; 32], String> {
     if let Ok(key) = <[u8; 32]>::try_from(bytes.as_slice()) {
         return Ok(key);
     }
-    let text = std::str::from_utf8(&bytes)
-        .unwrap_or("")
-        .trim_end_matches(['\n', '\r']);
-    if text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+    // 64 hexadecimal digits, a final newline allowed.
+    let text = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    let text = text.strip_suffix(b"\r").unwrap_or(text);
+    let digit = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    if text.len() == 64 {
         let mut key = [0u8; 32];
-        for (i, pair) in text.as_bytes().chunks(2).enumerate() {
-            let digits = std::str::from_utf8(pair).unwrap_or("00");
-            key[i] = u8::from_str_radix(digits, 16).unwrap_or(0);
+        let parsed = text.chunks(2).zip(key.iter_mut()).all(|(pair, k)| {
+            match (digit(pair[0]), digit(pair[1])) {
+                (Some(hi), Some(lo)) => {
+                    *k = hi << 4 | lo;
+                    true
+                }
+                _ => false,
+            }
+        });
+        if parsed {
+            return Ok(key);
         }
-        return Ok(key);
     }
     Err(format!(
         "--dump-key-file {}: expected 32 bytes or 64 hexadecimal digits, found {} bytes",
