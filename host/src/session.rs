@@ -115,6 +115,7 @@ impl Session {
     fn open(&mut self) -> Result<(), String> {
         let start = Instant::now();
         let result = self.backend.open_store(&self.store);
+        self.store.end_reads();
         self.backend.take_replaced();
         match result {
             Ok(()) => {
@@ -226,6 +227,8 @@ impl Session {
         self.output.begin();
         let ran = run(self.backend.as_mut());
         stopper.end();
+        // An idle session keeps no snapshot of the store open.
+        self.store.end_reads();
         let (run, session_lost) = ran?;
         let (evaluation, suspension) = match run {
             Run::Done(evaluation) => (evaluation, None),

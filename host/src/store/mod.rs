@@ -17,6 +17,17 @@
 //! write lock up to `BUSY_TIMEOUT`; the few moments where SQLite answers
 //! "busy" without waiting (`retry_busy`) are waited out the same way.
 //!
+//! Blob reads share one read transaction (`READ_SPAN`): a search reads a
+//! hundred or more blobs, and reading each in a transaction of its own took
+//! two file locks and a check of the write-ahead log per blob. Blobs never
+//! change, so an older snapshot only lacks blobs committed after it began,
+//! which nothing this process holds names (the refs record is read, and
+//! commits are made, outside that transaction); a blob missing from it is
+//! looked up again in a fresh one. The transaction ends at every other use
+//! of the file, after `READ_SPAN`, and when the session says an evaluation
+//! ended (`end_reads`), so it never keeps other writers' log from being
+//! folded back for long.
+//!
 //! The file is an SQLite database whose `application_id` says it is an
 //! arbores store and whose `user_version` is the layout above; any other
 //! file is refused, never written into. A store directory of the first
@@ -46,6 +57,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 const HEAD: &str = "head";
 /// The page size of a new store file, in bytes.
 const PAGE_SIZE: i64 = 16384;
+/// The longest a read transaction is kept open (see the module's doc).
+const READ_SPAN: Duration = Duration::from_millis(100);
 
 const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS blobs (hash BLOB PRIMARY KEY NOT NULL, data BLOB NOT NULL) WITHOUT ROWID;
@@ -170,6 +183,9 @@ struct Inner {
     trouble: Mutex<Option<StoreError>>,
     /// What the last commit through this store wrote.
     last_commit: Mutex<Option<SaveStats>>,
+    /// When the read transaction blob reads share began, if one is open.
+    /// Changed only under `backing`'s lock.
+    reading: Mutex<Option<Instant>>,
 }
 
 /// A knowledge store. Cheap to clone: clones share one connection, so the
@@ -440,6 +456,7 @@ impl Store {
             backing: Mutex::new(backing),
             trouble: Mutex::new(None),
             last_commit: Mutex::new(None),
+            reading: Mutex::new(None),
         })))
     }
 
@@ -464,8 +481,43 @@ impl Store {
         }
     }
 
+    /// The file, with no read transaction left open: every use but a blob
+    /// read takes it so (a commit's or `fsck`'s own transaction cannot start
+    /// inside another, and the refs record must be read fresh).
     fn lock(&self) -> MutexGuard<'_, Backing> {
+        let backing = self.lock_for_blobs();
+        self.end_read(&backing);
+        backing
+    }
+
+    /// The file as it is, a blob reads' transaction perhaps open.
+    fn lock_for_blobs(&self) -> MutexGuard<'_, Backing> {
         self.0.backing.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn reading(&self) -> MutexGuard<'_, Option<Instant>> {
+        self.0.reading.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Ends the blob reads' transaction, if one is open.
+    fn end_read(&self, backing: &Backing) {
+        if self.reading().take().is_none() {
+            return;
+        }
+        if let Backing::File(conn) = backing {
+            if !conn.is_autocommit() {
+                // A read transaction wrote nothing: ending it cannot fail
+                // in a way that loses anything, and a connection that
+                // somehow stays in it fails its next write loudly.
+                let _ = conn.execute_batch("COMMIT");
+            }
+        }
+    }
+
+    /// Ends the blob reads' transaction: called when an evaluation ends,
+    /// so that an idle session holds no snapshot of the file.
+    pub fn end_reads(&self) {
+        drop(self.lock());
     }
 
     fn err(&self, e: rusqlite::Error) -> StoreError {
@@ -567,7 +619,21 @@ impl Store {
     /// A blob the engine needs: its bytes, `None` if the store has none
     /// such. A missing blob, a blob whose bytes do not match its name and
     /// a failed read are noted (`take_trouble`) with the place at fault.
+    /// For an engine that checks the bytes itself and says when they do
+    /// not match (`served_blob` and `mismatch`), the check here is left out.
     pub fn needed_blob(&self, name: &Hash) -> Result<Option<Vec<u8>>, StoreError> {
+        let found = self.served_blob(name);
+        if let Ok(Some(bytes)) = &found {
+            if arbores_core::repo::cas::hash_bytes(bytes) != *name {
+                self.mismatch(name);
+            }
+        }
+        found
+    }
+
+    /// A blob the engine needs, unchecked: a missing blob and a failed
+    /// read are noted (`take_trouble`).
+    pub fn served_blob(&self, name: &Hash) -> Result<Option<Vec<u8>>, StoreError> {
         let found = self.blob(name);
         let trouble = match &found {
             Err(e) => Some(e.clone()),
@@ -576,13 +642,6 @@ impl Store {
                 self.blob_place(name),
                 hex(name)
             ))),
-            Ok(Some(bytes)) if arbores_core::repo::cas::hash_bytes(bytes) != *name => {
-                Some(StoreError::damaged(format!(
-                    "{}: the bytes do not match the blob's name (the store is damaged; \
-                     `arbores fsck` tells more)",
-                    self.blob_place(name)
-                )))
-            }
             Ok(Some(_)) => None,
         };
         if let Some(e) = trouble {
@@ -591,20 +650,60 @@ impl Store {
         found
     }
 
+    /// Notes that the bytes served for `name` do not match it.
+    pub fn mismatch(&self, name: &Hash) {
+        self.note_trouble(&StoreError::damaged(format!(
+            "{}: the bytes do not match the blob's name (the store is damaged; \
+             `arbores fsck` tells more)",
+            self.blob_place(name)
+        )));
+    }
+
     /// A blob's bytes as stored (the caller checks them against the name);
     /// `None` if the store has no such blob.
     pub fn blob(&self, name: &Hash) -> Result<Option<Vec<u8>>, StoreError> {
-        let mut backing = self.lock();
+        let mut backing = self.lock_for_blobs();
+        if self
+            .reading()
+            .is_some_and(|since| since.elapsed() > READ_SPAN)
+        {
+            self.end_read(&backing);
+        }
         self.find_file(&mut backing)?;
         match &*backing {
             Backing::Empty => Ok(None),
             Backing::Closed => Err(self.closed()),
             Backing::Dir(dir) => dir.blob(name),
-            Backing::File(conn) => retry_busy(|| {
-                conn.prepare_cached("SELECT data FROM blobs WHERE hash = ?1")
-                    .and_then(|mut s| s.query_row([&name[..]], |r| r.get(0)).optional())
-            })
-            .map_err(|e| self.err(e)),
+            Backing::File(conn) => {
+                let select = || {
+                    retry_busy(|| {
+                        conn.prepare_cached("SELECT data FROM blobs WHERE hash = ?1")
+                            .and_then(|mut s| s.query_row([&name[..]], |r| r.get(0)).optional())
+                    })
+                };
+                let mut began = false;
+                if self.reading().is_none() && conn.is_autocommit() {
+                    // Deferred: the snapshot is taken by the first read.
+                    if conn.execute_batch("BEGIN").is_ok() {
+                        *self.reading() = Some(Instant::now());
+                        began = true;
+                    }
+                }
+                let found = select();
+                match found {
+                    // Missing from a snapshot taken before this read: ask
+                    // a fresh one.
+                    Ok(None) if !began && self.reading().is_some() => {
+                        self.end_read(&backing);
+                        select().map_err(|e| self.err(e))
+                    }
+                    Ok(found) => Ok(found),
+                    Err(e) => {
+                        self.end_read(&backing);
+                        Err(self.err(e))
+                    }
+                }
+            }
         }
     }
 
@@ -833,9 +932,17 @@ impl From<ImportError> for LoadError {
 /// compare-and-swap commits (see `arbores_core::KnowledgeStore`).
 pub struct EngineStore(pub Store);
 
+/// The native engine checks every blob against its name
+/// (`arbores_core::BlobSource`) and says when one does not match, so the
+/// bytes are served as stored: hashing them here too was a tenth of a
+/// search's time.
 impl arbores_core::BlobSource for EngineStore {
     fn blob(&self, name: &Hash) -> Result<Option<Vec<u8>>, String> {
-        self.0.needed_blob(name).map_err(|e| e.message)
+        self.0.served_blob(name).map_err(|e| e.message)
+    }
+
+    fn damaged(&self, name: &Hash) {
+        self.0.mismatch(name);
     }
 }
 
@@ -854,5 +961,64 @@ impl arbores_core::KnowledgeStore for EngineStore {
             Ok(Commit::Moved(head)) => Ok(arbores_core::CommitReply::Moved(head)),
             Err(e) => Err(e.message),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blob(text: &str) -> (Hash, Vec<u8>) {
+        let bytes = text.as_bytes().to_vec();
+        (arbores_core::repo::cas::hash_bytes(&bytes), bytes)
+    }
+
+    fn commit(store: &Store, base: Option<&[u8]>, blobs: &[(Hash, Vec<u8>)], refs: &[u8]) {
+        let snapshot = Snapshot {
+            blobs: blobs.to_vec(),
+            refs: refs.to_vec(),
+        };
+        match store.commit(base, &snapshot) {
+            Ok(Commit::Done(_)) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Blob reads share one read transaction, which neither hides what
+    /// another writer commits meanwhile (a blob, the refs record) nor keeps
+    /// the reader from committing, and which `end_reads` ends.
+    #[test]
+    fn blob_reads_share_a_transaction_that_hides_nothing() {
+        let dir = std::env::temp_dir().join(format!("arbores-store-reads-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("store.arbores");
+        let writer = Store::open(&path, Access::ReadWrite).unwrap();
+        let reader = Store::open(&path, Access::ReadWrite).unwrap();
+        let (one, two, three) = (blob("one"), blob("two"), blob("three"));
+        commit(&writer, None, std::slice::from_ref(&one), b"r1");
+        assert_eq!(reader.blob(&one.0).unwrap(), Some(one.1.clone()));
+        assert!(
+            reader.reading().is_some(),
+            "the read left its transaction open"
+        );
+        commit(&writer, Some(b"r1"), std::slice::from_ref(&two), b"r2");
+        assert_eq!(reader.blob(&two.0).unwrap(), Some(two.1.clone()));
+        assert_eq!(reader.blob(&[7; 32]).unwrap(), None);
+        assert_eq!(reader.head().unwrap(), Some(b"r2".to_vec()));
+        assert!(
+            reader.reading().is_none(),
+            "reading the refs record ends it"
+        );
+        assert_eq!(reader.blob(&one.0).unwrap(), Some(one.1.clone()));
+        commit(&reader, Some(b"r2"), std::slice::from_ref(&three), b"r3");
+        assert_eq!(writer.blob(&three.0).unwrap(), Some(three.1.clone()));
+        writer.end_reads();
+        assert!(writer.reading().is_none());
+        match &*writer.lock_for_blobs() {
+            Backing::File(conn) => assert!(conn.is_autocommit()),
+            _ => panic!("no file"),
+        }
+        drop((writer, reader));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -49,6 +49,11 @@ pub trait BlobSource {
     /// The core checks the bytes against the name, so a host may answer
     /// straight from its storage.
     fn blob(&self, name: &Hash) -> Result<Option<Vec<u8>>, String>;
+
+    /// Told that the bytes `blob` gave for `name` do not hash to it (the
+    /// read then fails with `StoreError::HashMismatch`), so that a host
+    /// which did not check them itself can say its storage is at fault.
+    fn damaged(&self, _name: &Hash) {}
 }
 
 /// Where and what: the offset in the bytes being decoded and the problem.
@@ -211,6 +216,7 @@ impl Blobs {
             .map_err(StoreError::Unavailable)?
             .ok_or_else(missing)?;
         if hash_bytes(&bytes) != *hash {
+            source.damaged(hash);
             return Err(StoreError::HashMismatch { hash: *hash });
         }
         self.0.reads.set(self.0.reads.get() + 1);
