@@ -151,9 +151,16 @@ impl SnapshotListing {
     }
 }
 
+/// What a snapshot holds, as the program knows it: the engine's own cells
+/// (`globals::ENGINE_CELL`, e.g. the host tools defined) are saved and
+/// restored with the rest, but are not the program's bindings to list.
 fn listing(m: Manifest) -> SnapshotListing {
     SnapshotListing {
-        bindings: m.bindings,
+        bindings: m
+            .bindings
+            .into_iter()
+            .filter(|(name, _)| !name.ends_with(crate::compiler::globals::ENGINE_CELL))
+            .collect(),
         skipped: m.skipped,
     }
 }

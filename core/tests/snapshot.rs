@@ -3,7 +3,7 @@
 //! shared mutable state, records), listed and diffed; turns rolled back
 //! and forked; damaged or foreign bytes refused with nothing changed.
 
-use arbores_core::{Engine, MemorySnapshotStore, SnapshotStore, Turns};
+use arbores_core::{Engine, MemorySnapshotStore, SnapshotStore, Tool, Turns};
 
 fn eval(e: &mut Engine, src: &str) -> String {
     let r = e.eval(src);
@@ -332,5 +332,38 @@ fn hash_tables_survive_a_saved_session() {
             "(list (hash-table-size by-identity) (hash-table-ref by-identity key))"
         ),
         "(2 found)"
+    );
+}
+
+/// A listing names the program's bindings, not the engine's own state
+/// that the snapshot also holds (the host tools defined), which a restore
+/// brings back all the same.
+#[test]
+fn listings_name_the_program_s_bindings_only() {
+    let mut e = Engine::new();
+    e.define_tool(Tool {
+        name: "lookup".into(),
+        params: vec!["q".into()],
+        description: String::new(),
+    })
+    .unwrap();
+    eval(&mut e, "(define answer 42)");
+    let mut store = MemorySnapshotStore::new();
+    let saved = e.save_snapshot(&mut store).unwrap();
+    let names: Vec<String> = e
+        .snapshot_listing(&saved.manifest)
+        .unwrap()
+        .bindings
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    assert!(names.contains(&"answer".to_string()), "{names:?}");
+    assert!(names.iter().all(|n| !n.contains("@(")), "{names:?}");
+    let mut other = Engine::new();
+    let restored = other.restore_snapshot(&saved.manifest, &store).unwrap();
+    assert_eq!(restored.bindings.len(), names.len());
+    assert_eq!(
+        eval(&mut other, "(list answer (procedure? lookup))"),
+        "(42 #t)"
     );
 }
