@@ -105,7 +105,12 @@ pub struct SavedSnapshot {
 /// What a snapshot holds: each binding's name and entry, by name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SnapshotListing {
+    /// The program's bindings, by name.
     pub bindings: Vec<(String, EntryHash)>,
+    /// The engine's own state the snapshot holds too (its cells,
+    /// `NAME@(arbores)`: the host tools defined, ...), restored with the
+    /// rest but not the program's to list.
+    pub engine: Vec<(String, EntryHash)>,
     /// Syntax the session defined that the snapshot could not hold.
     pub skipped: Vec<String>,
 }
@@ -151,16 +156,16 @@ impl SnapshotListing {
     }
 }
 
-/// What a snapshot holds, as the program knows it: the engine's own cells
-/// (`globals::ENGINE_CELL`, e.g. the host tools defined) are saved and
-/// restored with the rest, but are not the program's bindings to list.
+/// What a snapshot holds, the engine's own cells (`globals::ENGINE_CELL`)
+/// apart from the program's bindings.
 fn listing(m: Manifest) -> SnapshotListing {
+    let (engine, bindings) = m
+        .bindings
+        .into_iter()
+        .partition(|(name, _)| name.ends_with(crate::compiler::globals::ENGINE_CELL));
     SnapshotListing {
-        bindings: m
-            .bindings
-            .into_iter()
-            .filter(|(name, _)| !name.ends_with(crate::compiler::globals::ENGINE_CELL))
-            .collect(),
+        bindings,
+        engine,
         skipped: m.skipped,
     }
 }

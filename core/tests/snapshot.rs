@@ -359,6 +359,15 @@ fn listings_name_the_program_s_bindings_only() {
         .collect();
     assert!(names.contains(&"answer".to_string()), "{names:?}");
     assert!(names.iter().all(|n| !n.contains("@(")), "{names:?}");
+    let listing = e.snapshot_listing(&saved.manifest).unwrap();
+    assert!(
+        listing
+            .engine
+            .iter()
+            .any(|(n, _)| n.starts_with("%host-tools")),
+        "{:?}",
+        listing.engine
+    );
     let mut other = Engine::new();
     let restored = other.restore_snapshot(&saved.manifest, &store).unwrap();
     assert_eq!(restored.bindings.len(), names.len());
