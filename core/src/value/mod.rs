@@ -21,7 +21,14 @@ use code::{Frame, Template};
 /// Index of an object in the heap.
 pub type Ref = u32;
 
+/// Laid out as an 8-byte tag and every payload at offset 8 (`repr(C,
+/// u64)`), with no padding between them: a `Value` kept in locals is then
+/// two 8-byte scalars. With Rust's own layout (a 1-byte tag, a payload at
+/// offset 1, 4 or 8 by its size) the wasm32 build kept the instruction
+/// loop's accumulator as one piece per payload offset, in memory or
+/// spilled (docs/PERFORMANCE.md, "The instruction loop's accumulator").
 #[derive(Clone, Copy, Debug)]
+#[repr(C, u64)]
 pub enum Value {
     Null,
     Bool(bool),
