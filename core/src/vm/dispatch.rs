@@ -36,7 +36,7 @@ impl Vm {
     /// function so that `pc` and the accumulator stay in registers. Work
     /// that leaves the fast path is in the methods it calls.
     pub(super) fn execute(&mut self) -> Result<Value, VmError> {
-        let mut since_poll: u64 = 0;
+        self.since_poll = 0;
         loop {
             let t = self.tmpl.clone();
             let code = &t.code[..];
@@ -117,18 +117,19 @@ impl Vm {
                         acc = v;
                     }
                     Op::SetGlobal(g) => {
+                        self.acc = acc;
                         if matches!(self.globals.values[g as usize], Value::Undefined) {
                             self.pc = pc;
-                            self.acc = acc;
                             let fault = self.unbound(g, "set!: ");
                             self.raise_fault(fault)?;
                             break;
                         }
-                        self.set_global(g, acc);
+                        self.set_global_to_acc(g);
                         acc = Value::Unspecified;
                     }
                     Op::DefineGlobal(g) => {
-                        self.set_global(g, acc);
+                        self.acc = acc;
+                        self.set_global_to_acc(g);
                         acc = Value::Unspecified;
                     }
                     Op::Drop(n) => {
@@ -141,22 +142,23 @@ impl Vm {
                             pc = target as usize;
                         }
                     }
-                    Op::MakeClosure(c) => acc = self.make_closure(&t, c),
+                    Op::MakeClosure(c) => {
+                        self.make_closure(&t, c);
+                        acc = self.acc;
+                    }
                     Op::PatchFree {
                         closure,
                         free,
                         value,
                     } => self.patch_free(fp, closure, free, value),
                     Op::MakeCaseLambda(n) => {
-                        let start = self.stack.len() - n as usize;
-                        let cs = self.stack[start..].to_vec();
-                        self.stack.truncate(start);
-                        acc = self.heap.alloc(Object::CaseLambda(cs));
+                        self.make_case_lambda(n);
+                        acc = self.acc;
                     }
                     Op::Call(n) | Op::TailCall(n) => {
                         self.pc = pc;
                         self.acc = acc;
-                        self.count_step(&mut since_poll)?;
+                        self.count_step()?;
                         self.call(n as usize, matches!(op, Op::TailCall(_)))?;
                         break;
                     }
@@ -174,7 +176,8 @@ impl Vm {
                                 continue;
                             }
                         }
-                        match self.inline_general(iop, pc, acc, &mut since_poll)? {
+                        self.acc = acc;
+                        match self.inline_general(iop, pc)? {
                             Some(v) => acc = v,
                             None => break,
                         }
@@ -190,12 +193,8 @@ impl Vm {
                             }
                         }
                         self.stack.push(x);
-                        match self.inline_general(
-                            iop,
-                            pc,
-                            Value::Int(imm as i64),
-                            &mut since_poll,
-                        )? {
+                        self.acc = Value::Int(imm as i64);
+                        match self.inline_general(iop, pc)? {
                             Some(v) => acc = v,
                             None => break,
                         }
@@ -208,7 +207,8 @@ impl Vm {
                             continue;
                         }
                         self.stack.push(x);
-                        match self.inline_general(iop, pc, y, &mut since_poll)? {
+                        self.acc = y;
+                        match self.inline_general(iop, pc)? {
                             Some(v) => acc = v,
                             None => break,
                         }
@@ -219,7 +219,8 @@ impl Vm {
                             acc = r;
                             continue;
                         }
-                        match self.inline_general(iop, pc, x, &mut since_poll)? {
+                        self.acc = x;
+                        match self.inline_general(iop, pc)? {
                             Some(v) => acc = v,
                             None => break,
                         }
@@ -307,27 +308,40 @@ impl Vm {
         }
     }
 
-    /// `set!` or `define` of a global: saved for a rollback first, and the
-    /// inline guards checked again when it names an inlined primitive.
-    #[inline]
-    fn set_global(&mut self, g: u32, v: Value) {
+    /// `set!` or `define` of a global to the value in `self.acc`: saved
+    /// for a rollback first, and the inline guards checked again when it
+    /// names an inlined primitive.
+    ///
+    /// This and the other methods the instruction loop calls take and give
+    /// values through `self.acc`, never the loop's `acc`: a value of 16
+    /// bytes is passed by address in wasm32, and an address taken of the
+    /// loop's `acc` keeps it in memory for the whole loop.
+    fn set_global_to_acc(&mut self, g: u32) {
         self.save_global(g);
-        self.globals.values[g as usize] = v;
+        self.globals.values[g as usize] = self.acc;
         self.note_global_write(g);
     }
 
     /// A closure of child template `c` of `t`, its free values popped off
-    /// the stack.
-    #[inline]
-    fn make_closure(&mut self, t: &Template, c: u32) -> Value {
+    /// the stack, into `self.acc`.
+    fn make_closure(&mut self, t: &Template, c: u32) {
         let child = t.children[c as usize].clone();
         let start = self.stack.len() - child.nfree as usize;
         let free: Box<[Value]> = self.stack[start..].into();
         self.stack.truncate(start);
-        self.heap.alloc(Object::Closure(Closure {
+        self.acc = self.heap.alloc(Object::Closure(Closure {
             template: child,
             free,
-        }))
+        }));
+    }
+
+    /// A `case-lambda` of the top `n` values of the stack, popped, into
+    /// `self.acc`.
+    fn make_case_lambda(&mut self, n: u16) {
+        let start = self.stack.len() - n as usize;
+        let cs = self.stack[start..].to_vec();
+        self.stack.truncate(start);
+        self.acc = self.heap.alloc(Object::CaseLambda(cs));
     }
 
     /// Sets free slot `free` of the closure in frame slot `closure` to
@@ -356,18 +370,16 @@ impl Vm {
     }
 
     /// The operands of an inline primitive are in place (first on the stack,
-    /// last in `acc`) but the fixnum fast path did not apply: run the
+    /// last in `self.acc`) but the fixnum fast path did not apply: run the
     /// primitive in full, or call whatever the name now holds. `None` means
     /// control moved (a call or a raise) and the loop must reload.
     pub(super) fn inline_general(
         &mut self,
         iop: Inline,
         pc: usize,
-        acc: Value,
-        since_poll: &mut u64,
     ) -> Result<Option<Value>, VmError> {
         self.pc = pc;
-        self.acc = acc;
+        let acc = self.acc;
         if self.inline_intact(iop) {
             return match self.inline(iop) {
                 Ok(()) => Ok(Some(self.acc)),
@@ -382,7 +394,7 @@ impl Vm {
         self.stack.push(acc);
         let at = self.stack.len() - n;
         self.stack.insert(at, current);
-        self.count_step(since_poll)?;
+        self.count_step()?;
         self.call(n, false)?;
         Ok(None)
     }

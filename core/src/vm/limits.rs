@@ -42,14 +42,14 @@ impl Vm {
     /// One step of the budget per call; polls every `POLL_INTERVAL` steps
     /// and whenever the heap asks for a collection.
     #[inline]
-    pub(super) fn count_step(&mut self, since_poll: &mut u64) -> Result<(), VmError> {
+    pub(super) fn count_step(&mut self) -> Result<(), VmError> {
         if self.steps_left == 0 {
             return Err(self.step_limit_error());
         }
         self.steps_left -= 1;
-        *since_poll += 1;
-        if *since_poll >= POLL_INTERVAL || self.heap.wants_gc {
-            *since_poll = 0;
+        self.since_poll += 1;
+        if self.since_poll >= POLL_INTERVAL || self.heap.wants_gc {
+            self.since_poll = 0;
             self.poll()?;
         }
         Ok(())

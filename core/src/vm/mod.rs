@@ -124,6 +124,9 @@ pub struct Vm {
     /// Units of primitive work charged since the host was last asked
     /// (`builtins::Budget`).
     work_unpolled: u64,
+    /// Calls since the instruction loop last polled (`Vm::count_step`);
+    /// a field, not a local of the loop, so the loop keeps fewer values.
+    since_poll: u64,
     inline: InlineGuards,
     /// Globals the current evaluation changed, with their values before it,
     /// and per global the evaluation that saved it last.
@@ -271,6 +274,7 @@ impl Vm {
             steps_left: u64::MAX,
             evaluation_budget: None,
             work_unpolled: 0,
+            since_poll: 0,
             inline: parts.inline,
             saved_globals: Vec::new(),
             global_stamps: parts.global_stamps,
