@@ -41,8 +41,19 @@ impl Default for Limits {
 impl Vm {
     /// One step of the budget per call; polls every `POLL_INTERVAL` steps
     /// and whenever the heap asks for a collection.
-    #[inline]
+    #[inline(always)]
     pub(super) fn count_step(&mut self) -> Result<(), VmError> {
+        if self.steps_left != 0 && self.since_poll + 1 < POLL_INTERVAL && !self.heap.wants_gc {
+            self.steps_left -= 1;
+            self.since_poll += 1;
+            return Ok(());
+        }
+        self.count_step_and_poll()
+    }
+
+    /// `count_step` when the budget is spent or a poll is due.
+    #[inline(never)]
+    fn count_step_and_poll(&mut self) -> Result<(), VmError> {
         if self.steps_left == 0 {
             return Err(self.step_limit_error());
         }
