@@ -175,6 +175,9 @@ impl Vm {
                                 acc = r;
                                 continue;
                             }
+                        } else if let Some(r) = self.inline1_fast(iop, acc) {
+                            acc = r;
+                            continue;
                         }
                         self.acc = acc;
                         match self.inline_general(iop, pc)? {
