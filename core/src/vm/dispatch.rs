@@ -1,5 +1,7 @@
 //! The instruction loop and the inline primitives.
 
+use std::rc::Rc;
+
 use super::{Vm, VmError};
 use crate::builtins::{self, type_fault, Fault};
 use crate::complex::Number;
@@ -37,8 +39,14 @@ impl Vm {
     /// that leaves the fast path is in the methods it calls.
     pub(super) fn execute(&mut self) -> Result<Value, VmError> {
         self.since_poll = 0;
+        // The running template, taken again only when control moved to
+        // another one: a recursive call or its return keeps it, with no
+        // change of its reference count.
+        let mut t = self.tmpl.clone();
         loop {
-            let t = self.tmpl.clone();
+            if !Rc::ptr_eq(&t, &self.tmpl) {
+                t = self.tmpl.clone();
+            }
             let code = &t.code[..];
             let consts = &t.consts[..];
             let fp = self.fp;
