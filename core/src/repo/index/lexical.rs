@@ -54,13 +54,34 @@
 
 use std::cell::OnceCell;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 use super::text::{code_words, implied_words, pieces, stem, Piece, Scratch, IMPLIED_VOCABULARY};
 use crate::repo::cas::sorted::SortedMap;
 use crate::repo::cas::{Blobs, StoreError};
 use crate::repo::forest::codec::{Reader, Writer};
 use crate::repo::node::{Node, NodeId};
+
+/// The most what nodes are (their implied terms) can add to a node's sum
+/// of `q`'s groups.
+fn implied_most(q: &LexicalQuery) -> f32 {
+    q.groups
+        .iter()
+        .map(|g| {
+            let most = g
+                .alternatives
+                .iter()
+                .filter(|a| a.implied)
+                .map(|a| a.factor)
+                .fold(0.0f32, f32::max);
+            g.weight * most
+        })
+        .sum()
+}
+
+/// A term's part (`LexicalIndex::part`) in each node whose posting list a
+/// search read whole; `None` where it did not.
+type ReadTerm = Option<HashMap<NodeId, f32>>;
 
 /// Weights of the fields in a term's count.
 #[derive(Clone, Debug, PartialEq)]
@@ -618,11 +639,27 @@ impl LexicalIndex {
 
     /// The score of node `id` (0 if it is not indexed or shares nothing).
     pub fn score(&self, q: &LexicalQuery, id: NodeId) -> Result<f32, StoreError> {
+        self.score_with(q, id, &[])
+    }
+
+    /// `score`, taking a term's part from `read[t]` where a caller has read
+    /// the term's whole posting list (a node not in it has none of it), so
+    /// that only the other terms are looked up.
+    fn score_with(
+        &self,
+        q: &LexicalQuery,
+        id: NodeId,
+        read: &[ReadTerm],
+    ) -> Result<f32, StoreError> {
         if q.total <= 0.0 {
             return Ok(0.0);
         }
         let mut parts = Vec::with_capacity(q.terms.len());
-        for term in &q.terms {
+        for (t, term) in q.terms.iter().enumerate() {
+            if let Some(Some(known)) = read.get(t) {
+                parts.push(known.get(&id).copied().unwrap_or(0.0));
+                continue;
+            }
             parts.push(match self.map.get(&posting_key(term, id))? {
                 Some(bytes) => {
                     let (count, len) = Self::posting(bytes)?;
@@ -653,7 +690,13 @@ impl LexicalIndex {
     /// Each node's part of group `g` (its weight times its best
     /// alternative), by ascending node; what nodes are (implied terms)
     /// is left out: it makes no node a candidate, `score` adds it.
-    fn group_parts(&self, q: &LexicalQuery, g: &Group) -> Result<Vec<(NodeId, f32)>, StoreError> {
+    /// The parts of `g`'s terms are kept in `read` (see `score_with`).
+    fn group_parts(
+        &self,
+        q: &LexicalQuery,
+        g: &Group,
+        read: &mut [ReadTerm],
+    ) -> Result<Vec<(NodeId, f32)>, StoreError> {
         if let [a] = &g.alternatives[..] {
             if a.implied {
                 return Ok(Vec::new());
@@ -661,10 +704,14 @@ impl LexicalIndex {
             if let [(t, share)] = a.terms[..] {
                 let w = g.weight * a.factor * share;
                 let mut out = Vec::new();
+                let mut known = HashMap::new();
                 for p in self.postings(&q.terms[t]) {
                     let (id, count, len) = p?;
-                    out.push((id, w * Self::part(count, len, q.average)));
+                    let part = Self::part(count, len, q.average);
+                    known.insert(id, part);
+                    out.push((id, w * part));
                 }
+                read[t] = Some(known);
                 return Ok(out);
             }
         }
@@ -672,10 +719,14 @@ impl LexicalIndex {
         for a in g.alternatives.iter().filter(|a| !a.implied) {
             let mut sums: BTreeMap<NodeId, f32> = BTreeMap::new();
             for &(t, share) in &a.terms {
+                let mut known = HashMap::new();
                 for p in self.postings(&q.terms[t]) {
                     let (id, count, len) = p?;
-                    *sums.entry(id).or_insert(0.0) += share * Self::part(count, len, q.average);
+                    let part = Self::part(count, len, q.average);
+                    known.insert(id, part);
+                    *sums.entry(id).or_insert(0.0) += share * part;
                 }
+                read[t] = Some(known);
             }
             for (id, s) in sums {
                 let v = g.weight * a.factor * s;
@@ -766,24 +817,15 @@ impl LexicalIndex {
         order.sort_by(|&a, &b| weight(b).total_cmp(&weight(a)).then(a.cmp(&b)));
         // Partial sums by node, ascending node.
         let mut acc: Vec<(NodeId, f32)> = Vec::new();
+        // The parts of the terms whose lists were read, for scoring the
+        // candidates exactly without looking those terms up again.
+        let mut read: Vec<ReadTerm> = vec![None; q.terms.len()];
         let mut kept: BTreeMap<NodeId, bool> = BTreeMap::new();
         // What the lists not read could still add to a node's sum.
         let mut rest = 0.0f32;
         // The lists read leave out what nodes are (implied terms, never
         // read): as much as that can add to a node is always still to come.
-        let implied: f32 = q
-            .groups
-            .iter()
-            .map(|g| {
-                let most = g
-                    .alternatives
-                    .iter()
-                    .filter(|a| a.implied)
-                    .map(|a| a.factor)
-                    .fold(0.0f32, f32::max);
-                g.weight * most
-            })
-            .sum();
+        let implied = implied_most(q);
         for (n, &i) in order.iter().enumerate() {
             if n > 0 && acc.len() >= k {
                 let left: f32 = order[n..].iter().map(|&j| weight(j)).sum::<f32>() + implied;
@@ -810,7 +852,7 @@ impl LexicalIndex {
             }
             let mut merged = Vec::with_capacity(acc.len());
             let mut old = acc.into_iter().peekable();
-            for (id, add) in self.group_parts(q, group)? {
+            for (id, add) in self.group_parts(q, group, &mut read)? {
                 while let Some(&(o, s)) = old.peek() {
                     if o >= id {
                         break;
@@ -853,7 +895,7 @@ impl LexicalIndex {
                     None => keep(id)?,
                 };
                 if ok {
-                    hits.push((self.score(q, id)?, id));
+                    hits.push((self.score_with(q, id, &read)?, id));
                 }
             }
         } else {
@@ -884,7 +926,7 @@ impl LexicalIndex {
                     None => keep(id)?,
                 };
                 if ok {
-                    let s = self.score(q, id)?;
+                    let s = self.score_with(q, id, &read)?;
                     hits.push((s, id));
                     // Scores are in 0..1, so their bits order as they do.
                     best.push(Reverse((s * q.total).to_bits()));
