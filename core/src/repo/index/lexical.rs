@@ -54,7 +54,7 @@
 
 use std::cell::OnceCell;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap};
 
 use super::text::{code_words, implied_words, pieces, stem, Piece, Scratch, IMPLIED_VOCABULARY};
 use crate::repo::cas::sorted::SortedMap;
@@ -79,9 +79,10 @@ fn implied_most(q: &LexicalQuery) -> f32 {
         .sum()
 }
 
-/// A term's part (`LexicalIndex::part`) in each node whose posting list a
-/// search read whole; `None` where it did not.
-type ReadTerm = Option<HashMap<NodeId, f32>>;
+/// A term's part (`LexicalIndex::part`) in each node of its posting list,
+/// by ascending node (the list's order), where a search read the list
+/// whole; `None` where it did not.
+type ReadTerm = Option<Vec<(NodeId, f32)>>;
 
 /// Weights of the fields in a term's count.
 #[derive(Clone, Debug, PartialEq)]
@@ -657,7 +658,8 @@ impl LexicalIndex {
         let mut parts = Vec::with_capacity(q.terms.len());
         for (t, term) in q.terms.iter().enumerate() {
             if let Some(Some(known)) = read.get(t) {
-                parts.push(known.get(&id).copied().unwrap_or(0.0));
+                let at = known.binary_search_by_key(&id, |&(n, _)| n);
+                parts.push(at.map_or(0.0, |i| known[i].1));
                 continue;
             }
             parts.push(match self.map.get(&posting_key(term, id))? {
@@ -704,11 +706,11 @@ impl LexicalIndex {
             if let [(t, share)] = a.terms[..] {
                 let w = g.weight * a.factor * share;
                 let mut out = Vec::new();
-                let mut known = HashMap::new();
+                let mut known = Vec::new();
                 for p in self.postings(&q.terms[t]) {
                     let (id, count, len) = p?;
                     let part = Self::part(count, len, q.average);
-                    known.insert(id, part);
+                    known.push((id, part));
                     out.push((id, w * part));
                 }
                 read[t] = Some(known);
@@ -719,11 +721,11 @@ impl LexicalIndex {
         for a in g.alternatives.iter().filter(|a| !a.implied) {
             let mut sums: BTreeMap<NodeId, f32> = BTreeMap::new();
             for &(t, share) in &a.terms {
-                let mut known = HashMap::new();
+                let mut known = Vec::new();
                 for p in self.postings(&q.terms[t]) {
                     let (id, count, len) = p?;
                     let part = Self::part(count, len, q.average);
-                    known.insert(id, part);
+                    known.push((id, part));
                     *sums.entry(id).or_insert(0.0) += share * part;
                 }
                 read[t] = Some(known);
