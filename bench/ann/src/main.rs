@@ -28,7 +28,11 @@
 //! found), over 10.
 //!
 //! KEY=VALUE: `queries` (default 1000), `recall` (300), `peer` (0 skips
-//! instant-distance), `hybrid` (0 skips the fused search),
+//! instant-distance), `hybrid` (0 skips the fused search), `lexical_only`
+//! (1: only the fused search, over the lexical index with no vectors,
+//! timed by the query's language: the lexical scorer's part; on the index
+//! as built in memory and as written to blobs and opened again, as a
+//! store's process has it; 2: only the latter),
 //! `hybrid_queries` (200), `id_ef` and `id_efc` (instant-distance's
 //! ef_search and ef_construction, default 100 and 100, the crate's), the
 //! index's `ef` (ef_search), `efc` (ef_construction) and `links`, and
@@ -39,6 +43,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
+use arbores_core::repo::cas::sorted::SortedMap;
+use arbores_core::repo::cas::{Blobs, MemoryBlobs};
 use arbores_core::repo::index::{
     default_embedder, default_lexicon, DependencyIndex, FieldWeights, Fusion, Indexes,
     LexicalIndex, SemanticConfig, SemanticIndex, SemanticQuery, SymbolIndex,
@@ -117,14 +123,20 @@ fn cpu_time() -> Duration {
     Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }
 
-/// CPU time of the calling thread, from /proc/thread-self/schedstat (its
-/// first field, in ns); zero where there is none. On a loaded machine a
-/// query's wall time includes the time other processes ran; this does not.
+/// CPU time of the calling thread (`CLOCK_THREAD_CPUTIME_ID`, to the
+/// nanosecond: /proc's counters move only at the scheduler's ticks); zero
+/// where there is none. On a loaded machine a query's wall time includes
+/// the time other processes ran; this does not.
 fn thread_cpu() -> Duration {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .map_or(Duration::ZERO, Duration::from_nanos)
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to write.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 fn load_average() -> String {
@@ -296,6 +308,10 @@ struct Settings {
     recall: usize,
     peer: bool,
     hybrid: bool,
+    /// Only the fused search, over a lexical index and no vectors: what
+    /// the lexical scorer costs, without building the graph (1: the index
+    /// as built and as stored; 2: as stored only).
+    lexical_only: usize,
     id_ef: usize,
     id_efc: usize,
     config: SemanticConfig,
@@ -617,6 +633,86 @@ fn bench<const D: usize>(n: usize, s: &Settings) {
     );
 }
 
+/// The fused search with no vectors (`lexical_only=1`): the lexical
+/// scorer's part of `arb:semantic-search`, on the nodes and queries `bench`
+/// uses, timed by the query's language.
+fn bench_lexical(n: usize, s: &Settings) {
+    println!(
+        "== {n} nodes, lexical only (load average {})",
+        load_average()
+    );
+    let vocab = Vocabulary::load();
+    let mut rng = Rng::with_seed(0x5eed_0000 + n as u64);
+    let nodes: Vec<Node> = (1..=n as NodeId)
+        .map(|id| vocab.node(&mut rng, id))
+        .collect();
+    let texts: Vec<String> = (0..s.queries).map(|_| vocab.query(&mut rng)).collect();
+    let (w0, c0) = (Instant::now(), cpu_time());
+    let mut lexical = LexicalIndex::new(FieldWeights::default());
+    for node in &nodes {
+        lexical.insert(node).expect("in memory");
+    }
+    let (lw, lc) = (w0.elapsed(), cpu_time() - c0);
+    println!(
+        "  lexical index: {:.1} s wall, {:.1} s CPU ({:.1} µs/node)",
+        lw.as_secs_f64(),
+        lc.as_secs_f64(),
+        lc.as_secs_f64() * 1e6 / n as f64
+    );
+    let top10 = SemanticQuery {
+        top_k: 10,
+        threshold: 0.0,
+        kind: None,
+    };
+    let texts = &texts[..s.hybrid_queries.min(texts.len())];
+    // As built in memory (one allocation per entry, in the order of the
+    // inserts), then as a store's process has it: the map written to blobs
+    // and opened again, its nodes read as searches reach them.
+    let map = lexical.map().expect("in memory");
+    let root = map.seal();
+    let mut blobs = Vec::new();
+    map.export(&mut blobs);
+    let stored = MemoryBlobs::new();
+    stored.extend(blobs);
+    let reopened = LexicalIndex::from_map(SortedMap::open(root.as_ref(), Blobs::new(stored)));
+    let mut indexes = vec![
+        ("built in memory", lexical),
+        ("stored and opened", reopened),
+    ];
+    if s.lexical_only == 2 {
+        indexes.remove(0);
+    }
+    for (how, lexical) in indexes {
+        let mut semantic = SemanticIndex::new(default_embedder(), s.config.clone());
+        semantic.maintain();
+        let ix = Indexes {
+            symbols: SymbolIndex::new(),
+            dependencies: DependencyIndex::new(),
+            semantic,
+            lexical,
+            fusion: Fusion::for_embedder(default_embedder().as_ref()),
+            lexicon: default_lexicon(),
+            lexical_built: true,
+        };
+        for t in texts {
+            std::hint::black_box(ix.search(t, &top10).ok());
+        }
+        let mut cpus: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
+        for t in texts {
+            let c0 = thread_cpu();
+            std::hint::black_box(ix.search(t, &top10).ok());
+            cpus[usize::from(t.chars().any(is_han))].push(thread_cpu() - c0);
+        }
+        for (name, times) in ["English", "Chinese"].iter().zip(cpus.iter_mut()) {
+            let count = times.len();
+            let (m, p, mean) = summary(times);
+            println!(
+                "  fused search, no vectors, index {how}, {name} queries: CPU median {m:.3} ms, p99 {p:.3} ms, mean {mean:.3} ms ({count} queries)"
+            );
+        }
+    }
+}
+
 fn main() {
     let mut sizes = Vec::new();
     let mut s = Settings {
@@ -626,6 +722,7 @@ fn main() {
         recall: 300,
         peer: true,
         hybrid: true,
+        lexical_only: 0,
         id_ef: 100,
         id_efc: 100,
         config: SemanticConfig::default(),
@@ -652,6 +749,7 @@ fn main() {
             "recall" => s.recall = v,
             "peer" => s.peer = v != 0,
             "hybrid" => s.hybrid = v != 0,
+            "lexical_only" => s.lexical_only = v,
             "id_ef" => s.id_ef = v,
             "id_efc" => s.id_efc = v,
             "ef" => s.config.ef_search = v,
@@ -676,6 +774,10 @@ fn main() {
     );
     let dim = default_embedder().dim();
     for n in sizes {
+        if s.lexical_only > 0 {
+            bench_lexical(n, &s);
+            continue;
+        }
         match dim {
             24 => bench::<24>(n, &s),
             64 => bench::<64>(n, &s),

@@ -268,6 +268,8 @@ pub struct LexicalQuery {
     /// Every term looked for, each once, by term.
     terms: Vec<Box<str>>,
     groups: Vec<Group>,
+    /// How many nodes hold each term (its posting list's length), by term.
+    dfs: Vec<u64>,
     /// The sum of every counted word's weight: the score of a node that
     /// has them all.
     total: f32,
@@ -705,40 +707,42 @@ impl LexicalIndex {
             }
             if let [(t, share)] = a.terms[..] {
                 let w = g.weight * a.factor * share;
-                let mut out = Vec::new();
-                let mut known = Vec::new();
-                for p in self.postings(&q.terms[t]) {
-                    let (id, count, len) = p?;
-                    let part = Self::part(count, len, q.average);
-                    known.push((id, part));
-                    out.push((id, w * part));
-                }
+                let known = self.read_parts(q, t)?;
+                let out = known.iter().map(|&(id, part)| (id, w * part)).collect();
                 read[t] = Some(known);
                 return Ok(out);
             }
         }
-        let mut best: BTreeMap<NodeId, f32> = BTreeMap::new();
+        let mut best: Vec<(NodeId, f32)> = Vec::new();
         for a in g.alternatives.iter().filter(|a| !a.implied) {
-            let mut sums: BTreeMap<NodeId, f32> = BTreeMap::new();
+            let mut sums: Vec<(NodeId, f32)> = Vec::new();
             for &(t, share) in &a.terms {
-                let mut known = Vec::new();
-                for p in self.postings(&q.terms[t]) {
-                    let (id, count, len) = p?;
-                    let part = Self::part(count, len, q.average);
-                    known.push((id, part));
-                    *sums.entry(id).or_insert(0.0) += share * part;
+                // A term may be in several alternatives (a gloss that is
+                // also a translation): its list is read once.
+                if read[t].is_none() {
+                    read[t] = Some(self.read_parts(q, t)?);
                 }
-                read[t] = Some(known);
+                let known = read[t].as_deref().unwrap_or_default();
+                sums = merge_by_node(
+                    &sums,
+                    known.iter().map(|&(id, p)| (id, share * p)),
+                    |x, y| x + y,
+                );
             }
-            for (id, s) in sums {
-                let v = g.weight * a.factor * s;
-                let e = best.entry(id).or_insert(0.0);
-                if v > *e {
-                    *e = v;
-                }
-            }
+            let w = g.weight * a.factor;
+            best = merge_by_node(&best, sums.iter().map(|&(id, s)| (id, w * s)), f32::max);
         }
-        Ok(best.into_iter().collect())
+        Ok(best)
+    }
+
+    /// Term `t`'s part in each node of its posting list, by ascending node.
+    fn read_parts(&self, q: &LexicalQuery, t: usize) -> Result<Vec<(NodeId, f32)>, StoreError> {
+        let mut known = Vec::with_capacity(q.dfs.get(t).map_or(0, |&df| df as usize));
+        for p in self.postings(&q.terms[t]) {
+            let (id, count, len) = p?;
+            known.push((id, Self::part(count, len, q.average)));
+        }
+        Ok(known)
     }
 
     /// The postings of `term`: (node, count, length), by ascending node.
@@ -802,40 +806,92 @@ impl LexicalIndex {
     ///
     /// The posting lists are read rarest term first; once the best `k`
     /// partial scores beat what every term still unread could add, a node
-    /// not yet met cannot enter the top, and the rest of the lists are not
-    /// read (max-score pruning): the candidates met so far are scored
-    /// exactly instead.
+    /// not yet met cannot enter the top, and the rest of the lists need not
+    /// be read (max-score pruning): the candidates met so far can be scored
+    /// exactly instead, where that costs less than reading on.
     pub fn top(
         &self,
         q: &LexicalQuery,
         k: usize,
         keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
     ) -> Result<Vec<(f32, NodeId)>, StoreError> {
+        self.top_with(q, k, keep, Costs::MEASURED)
+    }
+
+    /// `top`, choosing between its ways by `costs` (which change how much
+    /// is read, never the answer).
+    fn top_with(
+        &self,
+        q: &LexicalQuery,
+        k: usize,
+        keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
+        costs: Costs,
+    ) -> Result<Vec<(f32, NodeId)>, StoreError> {
         if k == 0 || q.total <= 0.0 || q.groups.is_empty() {
             return Ok(Vec::new());
         }
+        let mut g = self.gather(q, k, keep, costs)?;
+        let bar = kth_kept(&g.acc, k, &mut g.kept, keep)?;
+        let mut hits = if g.rest == 0.0 {
+            self.best_read(q, k, keep, g, bar)?
+        } else {
+            self.best_candidates(q, k, keep, g, bar, costs)?
+        };
+        hits.retain(|h| h.0 > 0.0);
+        if hits.len() > k {
+            hits.select_nth_unstable_by(k - 1, by_score);
+            hits.truncate(k);
+        }
+        hits.sort_unstable_by(by_score);
+        Ok(hits)
+    }
+
+    /// Reads the query's posting lists, most weighty group first, into
+    /// partial sums, until no node not met yet can enter the top and
+    /// scoring the candidates costs less than reading on.
+    fn gather(
+        &self,
+        q: &LexicalQuery,
+        k: usize,
+        keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
+        costs: Costs,
+    ) -> Result<Gathered, StoreError> {
         let weight = |i: usize| q.groups[i].weight;
         let mut order: Vec<usize> = (0..q.groups.len()).collect();
         order.sort_by(|&a, &b| weight(b).total_cmp(&weight(a)).then(a.cmp(&b)));
-        // Partial sums by node, ascending node.
-        let mut acc: Vec<(NodeId, f32)> = Vec::new();
-        // The parts of the terms whose lists were read, for scoring the
-        // candidates exactly without looking those terms up again.
-        let mut read: Vec<ReadTerm> = vec![None; q.terms.len()];
-        let mut kept: BTreeMap<NodeId, bool> = BTreeMap::new();
-        // What the lists not read could still add to a node's sum.
-        let mut rest = 0.0f32;
+        let mut g = Gathered {
+            acc: Vec::new(),
+            read: vec![None; q.terms.len()],
+            kept: BTreeMap::new(),
+            rest: 0.0,
+        };
         // The lists read leave out what nodes are (implied terms, never
         // read): as much as that can add to a node is always still to come.
         let implied = implied_most(q);
+        g.rest = implied;
         for (n, &i) in order.iter().enumerate() {
-            if n > 0 && acc.len() >= k {
-                let left: f32 = order[n..].iter().map(|&j| weight(j)).sum::<f32>() + implied;
-                let bar = kth_kept(&acc, k, &mut kept, keep)?;
+            let left: f32 = order[n..].iter().map(|&j| weight(j)).sum::<f32>() + implied;
+            if n > 0 && g.acc.len() >= k {
+                let bar = kth_kept(&g.acc, k, &mut g.kept, keep)?;
                 // A margin for the rounding of sums in another order.
-                if bar.is_some_and(|b| left * (1.0 + 1e-4) + 1e-6 < b) {
-                    rest = left;
-                    break;
+                if let Some(b) = bar.filter(|&b| left * (1.0 + 1e-4) + 1e-6 < b) {
+                    // No node not met yet can enter the top. Both ways on
+                    // give the same answer: scoring the candidates met so
+                    // far (each term not read looked up for each) or
+                    // reading the lists left first, which leaves fewer
+                    // candidates; the cheaper is taken.
+                    let unread: Vec<usize> = (0..q.terms.len())
+                        .filter(|&t| g.read[t].is_none())
+                        .collect();
+                    let postings: u64 = unread.iter().map(|&t| q.dfs[t]).sum();
+                    let candidates = g.acc.iter().filter(|a| a.1 >= b - left).count() as u64;
+                    let scoring = candidates
+                        .saturating_mul(unread.len() as u64)
+                        .saturating_mul(costs.lookup);
+                    if postings > scoring {
+                        g.rest = left;
+                        return Ok(g);
+                    }
                 }
             }
             let group = &q.groups[i];
@@ -845,107 +901,149 @@ impl LexicalIndex {
                 // index: it only makes up the candidates the rarer words
                 // left short, in node order, and every candidate is then
                 // scored exactly.
-                let ids = self.common_candidates(q, group, &acc, k)?;
-                acc.extend(ids.into_iter().map(|id| (id, 0.0)));
-                acc.sort_unstable_by_key(|a| a.0);
-                rest = (order[n..].iter().map(|&j| weight(j)).sum::<f32>() + implied)
-                    .max(f32::MIN_POSITIVE);
+                let ids = self.common_candidates(q, group, &g.acc, k)?;
+                g.acc.extend(ids.into_iter().map(|id| (id, 0.0)));
+                g.acc.sort_unstable_by_key(|a| a.0);
+                g.rest = left.max(f32::MIN_POSITIVE);
+                return Ok(g);
+            }
+            let parts = self.group_parts(q, group, &mut g.read)?;
+            g.acc = merge_by_node(&g.acc, parts.into_iter(), |s, add| s + add);
+        }
+        Ok(g)
+    }
+
+    /// The top when every list was read: the partial sums are the scores
+    /// (up to the rounding of another order); the best `k` are scored in
+    /// the order `score` uses.
+    fn best_read(
+        &self,
+        q: &LexicalQuery,
+        k: usize,
+        keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
+        g: Gathered,
+        bar: Option<f32>,
+    ) -> Result<Vec<(f32, NodeId)>, StoreError> {
+        let mut best: Vec<(f32, NodeId)> = g
+            .acc
+            .into_iter()
+            .filter(|&(_, s)| s > 0.0 && bar.is_none_or(|b| s >= b))
+            .map(|(id, s)| (s, id))
+            .collect();
+        best.sort_unstable_by(by_score);
+        let mut hits = Vec::new();
+        for (_, id) in best {
+            if hits.len() == k {
                 break;
             }
-            let mut merged = Vec::with_capacity(acc.len());
-            let mut old = acc.into_iter().peekable();
-            for (id, add) in self.group_parts(q, group, &mut read)? {
-                while let Some(&(o, s)) = old.peek() {
-                    if o >= id {
-                        break;
-                    }
-                    merged.push((o, s));
-                    old.next();
-                }
-                match old.peek() {
-                    Some(&(o, s)) if o == id => {
-                        merged.push((o, s + add));
-                        old.next();
-                    }
-                    _ => merged.push((id, add)),
-                }
-            }
-            merged.extend(old);
-            acc = merged;
-        }
-        let bar = kth_kept(&acc, k, &mut kept, keep)?;
-        if rest == 0.0 {
-            rest = implied;
-        }
-        let mut hits = Vec::new();
-        if rest == 0.0 {
-            // Every list was read: the partial sums are the scores (up to
-            // the rounding of another order); the best `k` are scored in
-            // the order `score` uses.
-            let mut best: Vec<(f32, NodeId)> = acc
-                .into_iter()
-                .filter(|&(_, s)| s > 0.0 && bar.is_none_or(|b| s >= b))
-                .map(|(id, s)| (s, id))
-                .collect();
-            best.sort_unstable_by(by_score);
-            for (_, id) in best {
-                if hits.len() == k {
-                    break;
-                }
-                let ok = match kept.get(&id) {
-                    Some(&ok) => ok,
-                    None => keep(id)?,
-                };
-                if ok {
-                    hits.push((self.score_with(q, id, &read)?, id));
-                }
-            }
-        } else {
-            // Every node that could still be in the top, scored exactly,
-            // best partial sum first, until no partial sum left can reach
-            // the k-th exact score found: a node's score is at most its
-            // partial sum plus what the lists not read could add.
-            let slack = |partial: f32| partial + rest * (1.0 + 1e-4) + 1e-4 * q.total;
-            let bar = bar.map_or(f32::MIN, |b| b - rest * (1.0 + 1e-4) - 1e-4 * q.total);
-            let mut candidates: Vec<(f32, NodeId)> = acc
-                .into_iter()
-                .filter(|&(_, partial)| partial >= bar)
-                .map(|(id, partial)| (partial, id))
-                .collect();
-            candidates.sort_unstable_by(by_score);
-            // The best k exact scores so far (as sums), least on top.
-            let mut best: BinaryHeap<Reverse<u32>> = BinaryHeap::with_capacity(k + 1);
-            for (partial, id) in candidates {
-                if best.len() == k
-                    && best
-                        .peek()
-                        .is_some_and(|w| slack(partial) < f32::from_bits(w.0))
-                {
-                    break;
-                }
-                let ok = match kept.get(&id) {
-                    Some(&ok) => ok,
-                    None => keep(id)?,
-                };
-                if ok {
-                    let s = self.score_with(q, id, &read)?;
-                    hits.push((s, id));
-                    // Scores are in 0..1, so their bits order as they do.
-                    best.push(Reverse((s * q.total).to_bits()));
-                    if best.len() > k {
-                        best.pop();
-                    }
-                }
+            let ok = match g.kept.get(&id) {
+                Some(&ok) => ok,
+                None => keep(id)?,
+            };
+            if ok {
+                hits.push((self.score_with(q, id, &g.read)?, id));
             }
         }
-        hits.retain(|h| h.0 > 0.0);
-        if hits.len() > k {
-            hits.select_nth_unstable_by(k - 1, by_score);
-            hits.truncate(k);
-        }
-        hits.sort_unstable_by(by_score);
         Ok(hits)
     }
+
+    /// The top when some lists were not read: every node that could still
+    /// be in it, scored exactly, best partial sum first, until no partial
+    /// sum left can reach the k-th exact score found (a node's score is at
+    /// most its partial sum plus what the lists not read could add).
+    fn best_candidates(
+        &self,
+        q: &LexicalQuery,
+        k: usize,
+        keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
+        mut g: Gathered,
+        bar: Option<f32>,
+        costs: Costs,
+    ) -> Result<Vec<(f32, NodeId)>, StoreError> {
+        let rest = g.rest;
+        let slack = |partial: f32| partial + rest * (1.0 + 1e-4) + 1e-4 * q.total;
+        let bar = bar.map_or(f32::MIN, |b| b - rest * (1.0 + 1e-4) - 1e-4 * q.total);
+        let mut candidates: Vec<(f32, NodeId)> = g
+            .acc
+            .iter()
+            .filter(|&&(_, partial)| partial >= bar)
+            .map(|&(id, partial)| (partial, id))
+            .collect();
+        candidates.sort_unstable_by(by_score);
+        // The best k exact scores so far (as sums), least on top.
+        let mut best: BinaryHeap<Reverse<u32>> = BinaryHeap::with_capacity(k + 1);
+        // Once a term not read has been looked up for as many candidates
+        // as reading its list would cost, the list is read: at most twice
+        // the cheaper of the two, however many candidates it turns out to
+        // take.
+        let mut probes = vec![0u64; q.terms.len()];
+        let mut hits = Vec::new();
+        for (partial, id) in candidates {
+            if best.len() == k
+                && best
+                    .peek()
+                    .is_some_and(|w| slack(partial) < f32::from_bits(w.0))
+            {
+                break;
+            }
+            let ok = match g.kept.get(&id) {
+                Some(&ok) => ok,
+                None => keep(id)?,
+            };
+            if !ok {
+                continue;
+            }
+            for (t, known) in g.read.iter_mut().enumerate() {
+                if known.is_none() {
+                    probes[t] += 1;
+                    if probes[t].saturating_mul(costs.probe) >= q.dfs[t] {
+                        *known = Some(self.read_parts(q, t)?);
+                    }
+                }
+            }
+            let s = self.score_with(q, id, &g.read)?;
+            hits.push((s, id));
+            // Scores are in 0..1, so their bits order as they do.
+            best.push(Reverse((s * q.total).to_bits()));
+            if best.len() > k {
+                best.pop();
+            }
+        }
+        Ok(hits)
+    }
+}
+
+/// What `LexicalIndex::top` has gathered from the posting lists.
+struct Gathered {
+    /// Partial sums by node, ascending node.
+    acc: Vec<(NodeId, f32)>,
+    /// The parts of the terms whose lists were read, for scoring the
+    /// candidates exactly without looking those terms up again.
+    read: Vec<ReadTerm>,
+    /// Whether `keep` accepts a node, for the nodes asked.
+    kept: BTreeMap<NodeId, bool>,
+    /// What the lists not read (and what nodes are) could still add to a
+    /// node's sum; 0 when nothing is left.
+    rest: f32,
+}
+
+/// What `LexicalIndex::top`'s ways of scoring cost, in postings read in a
+/// row.
+#[derive(Clone, Copy, Debug)]
+struct Costs {
+    /// Looking a term up in one node (a walk down the map).
+    probe: u64,
+    /// Scoring one candidate, for each term not read (a look-up, or a
+    /// binary search once the list is read).
+    lookup: u64,
+}
+
+impl Costs {
+    /// Measured with `arbores-ann-bench lexical_only=2` (docs/PERFORMANCE.md).
+    const MEASURED: Costs = Costs {
+        probe: 16,
+        lookup: 4,
+    };
 }
 
 /// Builds a `LexicalQuery`: its groups, and the document frequency of
@@ -1213,13 +1311,47 @@ impl QueryBuilder<'_> {
             })
             .collect();
         let total = groups.iter().map(|g| g.weight).sum::<f32>() + unknown;
+        let dfs = terms
+            .iter()
+            .map(|t| self.dfs.get(t).copied().unwrap_or(0))
+            .collect();
         LexicalQuery {
             terms,
+            dfs,
             groups,
             total,
             average,
         }
     }
+}
+
+/// The union of two lists in ascending node order, `both` combining the
+/// values of a node in both (`a`'s first).
+fn merge_by_node(
+    a: &[(NodeId, f32)],
+    b: impl Iterator<Item = (NodeId, f32)>,
+    both: impl Fn(f32, f32) -> f32,
+) -> Vec<(NodeId, f32)> {
+    let mut out = Vec::with_capacity(a.len() + b.size_hint().0);
+    let mut a = a.iter().copied().peekable();
+    for (id, v) in b {
+        while let Some(&(x, u)) = a.peek() {
+            if x >= id {
+                break;
+            }
+            out.push((x, u));
+            a.next();
+        }
+        match a.peek() {
+            Some(&(x, u)) if x == id => {
+                out.push((id, both(u, v)));
+                a.next();
+            }
+            _ => out.push((id, v)),
+        }
+    }
+    out.extend(a);
+    out
 }
 
 /// Best score first, then ascending id.
@@ -1705,13 +1837,31 @@ mod tests {
                     .filter(|h| h.0 > 0.0)
                     .collect();
                 all.sort_by(by_score);
-                for k in [1, 5, 20] {
-                    let top = ix.top_t(&q, k, &|_| true);
+                // Whatever the costs make it read: candidates scored by
+                // looking every term up, or by reading the lists first
+                // looked up, or no candidates (every list read).
+                let ways = [
+                    Costs::MEASURED,
+                    Costs {
+                        probe: 0,
+                        lookup: 0,
+                    },
+                    Costs {
+                        probe: u64::MAX,
+                        lookup: 0,
+                    },
+                    Costs {
+                        probe: 0,
+                        lookup: u64::MAX,
+                    },
+                ];
+                for (k, costs) in [1, 5, 20].into_iter().flat_map(|k| ways.map(|c| (k, c))) {
+                    let top = ix.top_with(&q, k, &|_| Ok(true), costs).unwrap();
                     let n = k.min(all.len());
-                    assert_eq!(top.len(), n, "{text} {k}");
+                    assert_eq!(top.len(), n, "{text} {k} {costs:?}");
                     // The same scores; ids may differ only among ties.
                     for (x, y) in top.iter().zip(&all[..n]) {
-                        assert!((x.0 - y.0).abs() < 1e-5, "{text} {k}: {top:?}");
+                        assert!((x.0 - y.0).abs() < 1e-5, "{text} {k} {costs:?}: {top:?}");
                     }
                 }
             }
