@@ -453,7 +453,25 @@ impl<'a> Reader<'a> {
         Ok(self.take(1, what)?[0])
     }
 
+    /// A LEB128 integer. Most are one or two bytes (counts, lengths,
+    /// differences of ids): those are read here, the rest by `uint_long`.
+    #[inline]
     pub(crate) fn uint(&mut self, what: &str) -> R<u64> {
+        match self.bytes.get(self.pos..) {
+            Some(&[b0, ..]) if b0 < 0x80 => {
+                self.pos += 1;
+                Ok(u64::from(b0))
+            }
+            Some(&[b0, b1, ..]) if b1 < 0x80 && b1 != 0 => {
+                self.pos += 2;
+                Ok(u64::from(b0 & 0x7f) | u64::from(b1) << 7)
+            }
+            _ => self.uint_long(what),
+        }
+    }
+
+    #[inline(never)]
+    fn uint_long(&mut self, what: &str) -> R<u64> {
         let start = self.pos;
         let mut v: u64 = 0;
         let mut shift = 0u32;

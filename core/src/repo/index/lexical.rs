@@ -56,6 +56,7 @@ use std::cell::OnceCell;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
+use super::posting_blocks;
 use super::text::{code_words, implied_words, pieces, stem, Piece, Scratch, IMPLIED_VOCABULARY};
 use crate::repo::cas::sorted::SortedMap;
 use crate::repo::cas::{Blobs, StoreError};
@@ -109,7 +110,7 @@ const K1: f32 = 1.2;
 const B: f32 = 0.75;
 
 /// The layout this module writes; a map of another is built again.
-const FORMAT: u64 = 3;
+const FORMAT: u64 = 4;
 /// Counts and lengths are stored in units of 1/UNITS.
 const UNITS: f32 = 64.0;
 const HEADER_KEY: &[u8] = &[0];
@@ -132,12 +133,6 @@ fn term_key(term: &str) -> Vec<u8> {
     k.push(TERM_TAG);
     k.extend_from_slice(&(term.len() as u16).to_be_bytes());
     k.extend_from_slice(term.as_bytes());
-    k
-}
-
-fn posting_key(term: &str, id: NodeId) -> Vec<u8> {
-    let mut k = term_key(term);
-    k.extend_from_slice(&id.to_be_bytes());
     k
 }
 
@@ -481,7 +476,7 @@ impl LexicalIndex {
             return Ok(());
         };
         for term in &doc.terms {
-            if self.map.remove(&posting_key(term, id))?.is_none() {
+            if !posting_blocks::remove(&mut self.map, &term_key(term), id)? {
                 return Err(StoreError::Inconsistent(format!(
                     "the lexical index: node {id} holds {term:?}, which has no posting for it"
                 )));
@@ -548,8 +543,7 @@ impl LexicalIndex {
         }
         let len: u64 = counts.values().sum();
         for (term, &c) in &counts {
-            self.map
-                .insert(&posting_key(term, node.id), &encode_uints(&[c, len]))?;
+            posting_blocks::insert(&mut self.map, &term_key(term), node.id, c, len)?;
             *self.df_delta.entry(term.as_str().into()).or_insert(0) += 1;
         }
         let doc = DocRecord {
@@ -629,15 +623,9 @@ impl LexicalIndex {
         (count * (K1 + 1.0) / (count + norm)).min(1.0)
     }
 
-    /// A posting's value: (count, length) in units.
-    fn posting(bytes: &[u8]) -> Result<(f32, f32), StoreError> {
-        let [c, len] = decode_uints::<2>(bytes, "a posting")?;
-        if c == 0 || c > len {
-            return Err(StoreError::Inconsistent(format!(
-                "the lexical index: a posting counts {c} of a length {len}"
-            )));
-        }
-        Ok((c as f32 / UNITS, len as f32 / UNITS))
+    /// A posting's (count, length) in units as the scores take them.
+    fn scaled(count: u64, len: u64) -> (f32, f32) {
+        (count as f32 / UNITS, len as f32 / UNITS)
     }
 
     /// The score of node `id` (0 if it is not indexed or shares nothing).
@@ -664,9 +652,9 @@ impl LexicalIndex {
                 parts.push(at.map_or(0.0, |i| known[i].1));
                 continue;
             }
-            parts.push(match self.map.get(&posting_key(term, id))? {
-                Some(bytes) => {
-                    let (count, len) = Self::posting(bytes)?;
+            parts.push(match posting_blocks::get(&self.map, &term_key(term), id)? {
+                Some((_, count, len)) => {
+                    let (count, len) = Self::scaled(count, len);
                     Self::part(count, len, q.average)
                 }
                 None => 0.0,
@@ -738,33 +726,16 @@ impl LexicalIndex {
     /// Term `t`'s part in each node of its posting list, by ascending node.
     fn read_parts(&self, q: &LexicalQuery, t: usize) -> Result<Vec<(NodeId, f32)>, StoreError> {
         let mut known = Vec::with_capacity(q.dfs.get(t).map_or(0, |&df| df as usize));
-        for p in self.postings(&q.terms[t]) {
-            let (id, count, len) = p?;
+        posting_blocks::scan(&self.map, &term_key(&q.terms[t]), &mut |(
+            id,
+            count,
+            len,
+        )| {
+            let (count, len) = Self::scaled(count, len);
             known.push((id, Self::part(count, len, q.average)));
-        }
+            true
+        })?;
         Ok(known)
-    }
-
-    /// The postings of `term`: (node, count, length), by ascending node.
-    fn postings<'a>(
-        &'a self,
-        term: &str,
-    ) -> impl Iterator<Item = Result<(NodeId, f32, f32), StoreError>> + 'a {
-        let prefix = term_key(term);
-        let n = prefix.len();
-        self.map
-            .range_from(&prefix)
-            .map_while(move |item| match item {
-                Err(e) => Some(Err(e)),
-                Ok((k, v)) if k.len() == n + 8 && k[..n] == prefix[..] => {
-                    let id = NodeId::from_be_bytes(k[n..].try_into().unwrap_or_default());
-                    Some(Self::posting(v).map(|(c, len)| (id, c, len)))
-                }
-                // The term's frequency comes first.
-                Ok((k, _)) if k == &prefix[..] => Some(Ok((NodeId::MAX, 0.0, 0.0))),
-                Ok(_) => None,
-            })
-            .filter(|p| !matches!(p, Ok((NodeId::MAX, _, _))))
     }
 
     /// Nodes holding a term of common group `group` that `acc` lacks, in
@@ -788,15 +759,12 @@ impl LexicalIndex {
             if acc.len() + ids.len() >= k {
                 break;
             }
-            for p in self.postings(&q.terms[t]) {
-                let (id, _, _) = p?;
+            posting_blocks::scan(&self.map, &term_key(&q.terms[t]), &mut |(id, _, _)| {
                 if !known.contains(&id) && !ids.contains(&id) {
                     ids.push(id);
-                    if acc.len() + ids.len() >= k {
-                        return Ok(ids);
-                    }
                 }
-            }
+                acc.len() + ids.len() < k
+            })?;
         }
         Ok(ids)
     }
@@ -871,7 +839,11 @@ impl LexicalIndex {
         g.rest = implied;
         for (n, &i) in order.iter().enumerate() {
             let left: f32 = order[n..].iter().map(|&j| weight(j)).sum::<f32>() + implied;
-            if n > 0 && g.acc.len() >= k {
+            // The k-th partial sum is at most the best: what can be
+            // left out is not sought (a selection over every node met)
+            // before the best alone beats what is left.
+            let best = g.acc.iter().map(|a| a.1).fold(0.0f32, f32::max);
+            if n > 0 && g.acc.len() >= k && left * (1.0 + 1e-4) + 1e-6 < best {
                 let bar = kth_kept(&g.acc, k, &mut g.kept, keep)?;
                 // A margin for the rounding of sums in another order.
                 if let Some(b) = bar.filter(|&b| left * (1.0 + 1e-4) + 1e-6 < b) {
@@ -1370,37 +1342,63 @@ fn kth_kept(
     if k == 0 || acc.len() < k {
         return Ok(None);
     }
-    let mut best: Vec<(f32, NodeId)> = acc.iter().map(|&(id, s)| (s, id)).collect();
     // The best few first; all of them only if too few of those are kept.
-    let few = (2 * k).min(best.len());
-    for whole in [false, true] {
-        if whole {
-            best.sort_unstable_by(by_score);
-        } else {
-            if few < best.len() {
-                best.select_nth_unstable_by(few - 1, by_score);
-            }
-            best[..few].sort_unstable_by(by_score);
+    let few = (2 * k).min(acc.len());
+    // The few-th best partial sum, by a heap of the best few (sums are
+    // not negative, so their bits order as they do): no copy of every
+    // node met is sorted or selected.
+    let mut heap: BinaryHeap<Reverse<u32>> = BinaryHeap::with_capacity(few + 1);
+    for &(_, s) in acc {
+        let bits = s.max(0.0).to_bits();
+        if heap.len() < few {
+            heap.push(Reverse(bits));
+        } else if heap.peek().is_some_and(|least| bits > least.0) {
+            heap.pop();
+            heap.push(Reverse(bits));
         }
-        let mut found = 0;
-        for &(s, id) in &best[..if whole { best.len() } else { few }] {
-            let ok = match kept.get(&id) {
-                Some(&ok) => ok,
-                None => {
-                    let ok = keep(id)?;
-                    kept.insert(id, ok);
-                    ok
-                }
-            };
-            if ok {
-                found += 1;
-                if found == k {
-                    return Ok(Some(s));
-                }
+    }
+    let floor = heap.peek().map_or(0.0, |least| f32::from_bits(least.0));
+    let mut best: Vec<(f32, NodeId)> = acc
+        .iter()
+        .filter(|a| a.1.max(0.0) >= floor)
+        .map(|&(id, s)| (s, id))
+        .collect();
+    best.sort_unstable_by(by_score);
+    best.truncate(few);
+    if let Some(s) = nth_kept(&best, k, kept, keep)? {
+        return Ok(Some(s));
+    }
+    if few == acc.len() {
+        return Ok(None);
+    }
+    let mut all: Vec<(f32, NodeId)> = acc.iter().map(|&(id, s)| (s, id)).collect();
+    all.sort_unstable_by(by_score);
+    nth_kept(&all, k, kept, keep)
+}
+
+/// The score of the `k`-th node of `best` (best first) that `keep`
+/// accepts, if there are `k`.
+fn nth_kept(
+    best: &[(f32, NodeId)],
+    k: usize,
+    kept: &mut BTreeMap<NodeId, bool>,
+    keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
+) -> Result<Option<f32>, StoreError> {
+    let mut found = 0;
+    for &(s, id) in best {
+        let ok = match kept.get(&id) {
+            Some(&ok) => ok,
+            None => {
+                let ok = keep(id)?;
+                kept.insert(id, ok);
+                ok
             }
-        }
-        if few == best.len() {
-            break;
+        };
+        if ok {
+            found += 1;
+            if found == k {
+                return Ok(Some(s));
+            }
         }
     }
     Ok(None)

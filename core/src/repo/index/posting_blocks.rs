@@ -1,0 +1,386 @@
+//! A term's posting list kept in blocks: many postings per entry of a
+//! sorted map, so that reading a list decodes a few packed values in a row
+//! instead of walking one map entry per posting.
+//!
+//! A list lives under its term's key (`prefix`, given by the caller) in
+//! entries keyed `prefix id`, `id` eight big-endian bytes. Where a list is
+//! cut into blocks depends only on what it holds, never on the order of
+//! the changes that made it: a node id is a *boundary* when a hash of it is
+//! 0 modulo `SPAN`, and a block ends at each boundary the list holds. An
+//! entry's key is its block's last id when that id is a boundary, and
+//! `u64::MAX` for the block after the last boundary (so every id finds its
+//! block as the first key at or after `prefix id`). Blocks hold `SPAN`
+//! postings on average; equal lists make equal entries.
+//!
+//! A block's value: the number of postings, then for each the id (the
+//! first whole, the others as the difference from the one before), the
+//! term's count in the node and the node's length (both in the caller's
+//! units). Every block read is checked: ids ascending and within its key,
+//! counts positive and at most the length; one that does not decode is a
+//! `StoreError` naming what is wrong.
+
+use crate::repo::cas::sorted::SortedMap;
+use crate::repo::cas::StoreError;
+use crate::repo::forest::codec::{Reader, Writer};
+use crate::repo::node::NodeId;
+
+/// The mean number of postings in a block.
+const SPAN: u64 = 64;
+/// The key of the block after a list's last boundary.
+const OPEN: NodeId = NodeId::MAX;
+
+/// One posting: (node, count, length), count and length in the caller's
+/// units.
+pub type Posting = (NodeId, u64, u64);
+
+/// Whether a block ends at `id` (a hash of it is 0 modulo `SPAN`).
+fn boundary(id: NodeId) -> bool {
+    // splitmix64's finaliser: consecutive ids scatter.
+    let mut z = id.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    z % SPAN == 0
+}
+
+fn block_key(prefix: &[u8], id: NodeId) -> Vec<u8> {
+    let mut k = Vec::with_capacity(prefix.len() + 8);
+    k.extend_from_slice(prefix);
+    k.extend_from_slice(&id.to_be_bytes());
+    k
+}
+
+fn damaged(prefix: &[u8], what: String) -> StoreError {
+    let term = String::from_utf8_lossy(prefix.get(3..).unwrap_or_default());
+    StoreError::Inconsistent(format!(
+        "the lexical index: the postings of {term:?}: {what}"
+    ))
+}
+
+fn encode(block: &[Posting]) -> Vec<u8> {
+    let mut w = Writer {
+        buf: Vec::with_capacity(4 + block.len() * 5),
+    };
+    w.uint(block.len() as u64);
+    let mut last = 0;
+    for (i, &(id, count, len)) in block.iter().enumerate() {
+        w.uint(if i == 0 { id } else { id - last });
+        w.uint(count);
+        w.uint(len);
+        last = id;
+    }
+    w.buf
+}
+
+/// Calls `f` with each posting of the block keyed `key` (in id order)
+/// until it returns false; false if it did.
+fn decode(
+    prefix: &[u8],
+    key: NodeId,
+    bytes: &[u8],
+    f: &mut dyn FnMut(Posting) -> bool,
+) -> Result<bool, StoreError> {
+    let mut r = Reader::new(bytes);
+    let bad = |e: crate::repo::cas::DecodeError| {
+        damaged(
+            prefix,
+            format!("{}: {} at byte {}", key_name(key), e.what, e.offset),
+        )
+    };
+    let n = r.uint("a block's size").map_err(bad)?;
+    if n == 0 {
+        return Err(damaged(prefix, format!("{} is empty", key_name(key))));
+    }
+    let mut last: NodeId = 0;
+    for i in 0..n {
+        let step = r.uint("a node id").map_err(bad)?;
+        let id = if i == 0 {
+            step
+        } else if step == 0 {
+            return Err(damaged(
+                prefix,
+                format!("{} repeats node {last}", key_name(key)),
+            ));
+        } else {
+            last.checked_add(step)
+                .ok_or_else(|| damaged(prefix, format!("{} overflows", key_name(key))))?
+        };
+        let count = r.uint("a count").map_err(bad)?;
+        let len = r.uint("a length").map_err(bad)?;
+        if id > key {
+            return Err(damaged(
+                prefix,
+                format!("{} holds node {id}, past its end", key_name(key)),
+            ));
+        }
+        if count == 0 || count > len {
+            return Err(damaged(
+                prefix,
+                format!(
+                    "{}: node {id} counts {count} of a length {len}",
+                    key_name(key)
+                ),
+            ));
+        }
+        last = id;
+        if !f((id, count, len)) {
+            return Ok(false);
+        }
+    }
+    r.end().map_err(bad)?;
+    Ok(true)
+}
+
+fn key_name(key: NodeId) -> String {
+    if key == OPEN {
+        "the last block".into()
+    } else {
+        format!("the block ending at node {key}")
+    }
+}
+
+/// The id a block's key names, if `k` is a block key under `prefix`.
+fn key_id(prefix: &[u8], k: &[u8]) -> Option<NodeId> {
+    let n = prefix.len();
+    if k.len() == n + 8 && k[..n] == *prefix {
+        Some(NodeId::from_be_bytes(k[n..].try_into().ok()?))
+    } else {
+        None
+    }
+}
+
+/// The block `id` belongs in: its key and postings, or `None` if the list
+/// has no block at or after `id`.
+fn block_of(
+    map: &SortedMap,
+    prefix: &[u8],
+    id: NodeId,
+) -> Result<Option<(NodeId, Vec<Posting>)>, StoreError> {
+    let Some(first) = map.range_from(&block_key(prefix, id)).next() else {
+        return Ok(None);
+    };
+    let (k, v) = first?;
+    let Some(key) = key_id(prefix, k) else {
+        return Ok(None);
+    };
+    let mut block = Vec::new();
+    decode(prefix, key, v, &mut |p| {
+        block.push(p);
+        true
+    })?;
+    Ok(Some((key, block)))
+}
+
+fn put(
+    map: &mut SortedMap,
+    prefix: &[u8],
+    key: NodeId,
+    block: &[Posting],
+) -> Result<(), StoreError> {
+    if block.is_empty() {
+        map.remove(&block_key(prefix, key))?;
+    } else {
+        map.insert(&block_key(prefix, key), &encode(block))?;
+    }
+    Ok(())
+}
+
+/// Adds (or replaces) node `id`'s posting in the list under `prefix`.
+pub fn insert(
+    map: &mut SortedMap,
+    prefix: &[u8],
+    id: NodeId,
+    count: u64,
+    len: u64,
+) -> Result<(), StoreError> {
+    let (key, mut block) = block_of(map, prefix, id)?.unwrap_or((OPEN, Vec::new()));
+    match block.binary_search_by_key(&id, |p| p.0) {
+        Ok(i) => block[i] = (id, count, len),
+        Err(i) => block.insert(i, (id, count, len)),
+    }
+    if boundary(id) && id != key {
+        // The block now ends at `id`; what follows it keeps the old key.
+        let at = block.partition_point(|p| p.0 <= id);
+        put(map, prefix, key, &block[at..])?;
+        put(map, prefix, id, &block[..at])
+    } else {
+        put(map, prefix, key, &block)
+    }
+}
+
+/// Removes node `id`'s posting from the list under `prefix`; whether there
+/// was one.
+pub fn remove(map: &mut SortedMap, prefix: &[u8], id: NodeId) -> Result<bool, StoreError> {
+    let Some((key, mut block)) = block_of(map, prefix, id)? else {
+        return Ok(false);
+    };
+    let Ok(i) = block.binary_search_by_key(&id, |p| p.0) else {
+        return Ok(false);
+    };
+    block.remove(i);
+    if id == key && key != OPEN {
+        // The boundary goes: the block joins the next one.
+        map.remove(&block_key(prefix, key))?;
+        let (next, mut rest) = block_of(map, prefix, id)?.unwrap_or((OPEN, Vec::new()));
+        block.append(&mut rest);
+        put(map, prefix, next, &block)?;
+    } else {
+        put(map, prefix, key, &block)?;
+    }
+    Ok(true)
+}
+
+/// Node `id`'s posting in the list under `prefix`, if it has one.
+pub fn get(map: &SortedMap, prefix: &[u8], id: NodeId) -> Result<Option<Posting>, StoreError> {
+    let Some(first) = map.range_from(&block_key(prefix, id)).next() else {
+        return Ok(None);
+    };
+    let (k, v) = first?;
+    let Some(key) = key_id(prefix, k) else {
+        return Ok(None);
+    };
+    let mut found = None;
+    decode(prefix, key, v, &mut |p| {
+        if p.0 >= id {
+            found = (p.0 == id).then_some(p);
+            return false;
+        }
+        true
+    })?;
+    Ok(found)
+}
+
+/// Calls `f` with each posting of the list under `prefix`, in id order,
+/// until it returns false.
+pub fn scan(
+    map: &SortedMap,
+    prefix: &[u8],
+    f: &mut dyn FnMut(Posting) -> bool,
+) -> Result<(), StoreError> {
+    for item in map.range_from(&block_key(prefix, 0)) {
+        let (k, v) = item?;
+        let Some(key) = key_id(prefix, k) else {
+            return Ok(());
+        };
+        if !decode(prefix, key, v, f)? {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repo::cas::Blobs;
+
+    const TERM: &[u8] = &[2, 0, 4, b's', b'o', b'r', b't'];
+
+    fn all(map: &SortedMap, prefix: &[u8]) -> Vec<Posting> {
+        let mut out = Vec::new();
+        scan(map, prefix, &mut |p| {
+            out.push(p);
+            true
+        })
+        .unwrap();
+        out
+    }
+
+    fn entries(map: &SortedMap) -> Vec<(Vec<u8>, Vec<u8>)> {
+        map.iter()
+            .map(|e| e.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_list_is_what_was_put_in_it_in_any_order_with_the_same_blocks() {
+        let ids: Vec<NodeId> = (0..3000u64).map(|i| i * 7 + 1).collect();
+        let mut forward = SortedMap::new(Blobs::none());
+        for &id in &ids {
+            insert(&mut forward, TERM, id, 64, 64 + id % 100).unwrap();
+        }
+        let mut backward = SortedMap::new(Blobs::none());
+        for &id in ids.iter().rev() {
+            insert(&mut backward, TERM, id, 64, 64 + id % 100).unwrap();
+        }
+        let expected: Vec<Posting> = ids.iter().map(|&id| (id, 64, 64 + id % 100)).collect();
+        assert_eq!(all(&forward, TERM), expected);
+        assert_eq!(entries(&forward), entries(&backward));
+        let blocks = entries(&forward).len();
+        assert!(
+            (3000 / SPAN as usize / 3..3000 / SPAN as usize * 3).contains(&blocks),
+            "{blocks} blocks"
+        );
+        // Every posting is found where it is, and no other.
+        for &id in &ids {
+            assert_eq!(get(&forward, TERM, id).unwrap().map(|p| p.0), Some(id));
+            assert_eq!(get(&forward, TERM, id + 1).unwrap(), None);
+        }
+    }
+
+    #[test]
+    fn removing_leaves_the_blocks_a_list_of_the_rest_would_have() {
+        let mut map = SortedMap::new(Blobs::none());
+        let mut fresh = SortedMap::new(Blobs::none());
+        for id in 0..2000u64 {
+            insert(&mut map, TERM, id, 1, 2).unwrap();
+            if id % 3 != 0 {
+                insert(&mut fresh, TERM, id, 1, 2).unwrap();
+            }
+        }
+        // Boundaries among the removed ones too: their blocks join.
+        for id in (0..2000u64).step_by(3) {
+            assert!(remove(&mut map, TERM, id).unwrap());
+            assert!(!remove(&mut map, TERM, id).unwrap());
+        }
+        assert_eq!(entries(&map), entries(&fresh));
+        for id in 0..2000u64 {
+            if id % 3 != 0 {
+                assert!(remove(&mut map, TERM, id).unwrap());
+            }
+        }
+        assert!(map.is_empty());
+    }
+
+    #[test]
+    fn lists_of_other_terms_are_apart_and_a_replaced_posting_counts_once() {
+        let other: &[u8] = &[2, 0, 5, b's', b'o', b'r', b't', b's'];
+        let mut map = SortedMap::new(Blobs::none());
+        for id in 1..500u64 {
+            insert(&mut map, TERM, id, 1, 3).unwrap();
+            insert(&mut map, other, id * 2, 2, 3).unwrap();
+        }
+        insert(&mut map, TERM, 10, 3, 3).unwrap();
+        let list = all(&map, TERM);
+        assert_eq!(list.len(), 499);
+        assert_eq!(list[9], (10, 3, 3));
+        assert_eq!(all(&map, other).len(), 499);
+        assert_eq!(get(&map, TERM, 998).unwrap(), None);
+        assert_eq!(get(&map, other, 998).unwrap(), Some((998, 2, 3)));
+    }
+
+    #[test]
+    fn a_damaged_block_is_an_error_naming_the_term() {
+        for bytes in [
+            vec![],
+            vec![0],
+            vec![2, 5, 1, 1, 0, 1, 1],
+            vec![1, 5, 0, 1],
+            vec![1, 5, 3, 2],
+            vec![1, 5, 1, 1, 9],
+        ] {
+            let mut map = SortedMap::new(Blobs::none());
+            map.insert(&block_key(TERM, OPEN), &bytes).unwrap();
+            // Past the block's first posting, so that all of it is read.
+            let e = get(&map, TERM, 6).unwrap_err().to_string();
+            assert!(e.contains("\"sort\""), "{bytes:?}: {e}");
+            let e = scan(&map, TERM, &mut |_| true).unwrap_err().to_string();
+            assert!(e.contains("the last block"), "{bytes:?}: {e}");
+        }
+        let mut map = SortedMap::new(Blobs::none());
+        map.insert(&block_key(TERM, 4), &encode(&[(5, 1, 1)]))
+            .unwrap();
+        let e = scan(&map, TERM, &mut |_| true).unwrap_err().to_string();
+        assert!(e.contains("past its end"), "{e}");
+    }
+}
