@@ -880,7 +880,7 @@ impl LexicalIndex {
                 return Ok(g);
             }
             let parts = self.group_parts(q, group, &mut g.read)?;
-            g.acc = merge_by_node(&g.acc, parts.into_iter(), |s, add| s + add);
+            add_parts(&mut g.acc, parts);
         }
         Ok(g)
     }
@@ -1294,6 +1294,34 @@ impl QueryBuilder<'_> {
             total,
             average,
         }
+    }
+}
+
+/// Adds `parts` (by ascending node) to the partial sums `acc`. A short
+/// list is added in place, each node found by a search that starts where
+/// the last one ended: its nodes are mostly met already (a pair of
+/// characters after each of them), and a merge would copy every sum.
+fn add_parts(acc: &mut Vec<(NodeId, f32)>, parts: Vec<(NodeId, f32)>) {
+    if parts.len().saturating_mul(8) >= acc.len() {
+        *acc = merge_by_node(acc, parts.into_iter(), |s, add| s + add);
+        return;
+    }
+    let mut fresh = Vec::new();
+    let mut from = 0;
+    for (id, add) in parts {
+        match acc[from..].binary_search_by_key(&id, |a| a.0) {
+            Ok(i) => {
+                acc[from + i].1 += add;
+                from += i + 1;
+            }
+            Err(i) => {
+                fresh.push((id, add));
+                from += i;
+            }
+        }
+    }
+    if !fresh.is_empty() {
+        *acc = merge_by_node(acc, fresh.into_iter(), |s, add| s + add);
     }
 }
 
