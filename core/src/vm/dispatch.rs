@@ -27,16 +27,41 @@ fn fixnum_op(op: Inline, x: i64, y: i64) -> Option<Value> {
     }
 }
 
+/// Whether the instruction loop, after an instruction that called out and
+/// left control where it was, takes the template again (`execute`'s outer
+/// loop) instead of going on with `run_plain`. In the wasm guest it does,
+/// and calls and returns too end `run_plain`'s loop: then none of that
+/// loop's values is live across a call (wasm code keeps no register across
+/// one), which made the guest 3-4% faster than with the calls made inside
+/// the loop (docs/PERFORMANCE.md, "The instruction loop's calls").
+/// Natively callee-saved registers keep the loop's values across calls,
+/// and going on is faster.
+const RELOAD_AFTER_CALLS: bool = cfg!(target_arch = "wasm32");
+
+/// Pushes `v` when the stack has room for it without growing, so that no
+/// call is made; `false` when it has none.
+#[inline(always)]
+fn push_within_capacity(stack: &mut Vec<Value>, v: Value) -> bool {
+    if stack.len() < stack.capacity() {
+        stack.push(v);
+        true
+    } else {
+        false
+    }
+}
+
 impl Vm {
     /// Runs instructions until the evaluation halts.
     ///
-    /// The outer loop reloads the current template whenever control moves
-    /// (call, return, raise); the inner loop runs straight-line code of one
-    /// template with `pc` in a local, which is where the time goes.
+    /// Each turn runs the instructions that call nothing (`run_plain`,
+    /// where the time goes), then the one that ended them, in full: a
+    /// call, a return, an allocation, a raise, the general path of an
+    /// inline primitive. That one works on `self.pc` and `self.acc`, and
+    /// the next turn takes the template again when control moved to
+    /// another one.
     ///
-    /// Long by design: one `match` over every instruction, kept in one
-    /// function so that `pc` and the accumulator stay in registers. Work
-    /// that leaves the fast path is in the methods it calls.
+    /// Long by design: one `match` over the instructions that call out,
+    /// in the function `run_plain`'s loop is inlined into.
     pub(super) fn execute(&mut self) -> Result<Value, VmError> {
         self.since_poll = 0;
         // The running template, taken again only when control moved to
@@ -47,55 +72,47 @@ impl Vm {
             if !Rc::ptr_eq(&t, &self.tmpl) {
                 t = self.tmpl.clone();
             }
-            let code = &t.code[..];
             let consts = &t.consts[..];
-            let fp = self.fp;
-            let mut pc = self.pc;
-            // The accumulator lives in a register here; `self.acc` is
-            // written back before anything that reads it (calls, raises,
-            // the collector) and read again when control returns.
-            let mut acc = self.acc;
             loop {
-                let op = code[pc];
-                pc += 1;
-                match op {
-                    Op::Const(i) => acc = consts[i as usize],
-                    Op::Fixnum(i) => acc = Value::Int(i as i64),
-                    Op::Nil => acc = Value::Null,
-                    Op::True => acc = Value::Bool(true),
-                    Op::False => acc = Value::Bool(false),
-                    Op::Unspecified => acc = Value::Unspecified,
-                    Op::Local(s) => acc = self.stack[fp + s as usize],
+                let Some(op) = self.run_plain(&t.code, consts)? else {
+                    break;
+                };
+                let (fp, pc, acc) = (self.fp, self.pc, self.acc);
+                // `pc`, `acc` and `fp` are not used past a call here (in
+                // the guest a value live across a call leaves its
+                // register). `stays`: control is where it was, the
+                // accumulator in `self.acc`.
+                let stays = match op {
                     Op::PushLocal(s) => {
                         let v = self.stack[fp + s as usize];
                         self.stack.push(v);
+                        true
                     }
-                    Op::PushConst(i) => self.stack.push(consts[i as usize]),
-                    Op::Push => self.stack.push(acc),
-                    Op::SetLocal(s) => {
-                        self.stack[fp + s as usize] = acc;
-                        acc = Value::Unspecified;
+                    Op::PushConst(i) => {
+                        self.stack.push(consts[i as usize]);
+                        true
                     }
-                    Op::LocalBox(s) => acc = self.unbox(self.stack[fp + s as usize]),
+                    Op::Push => {
+                        self.stack.push(acc);
+                        true
+                    }
                     Op::SetLocalBox(s) => {
                         let b = self.stack[fp + s as usize];
                         self.set_box(b, acc);
-                        acc = Value::Unspecified;
+                        self.acc = Value::Unspecified;
+                        true
                     }
                     Op::BoxLocal(s) => {
                         let i = fp + s as usize;
                         let v = self.stack[i];
                         self.stack[i] = self.heap.alloc(Object::Box(v));
-                    }
-                    Op::Free(i) => acc = self.free(i),
-                    Op::FreeBox(i) => {
-                        let b = self.free(i);
-                        acc = self.unbox(b);
+                        true
                     }
                     Op::SetFreeBox(i) => {
                         let b = self.free(i);
                         self.set_box(b, acc);
-                        acc = Value::Unspecified;
+                        self.acc = Value::Unspecified;
+                        true
                     }
                     Op::LocalChecked(..)
                     | Op::LocalBoxChecked(..)
@@ -103,157 +120,291 @@ impl Vm {
                     | Op::FreeBoxChecked(..) => {
                         let (v, k) = self.checked_variable(op, fp);
                         if matches!(v, Value::Undefined) {
-                            self.pc = pc;
-                            self.acc = acc;
                             let fault = self.used_before_defined(k);
                             self.raise_fault(fault)?;
-                            break;
+                            false
+                        } else {
+                            self.acc = v;
+                            true
                         }
-                        acc = v;
                     }
                     Op::Global(g) => {
                         let v = self.globals.values[g as usize];
                         if matches!(v, Value::Undefined) {
-                            self.pc = pc;
-                            self.acc = acc;
                             match self.unbound_global(g, pc, false)? {
-                                Some(v) => acc = v,
-                                None => break,
-                            }
-                            continue;
-                        }
-                        acc = v;
-                    }
-                    Op::SetGlobal(g) => {
-                        self.acc = acc;
-                        if matches!(self.globals.values[g as usize], Value::Undefined) {
-                            self.pc = pc;
-                            let fault = self.unbound(g, "set!: ");
-                            self.raise_fault(fault)?;
-                            break;
-                        }
-                        self.set_global_to_acc(g);
-                        acc = Value::Unspecified;
-                    }
-                    Op::DefineGlobal(g) => {
-                        self.acc = acc;
-                        self.set_global_to_acc(g);
-                        acc = Value::Unspecified;
-                    }
-                    Op::Drop(n) => {
-                        let len = self.stack.len() - n as usize;
-                        self.stack.truncate(len);
-                    }
-                    Op::Jump(target) => pc = target as usize,
-                    Op::JumpIfFalse(target) => {
-                        if matches!(acc, Value::Bool(false)) {
-                            pc = target as usize;
-                        }
-                    }
-                    Op::MakeClosure(c) => {
-                        self.make_closure(&t, c);
-                        acc = self.acc;
-                    }
-                    Op::PatchFree {
-                        closure,
-                        free,
-                        value,
-                    } => self.patch_free(fp, closure, free, value),
-                    Op::MakeCaseLambda(n) => {
-                        self.make_case_lambda(n);
-                        acc = self.acc;
-                    }
-                    Op::Call(n) | Op::TailCall(n) => {
-                        self.pc = pc;
-                        self.acc = acc;
-                        self.count_step()?;
-                        self.call(n as usize, matches!(op, Op::TailCall(_)))?;
-                        break;
-                    }
-                    Op::Return => {
-                        self.acc = acc;
-                        self.do_return();
-                        break;
-                    }
-                    Op::Inline(iop) => {
-                        if iop.arity() == 2 {
-                            let len = self.stack.len();
-                            if let Some(r) = self.inline2_fast(iop, self.stack[len - 1], acc) {
-                                self.stack.truncate(len - 1);
-                                acc = r;
-                                continue;
-                            }
-                        } else if let Some(r) = self.inline1_fast(iop, acc) {
-                            acc = r;
-                            continue;
-                        }
-                        self.acc = acc;
-                        match self.inline_general(iop, pc)? {
-                            Some(v) => acc = v,
-                            None => break,
-                        }
-                    }
-                    Op::InlineLI { op: iop, slot, imm } => {
-                        let x = self.stack[fp + slot as usize];
-                        if self.inline_intact(iop) {
-                            if let Value::Int(a) = x {
-                                if let Some(r) = fixnum_op(iop, a, imm as i64) {
-                                    acc = r;
-                                    continue;
+                                Some(v) => {
+                                    self.acc = v;
+                                    true
                                 }
+                                None => false,
                             }
-                        }
-                        self.stack.push(x);
-                        self.acc = Value::Int(imm as i64);
-                        match self.inline_general(iop, pc)? {
-                            Some(v) => acc = v,
-                            None => break,
-                        }
-                    }
-                    Op::InlineLL { op: iop, a, b } => {
-                        let x = self.stack[fp + a as usize];
-                        let y = self.stack[fp + b as usize];
-                        if let Some(r) = self.inline2_fast(iop, x, y) {
-                            acc = r;
-                            continue;
-                        }
-                        self.stack.push(x);
-                        self.acc = y;
-                        match self.inline_general(iop, pc)? {
-                            Some(v) => acc = v,
-                            None => break,
-                        }
-                    }
-                    Op::Inline1L { op: iop, slot } => {
-                        let x = self.stack[fp + slot as usize];
-                        if let Some(r) = self.inline1_fast(iop, x) {
-                            acc = r;
-                            continue;
-                        }
-                        self.acc = x;
-                        match self.inline_general(iop, pc)? {
-                            Some(v) => acc = v,
-                            None => break,
+                        } else {
+                            self.acc = v;
+                            true
                         }
                     }
                     Op::PushGlobal(g) => {
                         let v = self.globals.values[g as usize];
                         if matches!(v, Value::Undefined) {
-                            self.pc = pc;
-                            self.acc = acc;
                             match self.unbound_global(g, pc, true)? {
-                                Some(v) => self.stack.push(v),
-                                None => break,
+                                Some(v) => {
+                                    self.stack.push(v);
+                                    true
+                                }
+                                None => false,
                             }
-                            continue;
+                        } else {
+                            self.stack.push(v);
+                            true
                         }
-                        self.stack.push(v);
+                    }
+                    Op::SetGlobal(g) => {
+                        if matches!(self.globals.values[g as usize], Value::Undefined) {
+                            let fault = self.unbound(g, "set!: ");
+                            self.raise_fault(fault)?;
+                            false
+                        } else {
+                            self.set_global_to_acc(g);
+                            self.acc = Value::Unspecified;
+                            true
+                        }
+                    }
+                    Op::DefineGlobal(g) => {
+                        self.set_global_to_acc(g);
+                        self.acc = Value::Unspecified;
+                        true
+                    }
+                    Op::MakeClosure(c) => {
+                        self.make_closure(&t, c);
+                        true
+                    }
+                    Op::PatchFree {
+                        closure,
+                        free,
+                        value,
+                    } => {
+                        self.patch_free(fp, closure, free, value);
+                        true
+                    }
+                    Op::MakeCaseLambda(n) => {
+                        self.make_case_lambda(n);
+                        true
+                    }
+                    Op::Call(n) => {
+                        self.count_step()?;
+                        self.call(n as usize, false)?;
+                        false
+                    }
+                    Op::TailCall(n) => {
+                        self.count_step()?;
+                        self.call(n as usize, true)?;
+                        false
+                    }
+                    Op::Return => {
+                        self.do_return();
+                        false
+                    }
+                    Op::Inline(iop) => {
+                        if iop.arity() == 2 {
+                            let len = self.stack.len();
+                            let x = self.stack[len - 1];
+                            self.stack.truncate(len - 1);
+                            self.inline_pair(iop, x, acc)?
+                        } else {
+                            self.inline_general(iop)?
+                        }
+                    }
+                    Op::InlineLI { op: iop, slot, imm } => {
+                        let x = self.stack[fp + slot as usize];
+                        self.inline_pair(iop, x, Value::Int(imm as i64))?
+                    }
+                    Op::InlineLL { op: iop, a, b } => {
+                        let x = self.stack[fp + a as usize];
+                        let y = self.stack[fp + b as usize];
+                        self.inline_pair(iop, x, y)?
+                    }
+                    Op::Inline1L { op: iop, slot } => {
+                        self.acc = self.stack[fp + slot as usize];
+                        self.inline_general(iop)?
                     }
                     Op::Halt => return Ok(acc),
-                    Op::RestoreTier => self.restore_tier_from_frame(),
+                    Op::RestoreTier => {
+                        self.restore_tier_from_frame();
+                        true
+                    }
+                    // The inner loop ran these to the end.
+                    Op::Const(_)
+                    | Op::Fixnum(_)
+                    | Op::Nil
+                    | Op::True
+                    | Op::False
+                    | Op::Unspecified
+                    | Op::Local(_)
+                    | Op::SetLocal(_)
+                    | Op::LocalBox(_)
+                    | Op::Free(_)
+                    | Op::FreeBox(_)
+                    | Op::Drop(_)
+                    | Op::Jump(_)
+                    | Op::JumpIfFalse(_) => true,
+                };
+                if !stays || RELOAD_AFTER_CALLS {
+                    break;
                 }
             }
         }
+    }
+
+    /// Runs the instructions that call nothing (constants, frame slots,
+    /// jumps, the fast paths of the inline primitives, pushes within the
+    /// stack's capacity) from `self.pc`, with the accumulator in a local;
+    /// returns the first other instruction (or one whose fast path does not
+    /// apply), `self.pc` past it and `self.acc` up to date. Natively it
+    /// also makes calls and returns (`None`: control moved), which saves a
+    /// second dispatch on them (`RELOAD_AFTER_CALLS`).
+    ///
+    /// Inlined into `execute`: as a function of its own it was slower in
+    /// the guest (docs/PERFORMANCE.md, "The instruction loop's calls").
+    #[inline(always)]
+    fn run_plain(&mut self, code: &[Op], consts: &[Value]) -> Result<Option<Op>, VmError> {
+        let fp = self.fp;
+        let mut pc = self.pc;
+        let mut acc = self.acc;
+        let op = loop {
+            let op = code[pc];
+            pc += 1;
+            match op {
+                Op::Const(i) => acc = consts[i as usize],
+                Op::Fixnum(i) => acc = Value::Int(i as i64),
+                Op::Nil => acc = Value::Null,
+                Op::True => acc = Value::Bool(true),
+                Op::False => acc = Value::Bool(false),
+                Op::Unspecified => acc = Value::Unspecified,
+                Op::Local(s) => acc = self.stack[fp + s as usize],
+                Op::PushLocal(s) => {
+                    let v = self.stack[fp + s as usize];
+                    if !push_within_capacity(&mut self.stack, v) {
+                        break op;
+                    }
+                }
+                Op::PushConst(i) => {
+                    if !push_within_capacity(&mut self.stack, consts[i as usize]) {
+                        break op;
+                    }
+                }
+                Op::Push => {
+                    if !push_within_capacity(&mut self.stack, acc) {
+                        break op;
+                    }
+                }
+                Op::SetLocal(s) => {
+                    self.stack[fp + s as usize] = acc;
+                    acc = Value::Unspecified;
+                }
+                Op::LocalBox(s) => acc = self.unbox(self.stack[fp + s as usize]),
+                Op::Free(i) => acc = self.free(i),
+                Op::FreeBox(i) => {
+                    let b = self.free(i);
+                    acc = self.unbox(b);
+                }
+                Op::LocalChecked(..)
+                | Op::LocalBoxChecked(..)
+                | Op::FreeChecked(..)
+                | Op::FreeBoxChecked(..) => {
+                    let (v, _) = self.checked_variable(op, fp);
+                    if matches!(v, Value::Undefined) {
+                        break op;
+                    }
+                    acc = v;
+                }
+                Op::Global(g) => {
+                    let v = self.globals.values[g as usize];
+                    if matches!(v, Value::Undefined) {
+                        break op;
+                    }
+                    acc = v;
+                }
+                Op::PushGlobal(g) => {
+                    let v = self.globals.values[g as usize];
+                    if matches!(v, Value::Undefined) || !push_within_capacity(&mut self.stack, v) {
+                        break op;
+                    }
+                }
+                Op::Drop(n) => {
+                    let len = self.stack.len() - n as usize;
+                    self.stack.truncate(len);
+                }
+                Op::Jump(target) => pc = target as usize,
+                Op::JumpIfFalse(target) => {
+                    if matches!(acc, Value::Bool(false)) {
+                        pc = target as usize;
+                    }
+                }
+                Op::Inline(iop) => {
+                    if iop.arity() == 2 {
+                        let len = self.stack.len();
+                        match self.inline2_pure(iop, self.stack[len - 1], acc) {
+                            Some(r) => {
+                                self.stack.truncate(len - 1);
+                                acc = r;
+                            }
+                            None => break op,
+                        }
+                    } else {
+                        match self.inline1_fast(iop, acc) {
+                            Some(r) => acc = r,
+                            None => break op,
+                        }
+                    }
+                }
+                Op::InlineLI { op: iop, slot, imm } => {
+                    let x = self.stack[fp + slot as usize];
+                    match x {
+                        Value::Int(a) if self.inline_intact(iop) => {
+                            match fixnum_op(iop, a, imm as i64) {
+                                Some(r) => acc = r,
+                                None => break op,
+                            }
+                        }
+                        _ => break op,
+                    }
+                }
+                Op::InlineLL { op: iop, a, b } => {
+                    let x = self.stack[fp + a as usize];
+                    let y = self.stack[fp + b as usize];
+                    match self.inline2_pure(iop, x, y) {
+                        Some(r) => acc = r,
+                        None => break op,
+                    }
+                }
+                Op::Inline1L { op: iop, slot } => {
+                    let x = self.stack[fp + slot as usize];
+                    match self.inline1_fast(iop, x) {
+                        Some(r) => acc = r,
+                        None => break op,
+                    }
+                }
+                // Natively calls and returns are made here, which
+                // saves a second dispatch on them; in the guest they
+                // end this loop like any other call.
+                Op::Call(n) | Op::TailCall(n) if !RELOAD_AFTER_CALLS => {
+                    self.pc = pc;
+                    self.acc = acc;
+                    self.count_step()?;
+                    self.call(n as usize, matches!(op, Op::TailCall(_)))?;
+                    return Ok(None);
+                }
+                Op::Return if !RELOAD_AFTER_CALLS => {
+                    self.acc = acc;
+                    self.do_return();
+                    return Ok(None);
+                }
+                _ => break op,
+            }
+        };
+        self.pc = pc;
+        self.acc = acc;
+        Ok(Some(op))
     }
 
     /// Whether inline operation `iop` may take its fast path: its global
@@ -267,20 +418,33 @@ impl Vm {
         self.inline.ok & (1 << iop as u32) != 0 || self.tmpl.internal
     }
 
-    /// The fast path of a binary inline operation whose guard holds: `eq?`,
-    /// `cons`, and fixnum arithmetic and comparison. `None`: take the
-    /// general path.
+    /// The fast path of a binary inline operation whose guard holds, other
+    /// than `cons`: `eq?`, and fixnum arithmetic and comparison. `None`:
+    /// take the general path.
     #[inline(always)]
-    fn inline2_fast(&mut self, iop: Inline, x: Value, y: Value) -> Option<Value> {
+    fn inline2_pure(&self, iop: Inline, x: Value, y: Value) -> Option<Value> {
         if !self.inline_intact(iop) {
             return None;
         }
         match (iop, x, y) {
             (Inline::EqP, _, _) => Some(Value::Bool(x.eq(y))),
-            (Inline::Cons, _, _) => Some(self.heap.cons(x, y)),
             (_, Value::Int(p), Value::Int(q)) => fixnum_op(iop, p, q),
             _ => None,
         }
+    }
+
+    /// A binary inline operation on `x` and `y` whose pure fast path did
+    /// not apply: `cons`, or the general path with `x` pushed and `y` in
+    /// `self.acc`. `true`: its value is in `self.acc`; `false`: control
+    /// moved.
+    fn inline_pair(&mut self, iop: Inline, x: Value, y: Value) -> Result<bool, VmError> {
+        if iop == Inline::Cons && self.inline_intact(iop) {
+            self.acc = self.heap.cons(x, y);
+            return Ok(true);
+        }
+        self.stack.push(x);
+        self.acc = y;
+        self.inline_general(iop)
     }
 
     /// The fast path of a unary inline operation whose guard holds: the
@@ -308,7 +472,7 @@ impl Vm {
 
     /// The value of a checked variable reference (one that may run before
     /// its `letrec` initialisation) and the constant naming it for errors.
-    #[inline]
+    #[inline(always)]
     fn checked_variable(&self, op: Op, fp: usize) -> (Value, u32) {
         match op {
             Op::LocalChecked(s, k) => (self.stack[fp + s as usize], k),
@@ -381,22 +545,18 @@ impl Vm {
     }
 
     /// The operands of an inline primitive are in place (first on the stack,
-    /// last in `self.acc`) but the fixnum fast path did not apply: run the
-    /// primitive in full, or call whatever the name now holds. `None` means
-    /// control moved (a call or a raise) and the loop must reload.
-    pub(super) fn inline_general(
-        &mut self,
-        iop: Inline,
-        pc: usize,
-    ) -> Result<Option<Value>, VmError> {
-        self.pc = pc;
+    /// last in `self.acc`, `self.pc` past the instruction) but the fast
+    /// path did not apply: run the primitive in full, its value into
+    /// `self.acc` (`true`), or call whatever the name now holds or raise
+    /// (`false`: control moved).
+    pub(super) fn inline_general(&mut self, iop: Inline) -> Result<bool, VmError> {
         let acc = self.acc;
         if self.inline_intact(iop) {
             return match self.inline(iop) {
-                Ok(()) => Ok(Some(self.acc)),
+                Ok(()) => Ok(true),
                 Err(f) => {
                     self.raise_fault(f)?;
-                    Ok(None)
+                    Ok(false)
                 }
             };
         }
@@ -407,7 +567,7 @@ impl Vm {
         self.stack.insert(at, current);
         self.count_step()?;
         self.call(n, false)?;
-        Ok(None)
+        Ok(false)
     }
 
     #[inline]
