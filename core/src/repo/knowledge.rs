@@ -410,6 +410,26 @@ impl Knowledge {
         }
     }
 
+    /// Makes sure a version stores a lexical index: one that cannot be
+    /// written (an older layout, damage) is dropped with a note, and one
+    /// not built (dropped, or missing from the version this one follows)
+    /// is built from `nodes` (the working state), so that the processes
+    /// after this one find it stored instead of each building it at its
+    /// first search. Trouble on the way leaves it unbuilt, as before: a
+    /// commit never fails for the lexical index.
+    fn keep_lexical(indexes: &mut Indexes, nodes: Nodes<'_>) {
+        if indexes.lexical_built {
+            match indexes.lexical.map() {
+                Ok(_) => return,
+                Err(e) => indexes.forget_lexical(&e.to_string()),
+            }
+        }
+        if let Ok((fresh, _)) = indexes.fresh_lexical(nodes) {
+            indexes.lexical = fresh;
+            indexes.lexical_built = true;
+        }
+    }
+
     /// Does the semantic index's graph work before a version stores it
     /// (see `SemanticIndex::needs_work`): loading it, or building it from
     /// `nodes` (the working state) if its stored form cannot be used.
@@ -626,6 +646,15 @@ impl Knowledge {
                 }
             }
         }
+        // One the version's parent lacked (stored by an earlier build, of
+        // an older layout, or damaged) is built from the nodes now, so
+        // that the processes after this one find it stored.
+        if !lexical.1 {
+            if let Ok((fresh, map)) = self.indexes.fresh_lexical(pending.nodes()) {
+                maps.push((super::index::LEXICAL.to_string(), map));
+                lexical = (fresh, true);
+            }
+        }
         let committed = match kept.and_then(|()| {
             self.forest
                 .commit_pending_quiet(pending, description, timestamp, maps)
@@ -757,6 +786,7 @@ impl Knowledge {
             return Ok(None);
         }
         let kept = Self::keep_semantic(&mut self.indexes, t.pending.nodes());
+        Self::keep_lexical(&mut self.indexes, t.pending.nodes());
         let Some(t) = self.tx.take() else {
             return Err(ForestError::NoTransaction);
         };
@@ -1121,6 +1151,7 @@ impl Knowledge {
             // Committed locally only: the caller stores.
             if let Some(t) = &self.tx {
                 Self::keep_semantic(&mut self.indexes, t.pending.nodes())?;
+                Self::keep_lexical(&mut self.indexes, t.pending.nodes());
             }
             let Some(t) = self.tx.take() else {
                 return Err(ForestError::NoTransaction);

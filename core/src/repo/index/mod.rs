@@ -471,6 +471,21 @@ impl Indexes {
         Ok(())
     }
 
+    /// A lexical index of exactly `nodes`, built apart (the current one
+    /// is left as it is), with its map as a version stores it.
+    pub fn fresh_lexical<'a, I>(&self, nodes: I) -> Result<(LexicalIndex, SortedMap), StoreError>
+    where
+        I: IntoIterator<Item = Result<&'a Node, StoreError>>,
+    {
+        let mut fresh = self.lexical.clone();
+        fresh.clear();
+        for node in nodes {
+            fresh.insert(node?)?;
+        }
+        let map = fresh.map()?;
+        Ok((fresh, map))
+    }
+
     /// Builds what a search needs from `nodes` (the working state): the
     /// lexical index if it is not built, and the semantic index if it is
     /// not loaded (it is then written whole into the next version).

@@ -978,6 +978,40 @@ fn a_damaged_lexical_index_is_built_again_with_a_note() {
     assert!(s.take_notes().is_empty());
 }
 
+/// A version whose lexical index cannot be used (an older layout, here a
+/// root that does not decode) gets a sound one at its next commit, with
+/// no search before it: the processes after it find it stored instead of
+/// each building it at its first search. The same for a transaction.
+#[test]
+fn the_next_commit_stores_a_lexical_index_the_version_could_not_use() {
+    for in_transaction in [false, true] {
+        let store = Rc::new(TestStore::default());
+        let mut k = open_small(&store);
+        create_many(&mut k, 0, 600);
+        let root = lexical_map(&k).seal().unwrap();
+        assert!(store.blobs.with_blob(&root.hash, |b| b.truncate(3)));
+        let mut r = open_small(&store);
+        if in_transaction {
+            r.begin().unwrap();
+            r.create(described(900), &describe, ts(9)).unwrap();
+            r.create(described(901), &describe, ts(9)).unwrap();
+            r.commit_transaction("two", ts(9)).unwrap();
+        } else {
+            r.create(described(900), &describe, ts(9)).unwrap();
+        }
+        let notes = r.take_notes().join("\n");
+        assert!(
+            notes.contains("the stored lexical index"),
+            "{in_transaction}: {notes}"
+        );
+        assert_ne!(lexical_map(&r).seal().unwrap().hash, root.hash);
+        let mut s = open_small(&store);
+        let (hits, notes) = hybrid_hits_told(&mut s);
+        assert!(notes.is_empty(), "{in_transaction}: {notes}");
+        assert_eq!(hits, rebuilt_hybrid_hits(&s), "{in_transaction}");
+    }
+}
+
 /// A host's embedder (`Engine::set_embedder`) indexes the store the engine
 /// opens, and a store opened later by the same engine, from its first
 /// search; the store records it, so an engine without it refuses the index
