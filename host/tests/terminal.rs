@@ -203,10 +203,11 @@ both_engines!(
 fn typed_ahead_lines_are_all_evaluated(engine: &str) {
     let dir = scratch("ahead");
     let mut t = Terminal::start(engine, &dir, &[]);
-    t.type_text("(define (spin n) (if (= n 0) 'spun (spin (- n 1))))\n");
+    t.type_text("(define (spin until) (if (> (current-jiffy) until) 'spun (spin until)))\n");
     let at = t.wait_for_after(0, PROMPT, LONG);
-    // Long enough to type the next lines while it runs.
-    t.type_text("(spin 5000000)\n");
+    // Long enough to type the next lines while it runs, however fast the
+    // engine: a second by the clock.
+    t.type_text("(spin (+ (current-jiffy) (jiffies-per-second)))\n");
     std::thread::sleep(Duration::from_millis(150));
     let before = t.text();
     t.type_text("(* 111 2)\n(* 111 3)\n(* 111 4)\n");
