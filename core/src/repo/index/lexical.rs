@@ -39,11 +39,12 @@
 //!   removing it must take out; the old node's content is never trusted);
 //! - `[2] n term`, `n` the term's length in two bytes: how many nodes hold
 //!   the term (its document frequency);
-//! - `[2] n term id`: a posting: the term's weighted count in the node and
+//! - `[2] n term id`: a block of the term's postings (`posting_blocks`),
+//!   about 64 nodes, each with the term's weighted count in the node and
 //!   the node's length, so a posting list is scored without reading nodes.
 //!
 //! A term's frequency sorts just before its postings, in the same blob as
-//! most of them. Counts and lengths are kept in 1/64 units of a field
+//! the first of them. Counts and lengths are kept in 1/64 units of a field
 //! weight (integers), so the header's sums are exact and equal content
 //! gives an equal map whatever the order of the changes. Document
 //! frequencies and the header change by many commits' worth of inserts:
