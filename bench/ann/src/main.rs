@@ -591,18 +591,7 @@ fn bench<const D: usize>(n: usize, s: &Settings) {
     }
     // The fused search of `arb:semantic-search`, on a lexical index of the
     // same nodes.
-    let (w0, c0) = (Instant::now(), cpu_time());
-    let mut lexical = LexicalIndex::new(FieldWeights::default());
-    for node in &nodes {
-        lexical.insert(node).expect("in memory");
-    }
-    let (lw, lc) = (w0.elapsed(), cpu_time() - c0);
-    println!(
-        "  lexical index: {:.1} s wall, {:.1} s CPU ({:.1} µs/node)",
-        lw.as_secs_f64(),
-        lc.as_secs_f64(),
-        lc.as_secs_f64() * 1e6 / n as f64
-    );
+    let lexical = lexical_index(&nodes);
     let fusion = Fusion::for_embedder(default_embedder().as_ref());
     let ix = Indexes {
         symbols: SymbolIndex::new(),
@@ -633,6 +622,23 @@ fn bench<const D: usize>(n: usize, s: &Settings) {
     );
 }
 
+/// A lexical index of `nodes`, built in memory, its cost printed.
+fn lexical_index(nodes: &[Node]) -> LexicalIndex {
+    let (w0, c0) = (Instant::now(), cpu_time());
+    let mut lexical = LexicalIndex::new(FieldWeights::default());
+    for node in nodes {
+        lexical.insert(node).expect("in memory");
+    }
+    let (lw, lc) = (w0.elapsed(), cpu_time() - c0);
+    println!(
+        "  lexical index: {:.1} s wall, {:.1} s CPU ({:.1} µs/node)",
+        lw.as_secs_f64(),
+        lc.as_secs_f64(),
+        lc.as_secs_f64() * 1e6 / nodes.len().max(1) as f64
+    );
+    lexical
+}
+
 /// The fused search with no vectors (`lexical_only=1`): the lexical
 /// scorer's part of `arb:semantic-search`, on the nodes and queries `bench`
 /// uses, timed by the query's language.
@@ -647,18 +653,7 @@ fn bench_lexical(n: usize, s: &Settings) {
         .map(|id| vocab.node(&mut rng, id))
         .collect();
     let texts: Vec<String> = (0..s.queries).map(|_| vocab.query(&mut rng)).collect();
-    let (w0, c0) = (Instant::now(), cpu_time());
-    let mut lexical = LexicalIndex::new(FieldWeights::default());
-    for node in &nodes {
-        lexical.insert(node).expect("in memory");
-    }
-    let (lw, lc) = (w0.elapsed(), cpu_time() - c0);
-    println!(
-        "  lexical index: {:.1} s wall, {:.1} s CPU ({:.1} µs/node)",
-        lw.as_secs_f64(),
-        lc.as_secs_f64(),
-        lc.as_secs_f64() * 1e6 / n as f64
-    );
+    let mut lexical = lexical_index(&nodes);
     let top10 = SemanticQuery {
         top_k: 10,
         threshold: 0.0,
