@@ -40,7 +40,7 @@ fn boundary(id: NodeId) -> bool {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^= z >> 31;
-    z % SPAN == 0
+    z.is_multiple_of(SPAN)
 }
 
 fn block_key(prefix: &[u8], id: NodeId) -> Vec<u8> {
