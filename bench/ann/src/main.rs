@@ -341,14 +341,21 @@ fn recall_of(exact: &[f32], got: &[f32]) -> f64 {
     found.min(exact.len()) as f64 / exact.len() as f64
 }
 
-fn bench<const D: usize>(n: usize, s: &Settings) {
-    println!("== {n} nodes (load average {})", load_average());
+/// The vocabulary, `n` nodes and `queries` query texts, the same for a
+/// given `n` in every mode.
+fn generated(n: usize, queries: usize) -> (Vocabulary, Vec<Node>, Vec<String>) {
     let vocab = Vocabulary::load();
     let mut rng = Rng::with_seed(0x5eed_0000 + n as u64);
     let nodes: Vec<Node> = (1..=n as NodeId)
         .map(|id| vocab.node(&mut rng, id))
         .collect();
-    let texts: Vec<String> = (0..s.queries).map(|_| vocab.query(&mut rng)).collect();
+    let texts: Vec<String> = (0..queries).map(|_| vocab.query(&mut rng)).collect();
+    (vocab, nodes, texts)
+}
+
+fn bench<const D: usize>(n: usize, s: &Settings) {
+    println!("== {n} nodes (load average {})", load_average());
+    let (vocab, nodes, texts) = generated(n, s.queries);
     println!(
         "  vocabulary: {} English words, {} Chinese words; e.g. {:?} / {:?}",
         vocab.english.len(),
@@ -647,12 +654,7 @@ fn bench_lexical(n: usize, s: &Settings) {
         "== {n} nodes, lexical only (load average {})",
         load_average()
     );
-    let vocab = Vocabulary::load();
-    let mut rng = Rng::with_seed(0x5eed_0000 + n as u64);
-    let nodes: Vec<Node> = (1..=n as NodeId)
-        .map(|id| vocab.node(&mut rng, id))
-        .collect();
-    let texts: Vec<String> = (0..s.queries).map(|_| vocab.query(&mut rng)).collect();
+    let (_, nodes, texts) = generated(n, s.queries);
     let mut lexical = lexical_index(&nodes);
     let top10 = SemanticQuery {
         top_k: 10,

@@ -894,7 +894,7 @@ impl LexicalIndex {
         q: &LexicalQuery,
         k: usize,
         keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
-        g: Gathered,
+        mut g: Gathered,
         bar: Option<f32>,
     ) -> Result<Vec<(f32, NodeId)>, StoreError> {
         let mut best: Vec<(f32, NodeId)> = g
@@ -909,10 +909,7 @@ impl LexicalIndex {
             if hits.len() == k {
                 break;
             }
-            let ok = match g.kept.get(&id) {
-                Some(&ok) => ok,
-                None => keep(id)?,
-            };
+            let ok = accepts(&mut g.kept, keep, id)?;
             if ok {
                 hits.push((self.score_with(q, id, &g.read)?, id));
             }
@@ -959,10 +956,7 @@ impl LexicalIndex {
             {
                 break;
             }
-            let ok = match g.kept.get(&id) {
-                Some(&ok) => ok,
-                None => keep(id)?,
-            };
+            let ok = accepts(&mut g.kept, keep, id)?;
             if !ok {
                 continue;
             }
@@ -1405,6 +1399,20 @@ fn kth_kept(
     nth_kept(&all, k, kept, keep)
 }
 
+/// Whether `keep` accepts node `id`, asked once per node (`kept`).
+fn accepts(
+    kept: &mut BTreeMap<NodeId, bool>,
+    keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
+    id: NodeId,
+) -> Result<bool, StoreError> {
+    if let Some(&ok) = kept.get(&id) {
+        return Ok(ok);
+    }
+    let ok = keep(id)?;
+    kept.insert(id, ok);
+    Ok(ok)
+}
+
 /// The score of the `k`-th node of `best` (best first) that `keep`
 /// accepts, if there are `k`.
 fn nth_kept(
@@ -1415,15 +1423,7 @@ fn nth_kept(
 ) -> Result<Option<f32>, StoreError> {
     let mut found = 0;
     for &(s, id) in best {
-        let ok = match kept.get(&id) {
-            Some(&ok) => ok,
-            None => {
-                let ok = keep(id)?;
-                kept.insert(id, ok);
-                ok
-            }
-        };
-        if ok {
+        if accepts(kept, keep, id)? {
             found += 1;
             if found == k {
                 return Ok(Some(s));
