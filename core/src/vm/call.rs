@@ -281,6 +281,38 @@ impl Vm {
             self.stack.truncate(callee_idx + 1 + np);
             self.stack.push(extra);
         }
+        self.enter_frame(t, f, callee_idx, tail);
+        Ok(())
+    }
+
+    /// A call of a closure given as many arguments as its template takes,
+    /// with no rest list, made without `call` (`CLOSURE_CALL_INLINE`):
+    /// `false` when the callee is anything else, for `call` to make.
+    #[inline(always)]
+    pub(super) fn enter_closure_exact(&mut self, n: usize, tail: bool) -> bool {
+        let Some(callee_idx) = self.stack.len().checked_sub(n + 1) else {
+            return false;
+        };
+        let f = self.stack[callee_idx];
+        let Value::Obj(r) = f else {
+            return false;
+        };
+        let Object::Closure(c) = self.heap.get(r) else {
+            return false;
+        };
+        if c.template.rest || c.template.nparams as usize != n {
+            return false;
+        }
+        let t = c.template.clone();
+        self.enter_frame(t, f, callee_idx, tail);
+        true
+    }
+
+    /// Makes template `t` of closure `f`, its arguments checked and in
+    /// place above `callee_idx`, the running code: in tail position over
+    /// the current frame, else in a new one.
+    #[inline(always)]
+    fn enter_frame(&mut self, t: Rc<Template>, f: Value, callee_idx: usize, tail: bool) {
         if tail {
             // Slide callee and arguments down over the current frame.
             let base = self.fp - 1;
@@ -299,7 +331,6 @@ impl Vm {
         }
         self.closure = f;
         self.pc = 0;
-        Ok(())
     }
 
     pub(super) fn do_return(&mut self) {

@@ -38,6 +38,14 @@ fn fixnum_op(op: Inline, x: i64, y: i64) -> Option<Value> {
 /// and going on is faster.
 const RELOAD_AFTER_CALLS: bool = cfg!(target_arch = "wasm32");
 
+/// Whether the instruction loop makes a call of a closure given as many
+/// arguments as it takes (the common call) itself, and `Vm::call` only the
+/// others. In the guest it does: `call` is one large function (every kind
+/// of procedure, arity errors, rest lists), and entering it costs the
+/// guest a frame on its shadow stack in linear memory and the callee
+/// stored there (docs/PERFORMANCE.md, "The instruction loop's calls").
+const CLOSURE_CALL_INLINE: bool = cfg!(target_arch = "wasm32");
+
 /// Pushes `v` when the stack has room for it without growing, so that no
 /// call is made; `false` when it has none.
 #[inline(always)]
@@ -192,12 +200,12 @@ impl Vm {
                     }
                     Op::Call(n) => {
                         self.count_step()?;
-                        self.call(n as usize, false)?;
+                        self.call_op(n as usize, false)?;
                         false
                     }
                     Op::TailCall(n) => {
                         self.count_step()?;
-                        self.call(n as usize, true)?;
+                        self.call_op(n as usize, true)?;
                         false
                     }
                     Op::Return => {
@@ -405,6 +413,15 @@ impl Vm {
         self.pc = pc;
         self.acc = acc;
         Ok(Some(op))
+    }
+
+    /// `Op::Call` and `Op::TailCall` of `n` arguments (`CLOSURE_CALL_INLINE`).
+    #[inline(always)]
+    fn call_op(&mut self, n: usize, tail: bool) -> Result<(), VmError> {
+        if CLOSURE_CALL_INLINE && self.enter_closure_exact(n, tail) {
+            return Ok(());
+        }
+        self.call(n, tail)
     }
 
     /// Whether inline operation `iop` may take its fast path: its global
