@@ -89,23 +89,7 @@ impl Vm {
         }
         match prim.kind {
             PrimKind::Simple(func) => {
-                let mut r = self.run_simple(func, callee_idx);
-                if matches!(r, Err(Fault::OutOfMemory)) && self.heap.metered().is_some() {
-                    // Refused for want of room counting garbage: collect (the
-                    // arguments are on the stack) and try once more.
-                    r = if self.collect_or_stop() {
-                        self.run_simple(func, callee_idx)
-                    } else {
-                        Err(Fault::Interrupted)
-                    };
-                }
-                match r {
-                    Ok(v) => self.deliver(callee_idx, v, tail),
-                    Err(e) => {
-                        self.stack.truncate(callee_idx);
-                        self.raise_fault(e)?;
-                    }
-                }
+                self.call_simple(func, callee_idx, tail)?;
                 Ok(Next::Done)
             }
             PrimKind::Knowledge(func) => {
@@ -166,6 +150,50 @@ impl Vm {
         } else {
             Err(self.memory_limit_error())
         }
+    }
+
+    /// The function of primitive `id` when it is a simple one that takes
+    /// `n` arguments, for `call_simple` (`CALL_FAST_PATHS`).
+    #[inline(always)]
+    pub(super) fn simple_primitive(&self, id: u32, n: usize) -> Option<PrimFn> {
+        let prim = self.prims.get(id)?;
+        match prim.kind {
+            PrimKind::Simple(func)
+                if n >= prim.min as usize && !prim.max.is_some_and(|m| n > m as usize) =>
+            {
+                Some(func)
+            }
+            _ => None,
+        }
+    }
+
+    /// A call of simple primitive `func`, its arguments (as many as it
+    /// takes) above `callee_idx` on the stack: its value delivered, or its
+    /// fault raised.
+    pub(super) fn call_simple(
+        &mut self,
+        func: PrimFn,
+        callee_idx: usize,
+        tail: bool,
+    ) -> Result<(), VmError> {
+        let mut r = self.run_simple(func, callee_idx);
+        if matches!(r, Err(Fault::OutOfMemory)) && self.heap.metered().is_some() {
+            // Refused for want of room counting garbage: collect (the
+            // arguments are on the stack) and try once more.
+            r = if self.collect_or_stop() {
+                self.run_simple(func, callee_idx)
+            } else {
+                Err(Fault::Interrupted)
+            };
+        }
+        match r {
+            Ok(v) => self.deliver(callee_idx, v, tail),
+            Err(e) => {
+                self.stack.truncate(callee_idx);
+                self.raise_fault(e)?;
+            }
+        }
+        Ok(())
     }
 
     fn run_simple(&mut self, func: PrimFn, callee_idx: usize) -> Result<Value, Fault> {
@@ -286,7 +314,7 @@ impl Vm {
     }
 
     /// A call of a closure given as many arguments as its template takes,
-    /// with no rest list, made without `call` (`CLOSURE_CALL_INLINE`):
+    /// with no rest list, made without `call` (`CALL_FAST_PATHS`):
     /// `false` when the callee is anything else, for `call` to make.
     #[inline(always)]
     pub(super) fn enter_closure_exact(&mut self, n: usize, tail: bool) -> bool {

@@ -38,13 +38,14 @@ fn fixnum_op(op: Inline, x: i64, y: i64) -> Option<Value> {
 /// and going on is faster.
 const RELOAD_AFTER_CALLS: bool = cfg!(target_arch = "wasm32");
 
-/// Whether the instruction loop makes a call of a closure given as many
-/// arguments as it takes (the common call) itself, and `Vm::call` only the
-/// others. In the guest it does: `call` is one large function (every kind
-/// of procedure, arity errors, rest lists), and entering it costs the
-/// guest a frame on its shadow stack in linear memory and the callee
-/// stored there (docs/PERFORMANCE.md, "The instruction loop's calls").
-const CLOSURE_CALL_INLINE: bool = cfg!(target_arch = "wasm32");
+/// Whether the instruction loop makes the common calls itself, and
+/// `Vm::call` only the others: a closure given as many arguments as it
+/// takes, and a simple primitive given a number it takes. In the guest it
+/// does: `call` is one large function (every kind of procedure, arity
+/// errors, rest lists), and entering it costs the guest a frame on its
+/// shadow stack in linear memory and the callee stored there
+/// (docs/PERFORMANCE.md, "The instruction loop's calls").
+const CALL_FAST_PATHS: bool = cfg!(target_arch = "wasm32");
 
 /// Pushes `v` when the stack has room for it without growing, so that no
 /// call is made; `false` when it has none.
@@ -415,11 +416,20 @@ impl Vm {
         Ok(Some(op))
     }
 
-    /// `Op::Call` and `Op::TailCall` of `n` arguments (`CLOSURE_CALL_INLINE`).
+    /// `Op::Call` and `Op::TailCall` of `n` arguments (`CALL_FAST_PATHS`).
     #[inline(always)]
     fn call_op(&mut self, n: usize, tail: bool) -> Result<(), VmError> {
-        if CLOSURE_CALL_INLINE && self.enter_closure_exact(n, tail) {
-            return Ok(());
+        if CALL_FAST_PATHS {
+            if self.enter_closure_exact(n, tail) {
+                return Ok(());
+            }
+            if let Some(callee_idx) = self.stack.len().checked_sub(n + 1) {
+                if let Value::Prim(id) = self.stack[callee_idx] {
+                    if let Some(func) = self.simple_primitive(id, n) {
+                        return self.call_simple(func, callee_idx, tail);
+                    }
+                }
+            }
         }
         self.call(n, tail)
     }
