@@ -18,7 +18,7 @@
 //! it. `w` and `floor` are tuned on the labelled set in tests/retrieval
 //! (docs/PERFORMANCE.md gives the figures).
 
-use super::lexical::{FieldWeights, LexicalIndex, LexicalQuery, QueryWords};
+use super::lexical::{FieldWeights, LexicalIndex, LexicalQuery, Probes, QueryWords};
 use super::lexicon::Lexicon;
 use super::semantic::{vector_text, SemanticHit, SemanticIndex, SemanticQuery};
 use super::vector::dot;
@@ -400,6 +400,7 @@ pub fn search(
     };
     // Each candidate's fused score, or, where its lexical score is not
     // known, the least and the most it can be (`fuse` grows with it).
+    let mut probes = Probes::new(&lq);
     let mut scored: Vec<(NodeId, f32, Result<f32, (f32, f32)>)> = Vec::with_capacity(ids.len());
     for id in ids {
         let cosine = match &qv {
@@ -410,7 +411,8 @@ pub fn search(
             (Some(&l), _) => Ok(fusion.fuse(cosine, l)),
             (None, Some(b)) => Err((fusion.fuse(cosine, 0.0), fusion.fuse(cosine, b))),
             (None, None) => {
-                Ok(fusion.fuse(cosine, lexical.score(&lq, id).map_err(IndexError::Store)?))
+                let l = lexical.score_probing(&lq, id, &mut probes);
+                Ok(fusion.fuse(cosine, l.map_err(IndexError::Store)?))
             }
         };
         scored.push((id, cosine, fused));
@@ -435,7 +437,10 @@ pub fn search(
         let score = match fused {
             Ok(s) => s,
             Err((_, most)) if most < bar => continue,
-            Err(_) => fusion.fuse(cosine, lexical.score(&lq, id).map_err(IndexError::Store)?),
+            Err(_) => {
+                let l = lexical.score_probing(&lq, id, &mut probes);
+                fusion.fuse(cosine, l.map_err(IndexError::Store)?)
+            }
         };
         hits.offer(id, score);
     }

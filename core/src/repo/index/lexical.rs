@@ -86,6 +86,32 @@ fn implied_most(q: &LexicalQuery) -> f32 {
 /// whole; `None` where it did not.
 type ReadTerm = Option<Vec<(NodeId, f32)>>;
 
+/// The lookups of a query's terms in the nodes a search scores, by term
+/// (see `LexicalIndex::score_probing`).
+pub struct Probes(Vec<Option<posting_blocks::Lookups>>);
+
+impl Probes {
+    pub fn new(q: &LexicalQuery) -> Probes {
+        Probes((0..q.terms.len()).map(|_| None).collect())
+    }
+
+    /// Node `id`'s posting of term number `t`, `term`.
+    fn get(
+        &mut self,
+        map: &SortedMap,
+        t: usize,
+        term: &str,
+        id: NodeId,
+    ) -> Result<Option<posting_blocks::Posting>, StoreError> {
+        match self.0.get_mut(t) {
+            Some(lookups) => lookups
+                .get_or_insert_with(|| posting_blocks::Lookups::new(term_key(term)))
+                .get(map, id),
+            None => posting_blocks::get(map, &term_key(term), id),
+        }
+    }
+}
+
 /// Weights of the fields in a term's count.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FieldWeights {
@@ -276,6 +302,16 @@ pub struct LexicalQuery {
 impl LexicalQuery {
     pub fn is_empty(&self) -> bool {
         self.groups.is_empty()
+    }
+
+    /// How many postings the lists of group `g` hold (what nodes are,
+    /// never read, left out).
+    fn postings(&self, g: &Group) -> u64 {
+        g.alternatives
+            .iter()
+            .filter(|a| !a.implied)
+            .flat_map(|a| a.terms.iter().map(|&(t, _)| self.dfs[t]))
+            .sum()
     }
 
     /// A node's part of group `g`, given each term's saturated part.
@@ -631,7 +667,19 @@ impl LexicalIndex {
 
     /// The score of node `id` (0 if it is not indexed or shares nothing).
     pub fn score(&self, q: &LexicalQuery, id: NodeId) -> Result<f32, StoreError> {
-        self.score_with(q, id, &[])
+        self.score_with(q, id, &[], &mut Probes::new(q))
+    }
+
+    /// `score`, for one of many nodes scored for `q`: the blocks of the
+    /// lists looked up are kept in `probes` (made by `Probes::new(q)`)
+    /// for the next.
+    pub fn score_probing(
+        &self,
+        q: &LexicalQuery,
+        id: NodeId,
+        probes: &mut Probes,
+    ) -> Result<f32, StoreError> {
+        self.score_with(q, id, &[], probes)
     }
 
     /// `score`, taking a term's part from `read[t]` where a caller has read
@@ -642,6 +690,7 @@ impl LexicalIndex {
         q: &LexicalQuery,
         id: NodeId,
         read: &[ReadTerm],
+        probes: &mut Probes,
     ) -> Result<f32, StoreError> {
         if q.total <= 0.0 {
             return Ok(0.0);
@@ -653,7 +702,7 @@ impl LexicalIndex {
                 parts.push(at.map_or(0.0, |i| known[i].1));
                 continue;
             }
-            parts.push(match posting_blocks::get(&self.map, &term_key(term), id)? {
+            parts.push(match probes.get(&self.map, t, term, id)? {
                 Some((_, count, len)) => {
                     let (count, len) = Self::scaled(count, len);
                     Self::part(count, len, q.average)
@@ -826,8 +875,13 @@ impl LexicalIndex {
         costs: Costs,
     ) -> Result<Gathered, StoreError> {
         let weight = |i: usize| q.groups[i].weight;
+        // The groups that cost least to read for what they weigh come
+        // first: the top's bar rises for little reading, and the lists
+        // left unread once no new node can enter (then looked up only for
+        // the candidates) are the longest, of words many nodes share.
+        let cost = |i: usize| q.postings(&q.groups[i]) as f32 / weight(i).max(f32::MIN_POSITIVE);
         let mut order: Vec<usize> = (0..q.groups.len()).collect();
-        order.sort_by(|&a, &b| weight(b).total_cmp(&weight(a)).then(a.cmp(&b)));
+        order.sort_by(|&a, &b| cost(a).total_cmp(&cost(b)).then(a.cmp(&b)));
         let mut g = Gathered {
             acc: Vec::new(),
             read: vec![None; q.terms.len()],
@@ -905,13 +959,14 @@ impl LexicalIndex {
             .collect();
         best.sort_unstable_by(by_score);
         let mut hits = Vec::new();
+        let mut probes = Probes::new(q);
         for (_, id) in best {
             if hits.len() == k {
                 break;
             }
             let ok = accepts(&mut g.kept, keep, id)?;
             if ok {
-                hits.push((self.score_with(q, id, &g.read)?, id));
+                hits.push((self.score_with(q, id, &g.read, &mut probes)?, id));
             }
         }
         Ok(hits)
@@ -946,7 +1001,8 @@ impl LexicalIndex {
         // as reading its list would cost, the list is read: at most twice
         // the cheaper of the two, however many candidates it turns out to
         // take.
-        let mut probes = vec![0u64; q.terms.len()];
+        let mut probed = vec![0u64; q.terms.len()];
+        let mut probes = Probes::new(q);
         let mut hits = Vec::new();
         for (partial, id) in candidates {
             if best.len() == k
@@ -962,13 +1018,13 @@ impl LexicalIndex {
             }
             for (t, known) in g.read.iter_mut().enumerate() {
                 if known.is_none() {
-                    probes[t] += 1;
-                    if probes[t].saturating_mul(costs.probe) >= q.dfs[t] {
+                    probed[t] += 1;
+                    if probed[t].saturating_mul(costs.probe) >= q.dfs[t] {
                         *known = Some(self.read_parts(q, t)?);
                     }
                 }
             }
-            let s = self.score_with(q, id, &g.read)?;
+            let s = self.score_with(q, id, &g.read, &mut probes)?;
             hits.push((s, id));
             // Scores are in 0..1, so their bits order as they do.
             best.push(Reverse((s * q.total).to_bits()));

@@ -19,6 +19,8 @@
 //! counts positive and at most the length; one that does not decode is a
 //! `StoreError` naming what is wrong.
 
+use std::collections::BTreeMap;
+
 use crate::repo::cas::sorted::SortedMap;
 use crate::repo::cas::StoreError;
 use crate::repo::forest::codec::{Reader, Writer};
@@ -156,19 +158,20 @@ fn block_of(
     prefix: &[u8],
     id: NodeId,
 ) -> Result<Option<(NodeId, Vec<Posting>)>, StoreError> {
-    let Some(first) = map.range_from(&block_key(prefix, id)).next() else {
+    let Some((key, v)) = first_block(map, prefix, id)? else {
         return Ok(None);
     };
-    let (k, v) = first?;
-    let Some(key) = key_id(prefix, k) else {
-        return Ok(None);
-    };
-    let mut block = Vec::new();
-    decode(prefix, key, v, &mut |p| {
+    Ok(Some((key, decoded(prefix, key, v)?)))
+}
+
+/// The postings of the block keyed `key`.
+fn decoded(prefix: &[u8], key: NodeId, bytes: &[u8]) -> Result<Vec<Posting>, StoreError> {
+    let mut block = Vec::with_capacity(2 * SPAN as usize);
+    decode(prefix, key, bytes, &mut |p| {
         block.push(p);
         true
     })?;
-    Ok(Some((key, block)))
+    Ok(block)
 }
 
 fn put(
@@ -230,13 +233,23 @@ pub fn remove(map: &mut SortedMap, prefix: &[u8], id: NodeId) -> Result<bool, St
     Ok(true)
 }
 
-/// Node `id`'s posting in the list under `prefix`, if it has one.
-pub fn get(map: &SortedMap, prefix: &[u8], id: NodeId) -> Result<Option<Posting>, StoreError> {
+/// The key and bytes of the block `id` belongs in under `prefix`, or
+/// `None` if the list has no block at or after `id`.
+fn first_block<'a>(
+    map: &'a SortedMap,
+    prefix: &[u8],
+    id: NodeId,
+) -> Result<Option<(NodeId, &'a [u8])>, StoreError> {
     let Some(first) = map.range_from(&block_key(prefix, id)).next() else {
         return Ok(None);
     };
     let (k, v) = first?;
-    let Some(key) = key_id(prefix, k) else {
+    Ok(key_id(prefix, k).map(|key| (key, v)))
+}
+
+/// Node `id`'s posting in the list under `prefix`, if it has one.
+pub fn get(map: &SortedMap, prefix: &[u8], id: NodeId) -> Result<Option<Posting>, StoreError> {
+    let Some((key, v)) = first_block(map, prefix, id)? else {
         return Ok(None);
     };
     let mut found = None;
@@ -248,6 +261,55 @@ pub fn get(map: &SortedMap, prefix: &[u8], id: NodeId) -> Result<Option<Posting>
         true
     })?;
     Ok(found)
+}
+
+/// Looks nodes up in one list, keeping every block it decodes, so that a
+/// block is decoded once however many of its nodes are asked for (a
+/// search scoring hundreds of candidates meets each block many times).
+pub struct Lookups {
+    prefix: Vec<u8>,
+    /// By block key: the least id known to belong in the block (no block
+    /// has a key from it up to this one), and the block's postings.
+    blocks: BTreeMap<NodeId, (NodeId, Vec<Posting>)>,
+}
+
+impl Lookups {
+    /// Lookups in the list under `prefix`.
+    pub fn new(prefix: Vec<u8>) -> Lookups {
+        Lookups {
+            prefix,
+            blocks: BTreeMap::new(),
+        }
+    }
+
+    /// Node `id`'s posting, if it has one (what `get` gives).
+    pub fn get(&mut self, map: &SortedMap, id: NodeId) -> Result<Option<Posting>, StoreError> {
+        let find = |block: &[Posting]| {
+            block
+                .binary_search_by_key(&id, |p| p.0)
+                .ok()
+                .map(|i| block[i])
+        };
+        // The block `id` belongs in is the first whose key is at or after
+        // it; a block kept covers every id from the least met in it.
+        if let Some((_, (low, block))) = self.blocks.range(id..).next() {
+            if *low <= id {
+                return Ok(find(block));
+            }
+        }
+        // Met again from further down: known, not decoded again. With no
+        // block at or after `id`, no id from it on is in the list.
+        let (key, block) = match first_block(map, &self.prefix, id)? {
+            Some((key, bytes)) if !self.blocks.contains_key(&key) => {
+                (key, decoded(&self.prefix, key, bytes)?)
+            }
+            Some((key, _)) => (key, Vec::new()),
+            None => (OPEN, Vec::new()),
+        };
+        let entry = self.blocks.entry(key).or_insert((id, block));
+        entry.0 = entry.0.min(id);
+        Ok(find(&entry.1))
+    }
 }
 
 /// Calls `f` with each posting of the list under `prefix`, in id order,
@@ -315,6 +377,33 @@ mod tests {
         for &id in &ids {
             assert_eq!(get(&forward, TERM, id).unwrap().map(|p| p.0), Some(id));
             assert_eq!(get(&forward, TERM, id + 1).unwrap(), None);
+        }
+    }
+
+    /// Looked up through `Lookups`, in an order that meets blocks from
+    /// their middle and comes back below, every id gets what `get` gives,
+    /// in a list beside others and in an empty one.
+    #[test]
+    fn lookups_agree_with_get_in_any_order() {
+        let mut map = SortedMap::new(Blobs::none());
+        let other: &[u8] = &[2, 0, 4, b's', b'o', b'r', b'u'];
+        for id in 0..4000u64 {
+            if id % 3 != 1 {
+                insert(&mut map, TERM, id, 1 + id % 5, 9).unwrap();
+            }
+            insert(&mut map, other, id, 2, 9).unwrap();
+        }
+        let mut order: Vec<NodeId> = (0..4100u64).map(|i| (i * 2654435761) % 4100).collect();
+        order.extend([0, 4099, u64::MAX, 1]);
+        let mut lookups = Lookups::new(TERM.to_vec());
+        let mut empty = Lookups::new(vec![2, 0, 1, b'z']);
+        for id in order {
+            assert_eq!(
+                lookups.get(&map, id).unwrap(),
+                get(&map, TERM, id).unwrap(),
+                "{id}"
+            );
+            assert_eq!(empty.get(&map, id).unwrap(), None);
         }
     }
 
