@@ -731,6 +731,7 @@ fn create(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     };
     let summary_node = node.clone();
     let ts = ctx.timestamp();
+    prepare_commit(ctx, a.who)?;
     let done = ctx
         .k
         .create(
@@ -744,6 +745,19 @@ fn create(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
         )
         .map_err(|e| forest_error(a.who, e))?;
     Ok(change_result(ctx, done.id, done.version))
+}
+
+/// Before a change whose version stores the indexes: the lexical index
+/// built now if it has to be, with progress on the standard error
+/// (`Knowledge::prepare_lexical`).
+fn prepare_commit(ctx: &mut KCtx, who: &str) -> Result<(), ArbError> {
+    let host = &mut *ctx.host;
+    let mut report = |text: &str| {
+        host.write_error(&format!("arbores: {text}\n"));
+    };
+    ctx.k
+        .prepare_lexical(&mut report)
+        .map_err(|e| forest_error(who, e))
 }
 
 /// The first argument of `arb:update` and `arb:delete`: the id of a node
@@ -840,6 +854,7 @@ fn update(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
         changes: changes.clone(),
     });
     let ts = ctx.timestamp();
+    prepare_commit(ctx, a.who)?;
     let done = ctx
         .k
         .update(node_id, changes, &|_| summary.clone(), ts)
@@ -881,6 +896,7 @@ fn delete(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     }
     let ts = ctx.timestamp();
     let summary = op_summary(&Op::Delete(node_id));
+    prepare_commit(ctx, a.who)?;
     let done = ctx
         .k
         .delete(node_id, &|_| summary.clone(), ts)
@@ -936,6 +952,7 @@ fn tx_commit(ctx: &mut KCtx, args: &[Value]) -> Result<Value, ArbError> {
     token_arg(ctx, &a)?;
     let description = transaction_summary(ctx.k.pending_ops());
     let ts = ctx.timestamp();
+    prepare_commit(ctx, a.who)?;
     let version = ctx
         .k
         .commit_transaction(&description, ts)

@@ -410,6 +410,45 @@ impl Knowledge {
         }
     }
 
+    /// Builds the lexical index from the working state where it is not
+    /// built or cannot be used (a store of an older layout, damage),
+    /// telling `report` as it goes, before a change whose version stores it: the commit would
+    /// otherwise build it without a word (minutes at a million nodes).
+    /// Trouble on the way leaves it to the commit, which tries again.
+    pub fn prepare_lexical(&mut self, report: &mut dyn FnMut(&str)) -> Result<(), ForestError> {
+        if self.indexes.lexical_built {
+            // Its header says whether this build can use it (one read).
+            match self.indexes.lexical.len() {
+                Ok(_) => return Ok(()),
+                Err(e) => self.indexes.forget_lexical(&e.to_string()),
+            }
+        }
+        for note in self.indexes.semantic.take_notes() {
+            report(&note);
+        }
+        let (count, nodes) = match &self.tx {
+            Some(t) => (t.pending.node_count(), t.pending.nodes()),
+            None => {
+                let current = self.forest.current();
+                (
+                    self.forest.node_count(current)?,
+                    self.forest.nodes(current)?,
+                )
+            }
+        };
+        report(&format!(
+            "building the lexical index of {count} nodes, to be stored with the next version"
+        ));
+        let built = self.indexes.fresh_lexical(nodes, &mut |done| {
+            report(&format!("read {done} of {count} nodes"))
+        });
+        if let Ok((fresh, _)) = built {
+            self.indexes.lexical = fresh;
+            self.indexes.lexical_built = true;
+        }
+        Ok(())
+    }
+
     /// Makes sure a version stores a lexical index: one that cannot be
     /// written (an older layout, damage) is dropped with a note, and one
     /// not built (dropped, or missing from the version this one follows)
@@ -424,7 +463,7 @@ impl Knowledge {
                 Err(e) => indexes.forget_lexical(&e.to_string()),
             }
         }
-        if let Ok((fresh, _)) = indexes.fresh_lexical(nodes) {
+        if let Ok((fresh, _)) = indexes.fresh_lexical(nodes, &mut |_| {}) {
             indexes.lexical = fresh;
             indexes.lexical_built = true;
         }
@@ -650,7 +689,7 @@ impl Knowledge {
         // an older layout, or damaged) is built from the nodes now, so
         // that the processes after this one find it stored.
         if !lexical.1 {
-            if let Ok((fresh, map)) = self.indexes.fresh_lexical(pending.nodes()) {
+            if let Ok((fresh, map)) = self.indexes.fresh_lexical(pending.nodes(), &mut |_| {}) {
                 maps.push((super::index::LEXICAL.to_string(), map));
                 lexical = (fresh, true);
             }

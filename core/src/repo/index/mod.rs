@@ -472,14 +472,22 @@ impl Indexes {
     }
 
     /// A lexical index of exactly `nodes`, built apart (the current one
-    /// is left as it is), with its map as a version stores it.
-    pub fn fresh_lexical<'a, I>(&self, nodes: I) -> Result<(LexicalIndex, SortedMap), StoreError>
+    /// is left as it is), with its map as a version stores it; `progress`
+    /// is told how many nodes it has read every 100,000.
+    pub fn fresh_lexical<'a, I>(
+        &self,
+        nodes: I,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<(LexicalIndex, SortedMap), StoreError>
     where
         I: IntoIterator<Item = Result<&'a Node, StoreError>>,
     {
         let mut fresh = self.lexical.clone();
         fresh.clear();
-        for node in nodes {
+        for (i, node) in nodes.into_iter().enumerate() {
+            if i % 100_000 == 0 && i > 0 {
+                progress(i);
+            }
             fresh.insert(node?)?;
         }
         let map = fresh.map()?;

@@ -1012,6 +1012,38 @@ fn the_next_commit_stores_a_lexical_index_the_version_could_not_use() {
     }
 }
 
+/// A change to a store whose lexical index this build cannot use says, as
+/// it builds one from the nodes, what it does; the commit stores it.
+#[test]
+fn a_change_tells_of_the_lexical_index_it_builds() {
+    let store = Rc::new(TestStore::default());
+    let mut k = open_small(&store);
+    create_many(&mut k, 0, 600);
+    let root = lexical_map(&k).seal().unwrap();
+    assert!(store.blobs.with_blob(&root.hash, |b| b.truncate(3)));
+    let mut r = open_small(&store);
+    let mut said = Vec::new();
+    r.prepare_lexical(&mut |s| said.push(s.to_string()))
+        .unwrap();
+    let said = said.join("\n");
+    assert!(
+        said.contains("the stored lexical index cannot be used"),
+        "{said}"
+    );
+    assert!(said.contains("building the lexical index of "), "{said}");
+    let mut again = Vec::new();
+    r.prepare_lexical(&mut |s| again.push(s.to_string()))
+        .unwrap();
+    assert!(again.is_empty(), "{again:?}");
+    r.create(described(900), &describe, ts(9)).unwrap();
+    assert!(r.take_notes().is_empty());
+    assert_ne!(lexical_map(&r).seal().unwrap().hash, root.hash);
+    let mut s = open_small(&store);
+    let (hits, notes) = hybrid_hits_told(&mut s);
+    assert!(notes.is_empty(), "{notes}");
+    assert_eq!(hits, rebuilt_hybrid_hits(&s));
+}
+
 /// A host's embedder (`Engine::set_embedder`) indexes the store the engine
 /// opens, and a store opened later by the same engine, from its first
 /// search; the store records it, so an engine without it refuses the index
