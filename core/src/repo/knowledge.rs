@@ -412,9 +412,10 @@ impl Knowledge {
 
     /// Builds the lexical index from the working state where it is not
     /// built or cannot be used (a store of an older layout, damage),
-    /// telling `report` as it goes, before a change whose version stores it: the commit would
-    /// otherwise build it without a word (minutes at a million nodes).
-    /// Trouble on the way leaves it to the commit, which tries again.
+    /// telling `report` as it goes, before a change whose version stores
+    /// it: the commit would otherwise build it without a word (minutes at
+    /// a million nodes). Trouble on the way leaves it to the commit, which
+    /// tries again.
     pub fn prepare_lexical(&mut self, report: &mut dyn FnMut(&str)) -> Result<(), ForestError> {
         if self.indexes.lexical_built {
             // Its header says whether this build can use it (one read).

@@ -978,6 +978,17 @@ fn a_damaged_lexical_index_is_built_again_with_a_note() {
     assert!(s.take_notes().is_empty());
 }
 
+/// A store of 600 described nodes whose lexical index's root does not
+/// decode, and that root.
+fn store_with_a_damaged_lexical_index() -> (Rc<TestStore>, crate::repo::cas::sorted::MapRoot) {
+    let store = Rc::new(TestStore::default());
+    let mut k = open_small(&store);
+    create_many(&mut k, 0, 600);
+    let root = lexical_map(&k).seal().unwrap();
+    assert!(store.blobs.with_blob(&root.hash, |b| b.truncate(3)));
+    (store, root)
+}
+
 /// A version whose lexical index cannot be used (an older layout, here a
 /// root that does not decode) gets a sound one at its next commit, with
 /// no search before it: the processes after it find it stored instead of
@@ -985,11 +996,7 @@ fn a_damaged_lexical_index_is_built_again_with_a_note() {
 #[test]
 fn the_next_commit_stores_a_lexical_index_the_version_could_not_use() {
     for in_transaction in [false, true] {
-        let store = Rc::new(TestStore::default());
-        let mut k = open_small(&store);
-        create_many(&mut k, 0, 600);
-        let root = lexical_map(&k).seal().unwrap();
-        assert!(store.blobs.with_blob(&root.hash, |b| b.truncate(3)));
+        let (store, root) = store_with_a_damaged_lexical_index();
         let mut r = open_small(&store);
         if in_transaction {
             r.begin().unwrap();
@@ -1016,11 +1023,7 @@ fn the_next_commit_stores_a_lexical_index_the_version_could_not_use() {
 /// it builds one from the nodes, what it does; the commit stores it.
 #[test]
 fn a_change_tells_of_the_lexical_index_it_builds() {
-    let store = Rc::new(TestStore::default());
-    let mut k = open_small(&store);
-    create_many(&mut k, 0, 600);
-    let root = lexical_map(&k).seal().unwrap();
-    assert!(store.blobs.with_blob(&root.hash, |b| b.truncate(3)));
+    let (store, root) = store_with_a_damaged_lexical_index();
     let mut r = open_small(&store);
     let mut said = Vec::new();
     r.prepare_lexical(&mut |s| said.push(s.to_string()))
