@@ -776,14 +776,12 @@ impl LexicalIndex {
     /// Term `t`'s part in each node of its posting list, by ascending node.
     fn read_parts(&self, q: &LexicalQuery, t: usize) -> Result<Vec<(NodeId, f32)>, StoreError> {
         let mut known = Vec::with_capacity(q.dfs.get(t).map_or(0, |&df| df as usize));
-        posting_blocks::scan(&self.map, &term_key(&q.terms[t]), &mut |(
-            id,
-            count,
-            len,
-        )| {
-            let (count, len) = Self::scaled(count, len);
-            known.push((id, Self::part(count, len, q.average)));
-            true
+        let average = q.average;
+        posting_blocks::scan_blocks(&self.map, &term_key(&q.terms[t]), &mut |block| {
+            known.extend(block.iter().map(|&(id, count, len)| {
+                let (count, len) = Self::scaled(count, len);
+                (id, Self::part(count, len, average))
+            }));
         })?;
         Ok(known)
     }
