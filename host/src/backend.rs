@@ -20,8 +20,10 @@ use crate::store::{LoadError, Store};
 /// where they fit (`huge_pages.rs`), so the process's end gives them back
 /// quickly.
 #[global_allocator]
-pub static ALLOCATOR: cap::Cap<crate::huge_pages::HugePages<std::alloc::System>> =
-    cap::Cap::new(crate::huge_pages::HugePages(std::alloc::System), usize::MAX);
+pub static ALLOCATOR: cap::Cap<crate::huge_pages::HugePages<std::alloc::System>> = cap::Cap::new(
+    crate::huge_pages::HugePages::new(std::alloc::System),
+    usize::MAX,
+);
 
 /// Which engine runs the core.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

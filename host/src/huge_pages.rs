@@ -22,6 +22,16 @@
 //!   guest), found after instantiation and asked for huge pages as it
 //!   grows.
 //!
+//! A large allocation's mapping, once freed, is kept for the next large
+//! allocation it fits (at most [`KEPT_SLOTS`] of them, [`KEPT_MAX`] bytes
+//! in all): a program that makes and drops big strings or vectors over
+//! and over (each `string-append` of a long string) would otherwise have
+//! the system map, zero and fault in fresh pages for each, which took
+//! four fifths of such a program's time (docs/PERFORMANCE.md). Kept
+//! mappings are not counted by the native engine's meter: the process
+//! may hold up to [`KEPT_MAX`] bytes beyond its cap, memory it held for
+//! the program before.
+//!
 //! A huge page is used only where one fits whole in a mapping. A large
 //! allocation's mapping is rounded up to whole huge pages only when that
 //! adds at most half of it, and what the rounding adds is counted with
@@ -44,9 +54,30 @@ const HUGE: usize = 2 << 20;
 #[cfg(target_os = "linux")]
 const PAGE: usize = 4096;
 
+/// How many freed large mappings are kept for reuse at most.
+pub const KEPT_SLOTS: usize = 8;
+
+/// How many bytes the freed large mappings kept for reuse hold at most.
+pub const KEPT_MAX: usize = 32 << 20;
+
 /// `A` for what is smaller than [`BIG`], mappings of their own (in huge
 /// pages where they fit) for the rest.
-pub struct HugePages<A>(pub A);
+pub struct HugePages<A> {
+    inner: A,
+    /// Freed large mappings kept for reuse, as (start, length); a length
+    /// of 0 is an empty slot.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    kept: std::sync::Mutex<[(usize, usize); KEPT_SLOTS]>,
+}
+
+impl<A> HugePages<A> {
+    pub const fn new(inner: A) -> HugePages<A> {
+        HugePages {
+            inner,
+            kept: std::sync::Mutex::new([(0, 0); KEPT_SLOTS]),
+        }
+    }
+}
 
 /// Bytes mapped beyond what was asked for (see [`mapping_len`]).
 static ROUNDING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -60,6 +91,30 @@ static MAPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::
 /// zeroed whole when first touched, which costs a small program (its
 /// heap's last, mostly empty chunk, copied at start) more than it saves.
 pub const HUGE_FROM: usize = 32 << 20;
+
+/// How much free memory the C allocator keeps at the top of its heaps
+/// before it gives memory back to the system (its default: 128 KiB).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const TRIM_THRESHOLD: usize = 16 << 20;
+
+/// Sets up the C allocator (glibc's malloc, which serves everything below
+/// [`BIG`]) for a process that makes and drops many allocations of
+/// hundreds of kilobytes: it maps each allocation of 128 KiB or more on
+/// its own and gives the top of a thread's heap back to the system each
+/// time it is freed (`MADV_DONTNEED`), so every such allocation faulted
+/// in and zeroed fresh pages. Allocations below [`BIG`] are now served
+/// from its heaps (those of [`BIG`] or more never reach it), and up to
+/// [`TRIM_THRESHOLD`] bytes free at a heap's top are kept. Called once,
+/// before any thread starts.
+pub fn configure_malloc() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets the allocator's parameters; no other
+    // thread allocates yet.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, BIG as libc::c_int);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, TRIM_THRESHOLD as libc::c_int);
+    }
+}
 
 /// Bytes the large allocations' mappings hold beyond what was asked for:
 /// a meter of what the process pays adds them to what the allocator
@@ -154,47 +209,45 @@ fn remove_mapping(len: usize, size: usize) {
 
 // SAFETY: allocations below `BIG` are `A`'s; the others are mappings of
 // their own, at least page-aligned (every `Layout` this serves asks for at
-// most a page's alignment, else it goes to `A`), zeroed by the system, and
-// unmapped with the length they were mapped with (`mapping_len` of the
-// size the caller must hand back).
+// most a page's alignment, else it goes to `A`), and unmapped (or kept
+// whole, then cut to the length of the allocation that reuses them) with
+// the length they were mapped with (`mapping_len` of the size the caller
+// must hand back). A fresh mapping is zeroed by the system; a kept one is
+// zeroed by `alloc_zeroed` before it is handed out.
 #[cfg(target_os = "linux")]
 unsafe impl<A: GlobalAlloc> GlobalAlloc for HugePages<A> {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if !Self::mapped(layout) {
             // SAFETY: forwarded as given.
-            return unsafe { self.0.alloc(layout) };
+            return unsafe { self.inner.alloc(layout) };
         }
-        let Some(len) = mapping_len(layout.size()) else {
-            return std::ptr::null_mut();
-        };
-        // SAFETY: a fresh mapping.
-        let p = unsafe { map_aligned(len, libc::PROT_READ | libc::PROT_WRITE) };
-        if !p.is_null() && add_mapping(len, layout.size()) {
-            // SAFETY: the mapping just made.
-            unsafe { advise_huge(p, len) };
-        }
-        p
+        self.alloc_mapped(layout).0
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if Self::mapped(layout) {
-            // SAFETY: as `alloc`; a fresh mapping is zeroed.
-            unsafe { self.alloc(layout) }
-        } else {
+        if !Self::mapped(layout) {
             // SAFETY: forwarded as given.
-            unsafe { self.0.alloc_zeroed(layout) }
+            return unsafe { self.inner.alloc_zeroed(layout) };
         }
+        let (p, kept) = self.alloc_mapped(layout);
+        if kept {
+            // SAFETY: `p` holds `layout.size()` bytes.
+            unsafe { std::ptr::write_bytes(p, 0, layout.size()) };
+        }
+        p
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if Self::mapped(layout) {
             let len = mapping_len(layout.size()).unwrap_or(0);
             remove_mapping(len, layout.size());
-            // SAFETY: `ptr` was mapped by `alloc` with this length.
-            unsafe { libc::munmap(ptr.cast(), len) };
+            if !self.keep(ptr, len) {
+                // SAFETY: `ptr` was mapped by `alloc` with this length.
+                unsafe { libc::munmap(ptr.cast(), len) };
+            }
         } else {
             // SAFETY: forwarded as given.
-            unsafe { self.0.dealloc(ptr, layout) }
+            unsafe { self.inner.dealloc(ptr, layout) }
         }
     }
 
@@ -203,7 +256,7 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for HugePages<A> {
         let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
         match (Self::mapped(layout), Self::mapped(new_layout)) {
             // SAFETY: forwarded as given.
-            (false, false) => unsafe { self.0.realloc(ptr, layout, new_size) },
+            (false, false) => unsafe { self.inner.realloc(ptr, layout, new_size) },
             (true, true) => {
                 let (Some(old_len), Some(new_len)) =
                     (mapping_len(layout.size()), mapping_len(new_size))
@@ -271,22 +324,84 @@ impl<A> HugePages<A> {
     fn mapped(layout: Layout) -> bool {
         layout.size() >= BIG && layout.align() <= PAGE
     }
+
+    /// A mapping for a large `layout`: a kept one it fits, else a fresh
+    /// one; whether it was kept (and so holds old bytes). Null when the
+    /// system refuses.
+    fn alloc_mapped(&self, layout: Layout) -> (*mut u8, bool) {
+        let Some(len) = mapping_len(layout.size()) else {
+            return (std::ptr::null_mut(), false);
+        };
+        let (p, kept) = match self.reuse(len) {
+            Some(p) => (p, true),
+            // SAFETY: a fresh mapping.
+            None => (
+                unsafe { map_aligned(len, libc::PROT_READ | libc::PROT_WRITE) },
+                false,
+            ),
+        };
+        if !p.is_null() && add_mapping(len, layout.size()) {
+            // SAFETY: the mapping just made or taken.
+            unsafe { advise_huge(p, len) };
+        }
+        (p, kept)
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, [(usize, usize); KEPT_SLOTS]> {
+        // Nothing panics while holding it; a poisoned lock is still sound.
+        self.kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The shortest kept mapping of at least `len` bytes and at most twice
+    /// as many, cut to `len` (its tail unmapped), taken out of the kept.
+    fn reuse(&self, len: usize) -> Option<*mut u8> {
+        let (start, have) = {
+            let mut kept = self.kept();
+            let slot = kept
+                .iter_mut()
+                .filter(|s| s.1 >= len && s.1 / 2 <= len)
+                .min_by_key(|s| s.1)?;
+            std::mem::take(slot)
+        };
+        if have > len {
+            // SAFETY: the tail of a kept mapping, which nothing refers to.
+            unsafe { libc::munmap((start + len) as *mut libc::c_void, have - len) };
+        }
+        Some(start as *mut u8)
+    }
+
+    /// Keeps the freed mapping of `len` bytes at `start` for reuse if
+    /// there is room; whether it did.
+    fn keep(&self, start: *mut u8, len: usize) -> bool {
+        let mut kept = self.kept();
+        let held: usize = kept.iter().map(|s| s.1).sum();
+        if len == 0 || held + len > KEPT_MAX {
+            return false;
+        }
+        let Some(slot) = kept.iter_mut().find(|s| s.1 == 0) else {
+            return false;
+        };
+        *slot = (start as usize, len);
+        true
+    }
 }
 
 #[cfg(not(target_os = "linux"))]
 // SAFETY: forwards everything to `A`.
 unsafe impl<A: GlobalAlloc> GlobalAlloc for HugePages<A> {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        unsafe { self.0.alloc(layout) }
+        unsafe { self.inner.alloc(layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        unsafe { self.0.alloc_zeroed(layout) }
+        unsafe { self.inner.alloc_zeroed(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { self.0.dealloc(ptr, layout) }
+        unsafe { self.inner.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        unsafe { self.0.realloc(ptr, layout, new_size) }
+        unsafe { self.inner.realloc(ptr, layout, new_size) }
     }
 }
 
@@ -498,7 +613,7 @@ mod tests {
     /// threshold, keep their bytes; large ones start on a page boundary.
     #[test]
     fn allocations_keep_their_bytes_across_the_threshold() {
-        let a = HugePages(std::alloc::System);
+        let a = HugePages::new(std::alloc::System);
         unsafe {
             let small = Layout::from_size_align(1000, 8).unwrap();
             let p = a.alloc(small);
@@ -518,6 +633,38 @@ mod tests {
             let z = a.alloc_zeroed(big);
             assert!((0..3 << 20).step_by(4093).all(|i| *z.add(i) == 0));
             a.dealloc(z, big);
+        }
+    }
+
+    /// A freed large mapping is handed to the next large allocation it
+    /// fits (cut to its length), zeroed for `alloc_zeroed`; one too big
+    /// for what may be kept, or twice too big for the allocation, is not.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn freed_mappings_are_kept_for_the_next_that_fits() {
+        let a = HugePages::new(std::alloc::System);
+        let layout = |n: usize| Layout::from_size_align(n, 8).unwrap();
+        unsafe {
+            let p = a.alloc(layout(3 << 20));
+            std::ptr::write_bytes(p, 5, 3 << 20);
+            a.dealloc(p, layout(3 << 20));
+            // Twice too big for 1 MiB: not taken.
+            let small = a.alloc(layout(1 << 20));
+            assert_ne!(small, p);
+            // 2.5 MiB fits 3 MiB's mapping: taken, cut, its bytes as left.
+            let q = a.alloc(layout(5 << 19));
+            assert_eq!(q, p);
+            assert_eq!(*q.add((5 << 19) - 1), 5);
+            a.dealloc(q, layout(5 << 19));
+            let z = a.alloc_zeroed(layout(5 << 19));
+            assert_eq!(z, p);
+            assert!((0..5 << 19).step_by(4093).all(|i| *z.add(i) == 0));
+            a.dealloc(z, layout(5 << 19));
+            a.dealloc(small, layout(1 << 20));
+            // No more than KEPT_MAX bytes are kept.
+            let huge = a.alloc(layout(KEPT_MAX + 1));
+            assert!(!a.keep(huge, mapping_len(KEPT_MAX + 1).unwrap()));
+            a.dealloc(huge, layout(KEPT_MAX + 1));
         }
     }
 }

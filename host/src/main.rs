@@ -502,6 +502,7 @@ mod prepared {
 }
 
 fn main() -> ExitCode {
+    huge_pages::configure_malloc();
     if let Some(bytes) = prepared::PREPARED_IMAGE {
         arbores_core::install_prepared_image(bytes);
     }
