@@ -314,8 +314,9 @@ impl Vm {
     }
 
     /// A call of a closure given as many arguments as its template takes,
-    /// with no rest list, made without `call` (`CALL_FAST_PATHS`):
-    /// `false` when the callee is anything else, for `call` to make.
+    /// with no rest list, made without `call` (`CALL_FAST_PATHS`, and
+    /// natively always): `false` when the callee is anything else, for
+    /// `call` to make.
     #[inline(always)]
     pub(super) fn enter_closure_exact(&mut self, n: usize, tail: bool) -> bool {
         let Some(callee_idx) = self.stack.len().checked_sub(n + 1) else {
@@ -361,6 +362,7 @@ impl Vm {
         self.pc = 0;
     }
 
+    #[inline]
     pub(super) fn do_return(&mut self) {
         self.stack.truncate(self.fp - 1);
         if let Some(fr) = self.frames.pop() {

@@ -44,7 +44,9 @@ const RELOAD_AFTER_CALLS: bool = cfg!(target_arch = "wasm32");
 /// does: `call` is one large function (every kind of procedure, arity
 /// errors, rest lists), and entering it costs the guest a frame on its
 /// shadow stack in linear memory and the callee stored there
-/// (docs/PERFORMANCE.md, "The instruction loop's calls").
+/// (docs/PERFORMANCE.md, "The instruction loop's calls"). Natively
+/// `run_plain` enters such a closure itself, and goes on in its loop when
+/// the callee runs the same template (a recursive call).
 const CALL_FAST_PATHS: bool = cfg!(target_arch = "wasm32");
 
 /// Pushes `v` when the stack has room for it without growing, so that no
@@ -83,7 +85,7 @@ impl Vm {
             }
             let consts = &t.consts[..];
             loop {
-                let Some(op) = self.run_plain(&t.code, consts)? else {
+                let Some(op) = self.run_plain(&t, consts)? else {
                     break;
                 };
                 let (fp, pc, acc) = (self.fp, self.pc, self.acc);
@@ -269,14 +271,18 @@ impl Vm {
     /// stack's capacity) from `self.pc`, with the accumulator in a local;
     /// returns the first other instruction (or one whose fast path does not
     /// apply), `self.pc` past it and `self.acc` up to date. Natively it
-    /// also makes calls and returns (`None`: control moved), which saves a
-    /// second dispatch on them (`RELOAD_AFTER_CALLS`).
+    /// also makes calls and returns (`None`: control moved to another
+    /// template), which saves a second dispatch on them
+    /// (`RELOAD_AFTER_CALLS`); a call of a closure of the running template,
+    /// or a return to it, goes on in the loop with the code at hand.
     ///
     /// Inlined into `execute`: as a function of its own it was slower in
     /// the guest (docs/PERFORMANCE.md, "The instruction loop's calls").
+    // Long by design: one arm per instruction it runs, in one loop.
     #[inline(always)]
-    fn run_plain(&mut self, code: &[Op], consts: &[Value]) -> Result<Option<Op>, VmError> {
-        let fp = self.fp;
+    fn run_plain(&mut self, t: &Rc<Template>, consts: &[Value]) -> Result<Option<Op>, VmError> {
+        let code = &t.code[..];
+        let mut fp = self.fp;
         let mut pc = self.pc;
         let mut acc = self.acc;
         let op = loop {
@@ -400,13 +406,27 @@ impl Vm {
                     self.pc = pc;
                     self.acc = acc;
                     self.count_step()?;
-                    self.call(n as usize, matches!(op, Op::TailCall(_)))?;
-                    return Ok(None);
+                    let tail = matches!(op, Op::TailCall(_));
+                    if !self.enter_closure_exact(n as usize, tail) {
+                        self.call(n as usize, tail)?;
+                        return Ok(None);
+                    }
+                    if !Rc::ptr_eq(&self.tmpl, t) {
+                        return Ok(None);
+                    }
+                    // A call of the running template (recursion): its
+                    // code and constants are the ones at hand.
+                    pc = 0;
+                    fp = self.fp;
                 }
                 Op::Return if !RELOAD_AFTER_CALLS => {
                     self.acc = acc;
                     self.do_return();
-                    return Ok(None);
+                    if !Rc::ptr_eq(&self.tmpl, t) {
+                        return Ok(None);
+                    }
+                    pc = self.pc;
+                    fp = self.fp;
                 }
                 _ => break op,
             }
