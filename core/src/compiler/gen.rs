@@ -16,7 +16,7 @@ use super::ast::{Expr, LambdaExpr, VarInfo};
 use crate::pos::Pos;
 use crate::symbol::Sym;
 use crate::syntax::scope::VarId;
-use crate::value::code::{Inline, Op, Template};
+use crate::value::code::{fuse, Inline, Op, Template};
 use crate::value::Value;
 
 struct FnState {
@@ -529,9 +529,11 @@ impl FnState {
         pos: Pos,
         internal: bool,
     ) -> Template {
+        let mut code = self.code;
+        fuse(&mut code);
         Template {
             nfree: self.free.len() as u16,
-            code: self.code,
+            code,
             consts: self.consts,
             children: self.children,
             nparams,

@@ -161,12 +161,81 @@ pub enum Op {
     },
     /// push a global (fused Global + Push)
     PushGlobal(u32),
+    /// `InlineLI` whose value the `JumpIfFalse` right after it tests, both
+    /// in one dispatch (see [`fuse`]; the `JumpIfFalse` stays where it was).
+    TestLI {
+        op: Inline,
+        slot: u16,
+        imm: i32,
+    },
+    /// `InlineLL` followed by a `JumpIfFalse`, both in one dispatch.
+    TestLL {
+        op: Inline,
+        a: u16,
+        b: u16,
+    },
+    /// `Inline1L` followed by a `JumpIfFalse`, both in one dispatch.
+    Test1L {
+        op: Inline,
+        slot: u16,
+    },
+    /// `Inline` followed by a `JumpIfFalse`, both in one dispatch.
+    Test(Inline),
+    /// `InlineLI` followed by a `Push`, both in one dispatch.
+    PushLI {
+        op: Inline,
+        slot: u16,
+        imm: i32,
+    },
+    /// `Local` followed by a `Return`, both in one dispatch.
+    ReturnLocal(u16),
     /// End of the evaluation: the accumulator is its value.
     Halt,
     /// Sets the running tier to the one this frame's closure slot holds (the
     /// frame `%arb:eval-at-tier` leaves below the code it runs); the
     /// accumulator is untouched.
     RestoreTier,
+}
+
+impl Op {
+    /// The instruction a fused one stands for, followed by the one after
+    /// it in the code (see [`fuse`]); any other instruction as it is.
+    pub fn unfused(self) -> Op {
+        match self {
+            Op::TestLI { op, slot, imm } | Op::PushLI { op, slot, imm } => {
+                Op::InlineLI { op, slot, imm }
+            }
+            Op::TestLL { op, a, b } => Op::InlineLL { op, a, b },
+            Op::Test1L { op, slot } => Op::Inline1L { op, slot },
+            Op::Test(op) => Op::Inline(op),
+            Op::ReturnLocal(s) => Op::Local(s),
+            op => op,
+        }
+    }
+}
+
+/// Marks the commonest pairs of instructions in `code` to run in one
+/// dispatch: an inline primitive whose value a `JumpIfFalse` tests (the
+/// test of an `if`), a primitive on a slot and a small integer whose value
+/// is pushed (an argument such as `(- n 1)`), and a frame slot returned.
+/// The first of the pair becomes the fused instruction; the second stays
+/// in its place, so no instruction moves, a jump to the second still runs
+/// it alone, and the fused one, when its fast path does not apply, runs as
+/// the first alone (`Op::unfused`), then the second. Dumps hold the pairs
+/// unfused, and loading fuses them again.
+pub fn fuse(code: &mut [Op]) {
+    for i in 1..code.len() {
+        let fused = match (code[i - 1], code[i]) {
+            (Op::InlineLI { op, slot, imm }, Op::JumpIfFalse(_)) => Op::TestLI { op, slot, imm },
+            (Op::InlineLL { op, a, b }, Op::JumpIfFalse(_)) => Op::TestLL { op, a, b },
+            (Op::Inline1L { op, slot }, Op::JumpIfFalse(_)) => Op::Test1L { op, slot },
+            (Op::Inline(op), Op::JumpIfFalse(_)) => Op::Test(op),
+            (Op::InlineLI { op, slot, imm }, Op::Push) => Op::PushLI { op, slot, imm },
+            (Op::Local(s), Op::Return) => Op::ReturnLocal(s),
+            _ => continue,
+        };
+        code[i - 1] = fused;
+    }
 }
 
 /// One compiled lambda (or top-level form).
@@ -258,6 +327,59 @@ mod tests {
             assert_eq!(op.name(), *name);
         }
         assert_eq!(Inline::from_name("vector-set!"), None);
+    }
+
+    #[test]
+    fn fuse_marks_pairs_in_place_and_unfused_gives_them_back() {
+        let lt = Op::InlineLI {
+            op: Inline::Lt,
+            slot: 0,
+            imm: 2,
+        };
+        let sub = Op::InlineLI {
+            op: Inline::Sub,
+            slot: 0,
+            imm: 1,
+        };
+        let code = vec![
+            lt,
+            Op::JumpIfFalse(4),
+            Op::Local(0),
+            Op::Return,
+            sub,
+            Op::Push,
+            Op::Inline(Inline::Not),
+            Op::JumpIfFalse(9),
+            sub,
+            Op::Local(1),
+            Op::Push,
+            Op::Return,
+        ];
+        let mut fused = code.clone();
+        fuse(&mut fused);
+        let names: Vec<String> = fused.iter().map(|op| format!("{op:?}")).collect();
+        let expected = [
+            "TestLI { op: Lt, slot: 0, imm: 2 }",
+            "JumpIfFalse(4)",
+            "ReturnLocal(0)",
+            "Return",
+            "PushLI { op: Sub, slot: 0, imm: 1 }",
+            "Push",
+            "Test(Not)",
+            "JumpIfFalse(9)",
+            // Not followed by its partner: left alone.
+            "InlineLI { op: Sub, slot: 0, imm: 1 }",
+            "Local(1)",
+            "Push",
+            "Return",
+        ];
+        assert_eq!(names, expected);
+        let back: Vec<String> = fused
+            .iter()
+            .map(|op| format!("{:?}", op.unfused()))
+            .collect();
+        let original: Vec<String> = code.iter().map(|op| format!("{op:?}")).collect();
+        assert_eq!(back, original);
     }
 
     #[test]

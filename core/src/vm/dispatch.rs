@@ -49,6 +49,24 @@ const RELOAD_AFTER_CALLS: bool = cfg!(target_arch = "wasm32");
 /// the callee runs the same template (a recursive call).
 const CALL_FAST_PATHS: bool = cfg!(target_arch = "wasm32");
 
+/// Where a fused test (`Op::TestLI` and the like, `code::fuse`) whose
+/// value is `test` goes on from `pc`, the `JumpIfFalse` it was fused with:
+/// its target when `test` is false, past it otherwise. (Any other
+/// instruction there, only in forged code, runs next.)
+#[inline(always)]
+fn branch(code: &[Op], pc: usize, test: Value) -> usize {
+    match code.get(pc) {
+        Some(Op::JumpIfFalse(target)) => {
+            if matches!(test, Value::Bool(false)) {
+                *target as usize
+            } else {
+                pc + 1
+            }
+        }
+        _ => pc,
+    }
+}
+
 /// Pushes `v` when the stack has room for it without growing, so that no
 /// call is made; `false` when it has none.
 #[inline(always)]
@@ -257,7 +275,13 @@ impl Vm {
                     | Op::FreeBox(_)
                     | Op::Drop(_)
                     | Op::Jump(_)
-                    | Op::JumpIfFalse(_) => true,
+                    | Op::JumpIfFalse(_)
+                    | Op::TestLI { .. }
+                    | Op::TestLL { .. }
+                    | Op::Test1L { .. }
+                    | Op::Test(_)
+                    | Op::PushLI { .. }
+                    | Op::ReturnLocal(_) => true,
                 };
                 if !stays || RELOAD_AFTER_CALLS {
                     break;
@@ -373,15 +397,84 @@ impl Vm {
                     }
                 }
                 Op::InlineLI { op: iop, slot, imm } => {
-                    let x = self.stack[fp + slot as usize];
-                    match x {
-                        Value::Int(a) if self.inline_intact(iop) => {
-                            match fixnum_op(iop, a, imm as i64) {
-                                Some(r) => acc = r,
-                                None => break op,
+                    match self.inline_li(iop, self.stack[fp + slot as usize], imm) {
+                        Some(r) => acc = r,
+                        None => break op,
+                    }
+                }
+                // The fused pairs (`code::fuse`): when the fast path does
+                // not apply, the first runs alone, then the second.
+                Op::TestLI { op: iop, slot, imm } => {
+                    match self.inline_li(iop, self.stack[fp + slot as usize], imm) {
+                        Some(r) => {
+                            acc = r;
+                            pc = branch(code, pc, r);
+                        }
+                        None => break op.unfused(),
+                    }
+                }
+                Op::TestLL { op: iop, a, b } => {
+                    let x = self.stack[fp + a as usize];
+                    let y = self.stack[fp + b as usize];
+                    match self.inline2_pure(iop, x, y) {
+                        Some(r) => {
+                            acc = r;
+                            pc = branch(code, pc, r);
+                        }
+                        None => break op.unfused(),
+                    }
+                }
+                Op::Test1L { op: iop, slot } => {
+                    match self.inline1_fast(iop, self.stack[fp + slot as usize]) {
+                        Some(r) => {
+                            acc = r;
+                            pc = branch(code, pc, r);
+                        }
+                        None => break op.unfused(),
+                    }
+                }
+                Op::Test(iop) => {
+                    let r = if iop.arity() == 2 {
+                        let len = self.stack.len();
+                        let r = self.inline2_pure(iop, self.stack[len - 1], acc);
+                        if r.is_some() {
+                            self.stack.truncate(len - 1);
+                        }
+                        r
+                    } else {
+                        self.inline1_fast(iop, acc)
+                    };
+                    match r {
+                        Some(r) => {
+                            acc = r;
+                            pc = branch(code, pc, r);
+                        }
+                        None => break op.unfused(),
+                    }
+                }
+                Op::PushLI { op: iop, slot, imm } => {
+                    match self.inline_li(iop, self.stack[fp + slot as usize], imm) {
+                        Some(r) => {
+                            acc = r;
+                            if matches!(code.get(pc), Some(Op::Push))
+                                && push_within_capacity(&mut self.stack, r)
+                            {
+                                pc += 1;
                             }
                         }
-                        _ => break op,
+                        None => break op.unfused(),
+                    }
+                }
+                Op::ReturnLocal(s) => {
+                    acc = self.stack[fp + s as usize];
+                    // In the guest the `Return` after it ends the loop.
+                    if !RELOAD_AFTER_CALLS && matches!(code.get(pc), Some(Op::Return)) {
+                        self.acc = acc;
+                        if !self.return_in_loop(t) {
+                            return Ok(None);
+                        }
+                        pc = self.pc;
+                        fp = self.fp;
                     }
                 }
                 Op::InlineLL { op: iop, a, b } => {
@@ -421,8 +514,7 @@ impl Vm {
                 }
                 Op::Return if !RELOAD_AFTER_CALLS => {
                     self.acc = acc;
-                    self.do_return();
-                    if !Rc::ptr_eq(&self.tmpl, t) {
+                    if !self.return_in_loop(t) {
                         return Ok(None);
                     }
                     pc = self.pc;
@@ -434,6 +526,24 @@ impl Vm {
         self.pc = pc;
         self.acc = acc;
         Ok(Some(op))
+    }
+
+    /// A return, the accumulator in `self.acc`: `true` when control went
+    /// back to template `t`, the one running (natively, in `run_plain`).
+    #[inline(always)]
+    fn return_in_loop(&mut self, t: &Rc<Template>) -> bool {
+        self.do_return();
+        Rc::ptr_eq(&self.tmpl, t)
+    }
+
+    /// The fast path of `Op::InlineLI` (fixnum arithmetic and comparison
+    /// of frame slot value `x` and `imm`); `None`: take the general path.
+    #[inline(always)]
+    fn inline_li(&self, iop: Inline, x: Value, imm: i32) -> Option<Value> {
+        match x {
+            Value::Int(a) if self.inline_intact(iop) => fixnum_op(iop, a, imm as i64),
+            _ => None,
+        }
     }
 
     /// `Op::Call` and `Op::TailCall` of `n` arguments (`CALL_FAST_PATHS`).

@@ -679,6 +679,7 @@ impl<'a> Dumper<'a> {
         for t in self.tmpls.clone() {
             out.u(t.code.len() as u64);
             for op in &t.code {
+                // Fused pairs are written unfused (`code::fuse`).
                 let (tag, args) = op_parts(*op);
                 out.byte(tag);
                 for (i, a) in args.iter().enumerate() {
@@ -953,6 +954,12 @@ fn op_parts(op: Op) -> (u8, Vec<i64>) {
         Halt => (37, vec![]),
         PushGlobal(g) => (38, vec![i(g)]),
         RestoreTier => (39, vec![]),
+        TestLI { .. }
+        | TestLL { .. }
+        | Test1L { .. }
+        | Test(_)
+        | PushLI { .. }
+        | ReturnLocal(_) => op_parts(op.unfused()),
     }
 }
 
@@ -1287,6 +1294,7 @@ impl Vm {
             })?;
             code.push(op);
         }
+        crate::value::code::fuse(&mut code);
         let nparams = inp.u16()?;
         let flags = inp.byte()?;
         let nfree = inp.u16()?;

@@ -56,6 +56,8 @@ pub(crate) fn depths(t: &Template) -> Result<Vec<Option<u32>>, String> {
             })
         };
         // The depth after the instruction, if control goes on to pc + 1.
+        // A fused instruction (`code::fuse`) runs as its first, then the
+        // one after it: it is checked as the first.
         let next: Option<u32> = match op {
             Op::Const(_)
             | Op::Fixnum(_)
@@ -68,6 +70,7 @@ pub(crate) fn depths(t: &Template) -> Result<Vec<Option<u32>>, String> {
             | Op::DefineGlobal(_)
             | Op::RestoreTier => Some(d),
             Op::Local(s)
+            | Op::ReturnLocal(s)
             | Op::LocalChecked(s, _)
             | Op::SetLocal(s)
             | Op::LocalBox(s)
@@ -107,8 +110,14 @@ pub(crate) fn depths(t: &Template) -> Result<Vec<Option<u32>>, String> {
                 None
             }
             Op::Return | Op::Halt => None,
-            Op::Inline(iop) => Some(pop(iop.arity() as u32 - 1)?),
+            Op::Inline(iop) | Op::Test(iop) => Some(pop(iop.arity() as u32 - 1)?),
             Op::InlineLI {
+                op: iop, slot: s, ..
+            }
+            | Op::TestLI {
+                op: iop, slot: s, ..
+            }
+            | Op::PushLI {
                 op: iop, slot: s, ..
             } => {
                 if iop.arity() != 2 {
@@ -117,7 +126,7 @@ pub(crate) fn depths(t: &Template) -> Result<Vec<Option<u32>>, String> {
                 slot(s)?;
                 Some(d)
             }
-            Op::InlineLL { op: iop, a, b } => {
+            Op::InlineLL { op: iop, a, b } | Op::TestLL { op: iop, a, b } => {
                 if iop.arity() != 2 {
                     return fail("a unary operation with two operands".into());
                 }
@@ -125,7 +134,7 @@ pub(crate) fn depths(t: &Template) -> Result<Vec<Option<u32>>, String> {
                 slot(b)?;
                 Some(d)
             }
-            Op::Inline1L { op: iop, slot: s } => {
+            Op::Inline1L { op: iop, slot: s } | Op::Test1L { op: iop, slot: s } => {
                 if iop.arity() != 1 {
                     return fail("a binary operation with one operand".into());
                 }
