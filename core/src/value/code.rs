@@ -214,6 +214,9 @@ impl Op {
     }
 }
 
+/// Whether `fuse` fuses: natively, not in the wasm guest.
+pub const FUSED: bool = !cfg!(target_arch = "wasm32");
+
 /// Marks the commonest pairs of instructions in `code` to run in one
 /// dispatch: an inline primitive whose value a `JumpIfFalse` tests (the
 /// test of an `if`), a primitive on a slot and a small integer whose value
@@ -223,7 +226,15 @@ impl Op {
 /// it alone, and the fused one, when its fast path does not apply, runs as
 /// the first alone (`Op::unfused`), then the second. Dumps hold the pairs
 /// unfused, and loading fuses them again.
+///
+/// Natively only (`FUSED`): in the wasm guest, whose instruction loop
+/// Cranelift compiles, the fused instructions' arms made the whole loop
+/// slower (`tak` 1.66x; docs/PERFORMANCE.md, "Calls within the loop and
+/// fused pairs"), so there the code stays as the compiler wrote it.
 pub fn fuse(code: &mut [Op]) {
+    if !FUSED {
+        return;
+    }
     for i in 1..code.len() {
         let fused = match (code[i - 1], code[i]) {
             (Op::InlineLI { op, slot, imm }, Op::JumpIfFalse(_)) => Op::TestLI { op, slot, imm },

@@ -7,7 +7,7 @@ use crate::builtins::{self, type_fault, Fault};
 use crate::complex::Number;
 use crate::number::{self, Num};
 use crate::repo::Tier;
-use crate::value::code::{Inline, Op, Template};
+use crate::value::code::{Inline, Op, Template, FUSED};
 use crate::value::{Closure, Object, Value};
 
 /// Two-fixnum cases of the inline primitives; `None` on overflow or for
@@ -276,6 +276,7 @@ impl Vm {
                     | Op::Drop(_)
                     | Op::Jump(_)
                     | Op::JumpIfFalse(_)
+                    // Made natively only, where the inner loop runs them.
                     | Op::TestLI { .. }
                     | Op::TestLL { .. }
                     | Op::Test1L { .. }
@@ -402,9 +403,10 @@ impl Vm {
                         None => break op,
                     }
                 }
-                // The fused pairs (`code::fuse`): when the fast path does
-                // not apply, the first runs alone, then the second.
-                Op::TestLI { op: iop, slot, imm } => {
+                // The fused pairs (`code::fuse`, natively only): when the
+                // fast path does not apply, the first runs alone, then the
+                // second.
+                Op::TestLI { op: iop, slot, imm } if FUSED => {
                     match self.inline_li(iop, self.stack[fp + slot as usize], imm) {
                         Some(r) => {
                             acc = r;
@@ -413,7 +415,7 @@ impl Vm {
                         None => break op.unfused(),
                     }
                 }
-                Op::TestLL { op: iop, a, b } => {
+                Op::TestLL { op: iop, a, b } if FUSED => {
                     let x = self.stack[fp + a as usize];
                     let y = self.stack[fp + b as usize];
                     match self.inline2_pure(iop, x, y) {
@@ -424,7 +426,7 @@ impl Vm {
                         None => break op.unfused(),
                     }
                 }
-                Op::Test1L { op: iop, slot } => {
+                Op::Test1L { op: iop, slot } if FUSED => {
                     match self.inline1_fast(iop, self.stack[fp + slot as usize]) {
                         Some(r) => {
                             acc = r;
@@ -433,7 +435,7 @@ impl Vm {
                         None => break op.unfused(),
                     }
                 }
-                Op::Test(iop) => {
+                Op::Test(iop) if FUSED => {
                     let r = if iop.arity() == 2 {
                         let len = self.stack.len();
                         let r = self.inline2_pure(iop, self.stack[len - 1], acc);
@@ -452,7 +454,7 @@ impl Vm {
                         None => break op.unfused(),
                     }
                 }
-                Op::PushLI { op: iop, slot, imm } => {
+                Op::PushLI { op: iop, slot, imm } if FUSED => {
                     match self.inline_li(iop, self.stack[fp + slot as usize], imm) {
                         Some(r) => {
                             acc = r;
@@ -465,9 +467,8 @@ impl Vm {
                         None => break op.unfused(),
                     }
                 }
-                Op::ReturnLocal(s) => {
+                Op::ReturnLocal(s) if FUSED => {
                     acc = self.stack[fp + s as usize];
-                    // In the guest the `Return` after it ends the loop.
                     if !RELOAD_AFTER_CALLS && matches!(code.get(pc), Some(Op::Return)) {
                         self.acc = acc;
                         if !self.return_in_loop(t) {
