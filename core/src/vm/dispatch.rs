@@ -501,17 +501,18 @@ impl Vm {
                     self.acc = acc;
                     self.count_step()?;
                     let tail = matches!(op, Op::TailCall(_));
-                    if !self.enter_closure_exact(n as usize, tail) {
-                        self.call(n as usize, tail)?;
+                    if self.enter_closure_exact(n as usize, tail) {
+                        if !Rc::ptr_eq(&self.tmpl, t) {
+                            return Ok(None);
+                        }
+                        // A call of the running template (recursion): its
+                        // code and constants are the ones at hand.
+                        pc = 0;
+                        fp = self.fp;
+                    } else {
+                        self.call_other(n as usize, tail)?;
                         return Ok(None);
                     }
-                    if !Rc::ptr_eq(&self.tmpl, t) {
-                        return Ok(None);
-                    }
-                    // A call of the running template (recursion): its
-                    // code and constants are the ones at hand.
-                    pc = 0;
-                    fp = self.fp;
                 }
                 Op::Return if !RELOAD_AFTER_CALLS => {
                     self.acc = acc;
@@ -554,11 +555,21 @@ impl Vm {
             if self.enter_closure_exact(n, tail) {
                 return Ok(());
             }
-            if let Some(callee_idx) = self.stack.len().checked_sub(n + 1) {
-                if let Value::Prim(id) = self.stack[callee_idx] {
-                    if let Some(func) = self.simple_primitive(id, n) {
-                        return self.call_simple(func, callee_idx, tail);
-                    }
+            return self.call_other(n, tail);
+        }
+        self.call(n, tail)
+    }
+
+    /// A call of `n` arguments whose callee is not a closure given as
+    /// many as it takes: a simple primitive given a number it takes is
+    /// called through `call_simple`, anything else through `call` (a large
+    /// function, dear to enter for a primitive's call).
+    #[inline(always)]
+    fn call_other(&mut self, n: usize, tail: bool) -> Result<(), VmError> {
+        if let Some(callee_idx) = self.stack.len().checked_sub(n + 1) {
+            if let Value::Prim(id) = self.stack[callee_idx] {
+                if let Some(func) = self.simple_primitive(id, n) {
+                    return self.call_simple(func, callee_idx, tail);
                 }
             }
         }
