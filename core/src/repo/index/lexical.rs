@@ -57,6 +57,7 @@ use std::cell::OnceCell;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
+use super::partial_sums::{NodeSums, Pool};
 use super::posting_blocks;
 use super::text::{code_words, implied_words, pieces, stem, Piece, Scratch, IMPLIED_VOCABULARY};
 use crate::repo::cas::sorted::SortedMap;
@@ -295,8 +296,10 @@ pub struct LexicalQuery {
     /// The sum of every counted word's weight: the score of a node that
     /// has them all.
     total: f32,
-    /// The average node length the scores are computed with.
-    average: f32,
+    /// BM25's length normalisation in units of counts (`part`), from the
+    /// average node length: its part that is the same in every node, and
+    /// its factor of a node's length.
+    norm: (f32, f32),
 }
 
 impl LexicalQuery {
@@ -312,6 +315,18 @@ impl LexicalQuery {
             .filter(|a| !a.implied)
             .flat_map(|a| a.terms.iter().map(|&(t, _)| self.dfs[t]))
             .sum()
+    }
+
+    /// A term's saturated part in a node, from the posting's count and
+    /// the node's length (in units): tf·(k1+1) / (tf + k1·(1 − b +
+    /// b·len/avglen)), at most 1, as one division.
+    #[inline]
+    fn part(&self, count: u64, len: u64) -> f32 {
+        // Counts and lengths fit in 32 bits (more is a damaged index, and
+        // still gives a part from 0 to 1), which convert in one step.
+        let units = |v: u64| v.min(u32::MAX.into()) as u32 as f32;
+        let c = units(count);
+        (c * (K1 + 1.0) / (c + self.norm.0 + self.norm.1 * units(len))).min(1.0)
     }
 
     /// A node's part of group `g`, given each term's saturated part.
@@ -341,6 +356,8 @@ pub struct LexicalIndex {
     pending: (i64, i64),
     /// Changes of document frequencies not yet written to the map.
     df_delta: BTreeMap<Box<str>, i64>,
+    /// The partial sums' arrays, kept between searches.
+    sums: Pool,
 }
 
 impl Default for LexicalIndex {
@@ -367,6 +384,7 @@ impl LexicalIndex {
             stored: OnceCell::from(Counts::default()),
             pending: (0, 0),
             df_delta: BTreeMap::new(),
+            sums: Pool::default(),
         }
     }
 
@@ -654,17 +672,6 @@ impl LexicalIndex {
         Ok(b.finish(average, words.coverage()))
     }
 
-    /// A term's saturated part in a document of length `len`.
-    fn part(count: f32, len: f32, average: f32) -> f32 {
-        let norm = K1 * (1.0 - B + B * len / average);
-        (count * (K1 + 1.0) / (count + norm)).min(1.0)
-    }
-
-    /// A posting's (count, length) in units as the scores take them.
-    fn scaled(count: u64, len: u64) -> (f32, f32) {
-        (count as f32 / UNITS, len as f32 / UNITS)
-    }
-
     /// The score of node `id` (0 if it is not indexed or shares nothing).
     pub fn score(&self, q: &LexicalQuery, id: NodeId) -> Result<f32, StoreError> {
         self.score_with(q, id, &[], &mut Probes::new(q))
@@ -703,10 +710,7 @@ impl LexicalIndex {
                 continue;
             }
             parts.push(match probes.get(&self.map, t, term, id)? {
-                Some((_, count, len)) => {
-                    let (count, len) = Self::scaled(count, len);
-                    Self::part(count, len, q.average)
-                }
+                Some((_, count, len)) => q.part(count, len),
                 None => 0.0,
             });
         }
@@ -729,59 +733,62 @@ impl LexicalIndex {
         Ok((sum / q.total).clamp(0.0, 1.0))
     }
 
-    /// Each node's part of group `g` (its weight times its best
-    /// alternative), by ascending node; what nodes are (implied terms)
-    /// is left out: it makes no node a candidate, `score` adds it.
-    /// The parts of `g`'s terms are kept in `read` (see `score_with`).
-    fn group_parts(
+    /// Adds each node's part of group `g` (its weight times its best
+    /// alternative) to `sums`; the largest sum it leaves. What nodes are
+    /// (implied terms) is left out: it makes no node a candidate, `score`
+    /// adds it. The parts of `g`'s terms are kept in `read` (see
+    /// `score_with`).
+    fn add_group(
         &self,
         q: &LexicalQuery,
         g: &Group,
         read: &mut [ReadTerm],
-    ) -> Result<Vec<(NodeId, f32)>, StoreError> {
-        if let [a] = &g.alternatives[..] {
-            if a.implied {
-                return Ok(Vec::new());
-            }
-            if let [(t, share)] = a.terms[..] {
-                let w = g.weight * a.factor * share;
-                let known = self.read_parts(q, t)?;
-                let out = known.iter().map(|&(id, part)| (id, w * part)).collect();
-                read[t] = Some(known);
-                return Ok(out);
-            }
-        }
-        let mut best: Vec<(NodeId, f32)> = Vec::new();
+        sums: &mut NodeSums,
+        scratch: &mut [NodeSums; 2],
+    ) -> Result<f32, StoreError> {
+        self.read_group(q, g, read)?;
+        let list = |t: usize| read[t].as_deref().unwrap_or_default();
+        Ok(sum_group(g, list, 0, sums, scratch))
+    }
+
+    /// Reads the lists of group `g`'s terms (`read_term`).
+    fn read_group(
+        &self,
+        q: &LexicalQuery,
+        g: &Group,
+        read: &mut [ReadTerm],
+    ) -> Result<(), StoreError> {
         for a in g.alternatives.iter().filter(|a| !a.implied) {
-            let mut sums: Vec<(NodeId, f32)> = Vec::new();
-            for &(t, share) in &a.terms {
-                // A term may be in several alternatives (a gloss that is
-                // also a translation): its list is read once.
-                if read[t].is_none() {
-                    read[t] = Some(self.read_parts(q, t)?);
-                }
-                let known = read[t].as_deref().unwrap_or_default();
-                sums = merge_by_node(
-                    &sums,
-                    known.iter().map(|&(id, p)| (id, share * p)),
-                    |x, y| x + y,
-                );
+            for &(t, _) in &a.terms {
+                self.read_term(q, t, read)?;
             }
-            let w = g.weight * a.factor;
-            best = merge_by_node(&best, sums.iter().map(|&(id, s)| (id, w * s)), f32::max);
         }
-        Ok(best)
+        Ok(())
+    }
+
+    /// Term `t`'s parts (`read_parts`), read once: a term may be in
+    /// several alternatives (a gloss that is also a translation).
+    fn read_term<'r>(
+        &self,
+        q: &LexicalQuery,
+        t: usize,
+        read: &'r mut [ReadTerm],
+    ) -> Result<&'r [(NodeId, f32)], StoreError> {
+        if read[t].is_none() {
+            read[t] = Some(self.read_parts(q, t)?);
+        }
+        Ok(read[t].as_deref().unwrap_or_default())
     }
 
     /// Term `t`'s part in each node of its posting list, by ascending node.
     fn read_parts(&self, q: &LexicalQuery, t: usize) -> Result<Vec<(NodeId, f32)>, StoreError> {
         let mut known = Vec::with_capacity(q.dfs.get(t).map_or(0, |&df| df as usize));
-        let average = q.average;
         posting_blocks::scan_blocks(&self.map, &term_key(&q.terms[t]), &mut |block| {
-            known.extend(block.iter().map(|&(id, count, len)| {
-                let (count, len) = Self::scaled(count, len);
-                (id, Self::part(count, len, average))
-            }));
+            known.extend(
+                block
+                    .iter()
+                    .map(|&(id, count, len)| (id, q.part(count, len))),
+            );
         })?;
         Ok(known)
     }
@@ -846,8 +853,14 @@ impl LexicalIndex {
         if k == 0 || q.total <= 0.0 || q.groups.is_empty() {
             return Ok(Vec::new());
         }
-        let mut g = self.gather(q, k, keep, costs)?;
-        let bar = kth_kept(&g.acc, k, &mut g.kept, keep)?;
+        // A word most nodes hold is read only for the candidates the
+        // others leave short (`gather`).
+        let mut g = if costs.whole && !q.groups.iter().any(|g| g.common) {
+            self.gather_whole(q)?
+        } else {
+            self.gather(q, k, keep, costs)?
+        };
+        let bar = kth_kept(g.acc.iter().copied(), g.acc.len(), k, &mut g.kept, keep)?;
         let mut hits = if g.rest == 0.0 {
             self.best_read(q, k, keep, g, bar)?
         } else {
@@ -886,18 +899,116 @@ impl LexicalIndex {
             kept: BTreeMap::new(),
             rest: 0.0,
         };
+        // Ids are given out in order, so a few times the nodes indexed
+        // (and a margin for a small index) holds every id of a store that
+        // has not deleted most of what it made.
+        let limit = self
+            .counts()?
+            .docs
+            .saturating_mul(4)
+            .saturating_add(1 << 16)
+            .min(u32::MAX.into());
+        let mut sums = self.sums.take(limit);
+        let mut scratch = [self.sums.take(limit), self.sums.take(limit)];
+        let read = self.read_groups(q, k, keep, costs, &order, &mut g, &mut sums, &mut scratch);
+        g.acc = sums.pairs();
+        self.sums.give(sums);
+        for s in scratch {
+            self.sums.give(s);
+        }
+        read.map(|()| g)
+    }
+
+    /// Every list of the query read whole, and the partial sums (every
+    /// group's part, what nodes are left out) added a window of ids at a
+    /// time: the sums of a window stay in the processor's cache while
+    /// each group adds to them, where sums for every node met are a
+    /// reach far apart in memory for each posting.
+    fn gather_whole(&self, q: &LexicalQuery) -> Result<Gathered, StoreError> {
+        let mut g = Gathered {
+            acc: Vec::new(),
+            read: vec![None; q.terms.len()],
+            kept: BTreeMap::new(),
+            rest: implied_most(q),
+        };
+        for group in &q.groups {
+            self.read_group(q, group, &mut g.read)?;
+        }
+        let lists: Vec<&[(NodeId, f32)]> = g
+            .read
+            .iter()
+            .map(|r| r.as_deref().unwrap_or_default())
+            .collect();
+        let mut sums = self.sums.take(WINDOW);
+        let mut scratch = [self.sums.take(WINDOW), self.sums.take(WINDOW)];
+        // Where the window starts and ends in each list.
+        let mut from = vec![0usize; lists.len()];
+        let mut to = from.clone();
+        let mut acc = Vec::new();
+        loop {
+            // The next window starts at the least node not added yet.
+            let next = lists
+                .iter()
+                .zip(&from)
+                .filter_map(|(l, &i)| l.get(i))
+                .map(|p| p.0)
+                .min();
+            let Some(base) = next else {
+                break;
+            };
+            for (t, list) in lists.iter().enumerate() {
+                to[t] = from[t] + list[from[t]..].partition_point(|p| p.0 - base < WINDOW);
+            }
+            let list = |t: usize| &lists[t][from[t]..to[t]];
+            for group in &q.groups {
+                sum_group(group, list, base, &mut sums, &mut scratch);
+            }
+            sums.drain(|id, sum| acc.push((base + id, sum)));
+            from.clone_from(&to);
+        }
+        self.sums.give(sums);
+        for s in scratch {
+            self.sums.give(s);
+        }
+        g.acc = acc;
+        Ok(g)
+    }
+
+    /// `gather`'s reading, in `order`, into `sums` (`scratch` for the
+    /// groups of several terms).
+    #[allow(clippy::too_many_arguments)]
+    fn read_groups(
+        &self,
+        q: &LexicalQuery,
+        k: usize,
+        keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
+        costs: Costs,
+        order: &[usize],
+        g: &mut Gathered,
+        sums: &mut NodeSums,
+        scratch: &mut [NodeSums; 2],
+    ) -> Result<(), StoreError> {
+        let weight = |i: usize| q.groups[i].weight;
         // The lists read leave out what nodes are (implied terms, never
         // read): as much as that can add to a node is always still to come.
         let implied = implied_most(q);
         g.rest = implied;
+        // The best partial sum so far, and the k-th (among nodes `keep`
+        // accepts) when last sought.
+        let mut best = 0.0f32;
+        let mut bar: Option<f32> = None;
         for (n, &i) in order.iter().enumerate() {
             let left: f32 = order[n..].iter().map(|&j| weight(j)).sum::<f32>() + implied;
             // The k-th partial sum is at most the best: what can be
             // left out is not sought (a selection over every node met)
             // before the best alone beats what is left.
-            let best = g.acc.iter().map(|a| a.1).fold(0.0f32, f32::max);
-            if n > 0 && g.acc.len() >= k && left * (1.0 + 1e-4) + 1e-6 < best {
-                let bar = kth_kept(&g.acc, k, &mut g.kept, keep)?;
+            if n > 0 && sums.count_met() >= k && left * (1.0 + 1e-4) + 1e-6 < best {
+                // Sums only grow: a k-th sum found before is still at
+                // most the k-th, and is sought again only while it does
+                // not beat what is left.
+                if bar.is_none_or(|b| left * (1.0 + 1e-4) + 1e-6 >= b) {
+                    bar = kth_kept(sums.values(), sums.count_met(), k, &mut g.kept, keep)?;
+                }
                 // A margin for the rounding of sums in another order.
                 if let Some(b) = bar.filter(|&b| left * (1.0 + 1e-4) + 1e-6 < b) {
                     // No node not met yet can enter the top. Both ways on
@@ -909,13 +1020,13 @@ impl LexicalIndex {
                         .filter(|&t| g.read[t].is_none())
                         .collect();
                     let postings: u64 = unread.iter().map(|&t| q.dfs[t]).sum();
-                    let candidates = g.acc.iter().filter(|a| a.1 >= b - left).count() as u64;
+                    let candidates = sums.values().filter(|a| a.1 >= b - left).count() as u64;
                     let scoring = candidates
                         .saturating_mul(unread.len() as u64)
                         .saturating_mul(costs.lookup);
                     if postings > scoring {
                         g.rest = left;
-                        return Ok(g);
+                        return Ok(());
                     }
                 }
             }
@@ -926,16 +1037,16 @@ impl LexicalIndex {
                 // index: it only makes up the candidates the rarer words
                 // left short, in node order, and every candidate is then
                 // scored exactly.
-                let ids = self.common_candidates(q, group, &g.acc, k)?;
-                g.acc.extend(ids.into_iter().map(|id| (id, 0.0)));
-                g.acc.sort_unstable_by_key(|a| a.0);
+                let ids = self.common_candidates(q, group, &sums.pairs(), k)?;
+                for id in ids {
+                    sums.add(id, 0.0);
+                }
                 g.rest = left.max(f32::MIN_POSITIVE);
-                return Ok(g);
+                return Ok(());
             }
-            let parts = self.group_parts(q, group, &mut g.read)?;
-            add_parts(&mut g.acc, parts);
+            best = best.max(self.add_group(q, group, &mut g.read, sums, scratch)?);
         }
-        Ok(g)
+        Ok(())
     }
 
     /// The top when every list was read: the partial sums are the scores
@@ -1036,7 +1147,7 @@ impl LexicalIndex {
 
 /// What `LexicalIndex::top` has gathered from the posting lists.
 struct Gathered {
-    /// Partial sums by node, ascending node.
+    /// Partial sums by node, in no order.
     acc: Vec<(NodeId, f32)>,
     /// The parts of the terms whose lists were read, for scoring the
     /// candidates exactly without looking those terms up again.
@@ -1057,6 +1168,10 @@ struct Costs {
     /// Scoring one candidate, for each term not read (a look-up, or a
     /// binary search once the list is read).
     lookup: u64,
+    /// Whether every list is read whole and added a window of nodes at a
+    /// time (`gather_whole`) where no word is common, rather than read
+    /// list by list until no node not met can enter the top (`gather`).
+    whole: bool,
 }
 
 impl Costs {
@@ -1067,6 +1182,7 @@ impl Costs {
     const MEASURED: Costs = Costs {
         probe: 16,
         lookup: 16,
+        whole: true,
     };
 }
 
@@ -1344,67 +1460,58 @@ impl QueryBuilder<'_> {
             dfs,
             groups,
             total,
-            average,
+            norm: (UNITS * K1 * (1.0 - B), K1 * B / average),
         }
     }
 }
 
-/// Adds `parts` (by ascending node) to the partial sums `acc`. A short
-/// list is added in place, each node found by a search that starts where
-/// the last one ended: its nodes are mostly met already (a pair of
-/// characters after each of them), and a merge would copy every sum.
-fn add_parts(acc: &mut Vec<(NodeId, f32)>, parts: Vec<(NodeId, f32)>) {
-    if parts.len().saturating_mul(8) >= acc.len() {
-        *acc = merge_by_node(acc, parts.into_iter(), |s, add| s + add);
-        return;
-    }
-    let mut fresh = Vec::new();
-    let mut from = 0;
-    for (id, add) in parts {
-        match acc[from..].binary_search_by_key(&id, |a| a.0) {
-            Ok(i) => {
-                acc[from + i].1 += add;
-                from += i + 1;
+/// Adds each node's part of group `g` (its weight times its best
+/// alternative) to `sums`, under its id less `base`; the largest sum it
+/// leaves. `list(t)` gives term `t`'s parts by ascending node, ids from
+/// `base` on; `scratch` holds the best alternative and an alternative's
+/// sum by node. Implied terms are left out (see `LexicalIndex::add_group`).
+fn sum_group<'l>(
+    g: &Group,
+    list: impl Fn(usize) -> &'l [(NodeId, f32)],
+    base: NodeId,
+    sums: &mut NodeSums,
+    scratch: &mut [NodeSums; 2],
+) -> f32 {
+    let mut most = 0.0f32;
+    if let [a] = &g.alternatives[..] {
+        if a.implied {
+            return most;
+        }
+        if let [(t, share)] = a.terms[..] {
+            let w = g.weight * a.factor * share;
+            for &(id, part) in list(t) {
+                most = most.max(sums.add(id - base, w * part));
             }
-            Err(i) => {
-                fresh.push((id, add));
-                from += i;
-            }
+            return most;
         }
     }
-    if !fresh.is_empty() {
-        *acc = merge_by_node(acc, fresh.into_iter(), |s, add| s + add);
+    let [best, alternative] = scratch;
+    for a in g.alternatives.iter().filter(|a| !a.implied) {
+        let w = g.weight * a.factor;
+        if let [(t, share)] = a.terms[..] {
+            for &(id, part) in list(t) {
+                best.raise(id - base, w * (share * part));
+            }
+            continue;
+        }
+        for &(t, share) in &a.terms {
+            for &(id, part) in list(t) {
+                alternative.add(id - base, share * part);
+            }
+        }
+        alternative.drain(|id, sum| best.raise(id, w * sum));
     }
+    best.drain(|id, part| most = most.max(sums.add(id, part)));
+    most
 }
 
-/// The union of two lists in ascending node order, `both` combining the
-/// values of a node in both (`a`'s first).
-fn merge_by_node(
-    a: &[(NodeId, f32)],
-    b: impl Iterator<Item = (NodeId, f32)>,
-    both: impl Fn(f32, f32) -> f32,
-) -> Vec<(NodeId, f32)> {
-    let mut out = Vec::with_capacity(a.len() + b.size_hint().0);
-    let mut a = a.iter().copied().peekable();
-    for (id, v) in b {
-        while let Some(&(x, u)) = a.peek() {
-            if x >= id {
-                break;
-            }
-            out.push((x, u));
-            a.next();
-        }
-        match a.peek() {
-            Some(&(x, u)) if x == id => {
-                out.push((id, both(u, v)));
-                a.next();
-            }
-            _ => out.push((id, v)),
-        }
-    }
-    out.extend(a);
-    out
-}
+/// The ids of a window of `gather_whole` (its sums are 4 bytes a node).
+const WINDOW: NodeId = 1 << 15;
 
 /// Best score first, then ascending id.
 fn by_score(a: &(f32, NodeId), b: &(f32, NodeId)) -> std::cmp::Ordering {
@@ -1413,22 +1520,24 @@ fn by_score(a: &(f32, NodeId), b: &(f32, NodeId)) -> std::cmp::Ordering {
 
 /// The `k`-th best partial score among nodes `keep` accepts (asked at
 /// most once per node), or `None` if fewer than `k` are accepted.
+/// `acc` gives the (node, partial sum) of the `len` nodes met.
 fn kth_kept(
-    acc: &[(NodeId, f32)],
+    acc: impl Iterator<Item = (NodeId, f32)> + Clone,
+    len: usize,
     k: usize,
     kept: &mut BTreeMap<NodeId, bool>,
     keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
 ) -> Result<Option<f32>, StoreError> {
-    if k == 0 || acc.len() < k {
+    if k == 0 || len < k {
         return Ok(None);
     }
     // The best few first; all of them only if too few of those are kept.
-    let few = (2 * k).min(acc.len());
+    let few = (2 * k).min(len);
     // The few-th best partial sum, by a heap of the best few (sums are
     // not negative, so their bits order as they do): no copy of every
     // node met is sorted or selected.
     let mut heap: BinaryHeap<Reverse<u32>> = BinaryHeap::with_capacity(few + 1);
-    for &(_, s) in acc {
+    for (_, s) in acc.clone() {
         let bits = s.max(0.0).to_bits();
         if heap.len() < few {
             heap.push(Reverse(bits));
@@ -1439,19 +1548,19 @@ fn kth_kept(
     }
     let floor = heap.peek().map_or(0.0, |least| f32::from_bits(least.0));
     let mut best: Vec<(f32, NodeId)> = acc
-        .iter()
+        .clone()
         .filter(|a| a.1.max(0.0) >= floor)
-        .map(|&(id, s)| (s, id))
+        .map(|(id, s)| (s, id))
         .collect();
     best.sort_unstable_by(by_score);
     best.truncate(few);
     if let Some(s) = nth_kept(&best, k, kept, keep)? {
         return Ok(Some(s));
     }
-    if few == acc.len() {
+    if few == len {
         return Ok(None);
     }
-    let mut all: Vec<(f32, NodeId)> = acc.iter().map(|&(id, s)| (s, id)).collect();
+    let mut all: Vec<(f32, NodeId)> = acc.map(|(id, s)| (s, id)).collect();
     all.sort_unstable_by(by_score);
     nth_kept(&all, k, kept, keep)
 }
@@ -1887,14 +1996,16 @@ mod tests {
         }
     }
 
-    #[test]
-    fn top_agrees_with_scoring_every_node() {
+    /// An index of `ids.len()` nodes (the i-th with id `ids[i]`) of a few
+    /// words in either language, and queries over them.
+    fn agreeing(ids: &[NodeId]) {
         let mut ix = LexicalIndex::new(FieldWeights::default());
         let words = [
             "sort", "insert", "tree", "pile", "heap", "compound", "interest", "list",
         ];
         let han = ["排序", "插入", "二叉树", "堆", "复利", "列表"];
-        for i in 0..400u64 {
+        for (i, &id) in ids.iter().enumerate() {
+            let i = i as u64;
             let a = words[(i % 8) as usize];
             let b = words[((i / 8) % 8) as usize];
             let c = han[((i / 3) % 6) as usize];
@@ -1903,7 +2014,7 @@ mod tests {
             } else {
                 format!("{c}{}", han[(i % 6) as usize])
             };
-            ix.put(&node(i, &desc, &[b], ""));
+            ix.put(&node(id, &desc, &[b], ""));
         }
         let dictionary = Dictionary::new();
         for text in [
@@ -1916,27 +2027,37 @@ mod tests {
         ] {
             for words in [&dictionary as &dyn QueryWords, &PlainWords] {
                 let q = ix.query(text, words).unwrap();
-                let mut all: Vec<(f32, NodeId)> = (0..400)
-                    .map(|id| (ix.score_t(&q, id), id))
+                let mut all: Vec<(f32, NodeId)> = ids
+                    .iter()
+                    .map(|&id| (ix.score_t(&q, id), id))
                     .filter(|h| h.0 > 0.0)
                     .collect();
                 all.sort_by(by_score);
-                // Whatever the costs make it read: candidates scored by
-                // looking every term up, or by reading the lists first
-                // looked up, or no candidates (every list read).
+                // Whatever the costs make it read: every list whole, a
+                // window of nodes at a time; or list by list, then
+                // candidates scored by looking every term up, or by
+                // reading the lists first looked up, or no candidates
+                // (every list read).
                 let ways = [
                     Costs::MEASURED,
                     Costs {
+                        whole: false,
+                        ..Costs::MEASURED
+                    },
+                    Costs {
                         probe: 0,
                         lookup: 0,
+                        whole: false,
                     },
                     Costs {
                         probe: u64::MAX,
                         lookup: 0,
+                        whole: false,
                     },
                     Costs {
                         probe: 0,
                         lookup: u64::MAX,
+                        whole: false,
                     },
                 ];
                 for (k, costs) in [1, 5, 20].into_iter().flat_map(|k| ways.map(|c| (k, c))) {
@@ -1950,5 +2071,19 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn top_agrees_with_scoring_every_node() {
+        agreeing(&(0..400).collect::<Vec<_>>());
+    }
+
+    /// Ids far apart (many windows of `gather_whole`) and past what the
+    /// partial sums keep in an array (the last ids a store could give).
+    #[test]
+    fn top_agrees_with_scoring_every_node_whatever_the_ids() {
+        let mut ids: Vec<NodeId> = (0..300).map(|i| 256 + i * 7_919).collect();
+        ids.extend((0..100).map(|i| u64::MAX - 1_000 * i));
+        agreeing(&ids);
     }
 }

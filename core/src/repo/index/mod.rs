@@ -26,6 +26,7 @@ pub mod hybrid;
 pub mod lexical;
 pub mod lexicon;
 pub mod pairs;
+mod partial_sums;
 mod posting_blocks;
 pub mod semantic;
 pub mod static_embed;

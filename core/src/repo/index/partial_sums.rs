@@ -1,0 +1,245 @@
+//! A value for each node a search meets, for a search that reads posting
+//! lists one after another (term at a time): each list is added in place,
+//! where merging it into a list of sums sorted by node would copy every
+//! sum met so far for each list read.
+//!
+//! Node ids are given out in order from 256 (`forest`), so a store's ids
+//! stay close to the number of its nodes: the values live in an array
+//! indexed by id, and the ids met are listed in the order first met (what
+//! the search later goes through, and what clearing resets). An id past
+//! the array's limit (a store most of whose nodes were deleted, or ids
+//! made by hand) is kept in a sorted map instead: slower, never larger
+//! than the nodes met.
+//!
+//! The arrays are as long as the largest id met (4 bytes a node), and
+//! filling them is what a search at a million nodes could not afford for
+//! each query: `Pool` keeps them between searches, and a search takes
+//! them back cleared, which resets only the ids it met.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use crate::repo::node::NodeId;
+
+/// A slot no value was put in since the last clearing (values are never
+/// negative).
+const UNMET: f32 = -1.0;
+
+/// A value for each node met: summed (`add`) or the largest (`raise`).
+#[derive(Debug, Default)]
+pub struct NodeSums {
+    /// By id, for ids below `limit`; `UNMET` where not met.
+    dense: Vec<f32>,
+    /// Ids at or past `limit`.
+    sparse: BTreeMap<NodeId, f32>,
+    /// The ids met, each once, in the order first met: the first `count`
+    /// (past them, room to write the next without asking whether it is
+    /// new: whether a node was met is a branch no processor predicts).
+    met: Vec<NodeId>,
+    count: usize,
+    /// Ids below this are kept in `dense`.
+    limit: u64,
+}
+
+impl NodeSums {
+    /// The slot of node `id`, made `UNMET` if new.
+    #[inline]
+    fn slot(&mut self, id: NodeId) -> &mut f32 {
+        if id < self.dense.len() as u64 {
+            return &mut self.dense[id as usize];
+        }
+        self.slot_beyond(id)
+    }
+
+    #[cold]
+    fn slot_beyond(&mut self, id: NodeId) -> &mut f32 {
+        if id < self.limit {
+            // Doubling, so that a list read in id order grows the array
+            // a few times, not once for each id.
+            let len = (id as usize + 1)
+                .max(self.dense.len().saturating_mul(2))
+                .min(self.limit as usize);
+            self.dense.resize(len, UNMET);
+            return &mut self.dense[id as usize];
+        }
+        self.sparse.entry(id).or_insert(UNMET)
+    }
+
+    /// Adds `v` (not negative) to node `id`'s value; the value now.
+    #[inline]
+    pub fn add(&mut self, id: NodeId, v: f32) -> f32 {
+        let s = self.slot(id);
+        let old = *s;
+        // `UNMET` is below every value: a new node's value is `v`.
+        let now = old.max(0.0) + v;
+        *s = now;
+        self.note(id, old < 0.0);
+        now
+    }
+
+    /// Makes node `id`'s value at least `v` (not negative).
+    #[inline]
+    pub fn raise(&mut self, id: NodeId, v: f32) {
+        let s = self.slot(id);
+        let old = *s;
+        *s = old.max(v);
+        self.note(id, old < 0.0);
+    }
+
+    /// Lists `id` as met if `new`.
+    #[inline]
+    fn note(&mut self, id: NodeId, new: bool) {
+        if self.count == self.met.len() {
+            self.met.push(0);
+        }
+        self.met[self.count] = id;
+        self.count += usize::from(new);
+    }
+
+    /// How many nodes were met.
+    pub fn count_met(&self) -> usize {
+        self.count
+    }
+
+    /// The ids met, in the order first met.
+    fn met(&self) -> &[NodeId] {
+        &self.met[..self.count]
+    }
+
+    /// Node `id`'s value, 0 if it was not met.
+    fn value(&self, id: NodeId) -> f32 {
+        let v = match self.dense.get(id as usize) {
+            Some(&v) => v,
+            None => self.sparse.get(&id).copied().unwrap_or(UNMET),
+        };
+        v.max(0.0)
+    }
+
+    /// Every (node, value) met, in the order first met.
+    pub fn values(&self) -> impl Iterator<Item = (NodeId, f32)> + Clone + '_ {
+        self.met().iter().map(|&id| (id, self.value(id)))
+    }
+
+    /// `values`, collected.
+    pub fn pairs(&self) -> Vec<(NodeId, f32)> {
+        self.values().collect()
+    }
+
+    /// Calls `f` with each (node, value) met, in the order first met, and
+    /// clears.
+    pub fn drain(&mut self, mut f: impl FnMut(NodeId, f32)) {
+        for &id in &self.met[..self.count] {
+            let s = if id < self.dense.len() as u64 {
+                &mut self.dense[id as usize]
+            } else {
+                match self.sparse.get_mut(&id) {
+                    Some(s) => s,
+                    None => continue,
+                }
+            };
+            f(id, s.max(0.0));
+            *s = UNMET;
+        }
+        self.count = 0;
+        self.sparse.clear();
+    }
+
+    /// Forgets every value (resetting only the slots met).
+    pub fn clear(&mut self) {
+        self.drain(|_, _| {});
+    }
+}
+
+/// Cleared `NodeSums` kept between searches, shared by the clones of an
+/// index.
+#[derive(Clone, Debug, Default)]
+pub struct Pool(Arc<Mutex<Vec<NodeSums>>>);
+
+/// The most cleared `NodeSums` a pool keeps (a search takes three).
+const KEPT: usize = 6;
+
+impl Pool {
+    /// A cleared `NodeSums` keeping ids below `limit` in its array.
+    pub fn take(&self, limit: u64) -> NodeSums {
+        let kept = self.0.lock().ok().and_then(|mut kept| kept.pop());
+        let mut sums = kept.unwrap_or_default();
+        sums.limit = limit;
+        if sums.dense.len() as u64 > limit {
+            sums.dense.truncate(limit as usize);
+        }
+        sums
+    }
+
+    /// Keeps `sums`, cleared, for the next search.
+    pub fn give(&self, mut sums: NodeSums) {
+        sums.clear();
+        if let Ok(mut kept) = self.0.lock() {
+            if kept.len() < KEPT {
+                kept.push(sums);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_and_maxima_by_node_in_the_order_met() {
+        let pool = Pool::default();
+        let mut s = pool.take(100);
+        s.add(7, 0.5);
+        s.add(3, 0.25);
+        assert_eq!(s.add(7, 0.25), 0.75);
+        s.add(9, 0.0);
+        assert_eq!(s.pairs(), vec![(7, 0.75), (3, 0.25), (9, 0.0)]);
+        let mut m = pool.take(100);
+        m.raise(5, 0.5);
+        m.raise(5, 0.25);
+        m.raise(5, 0.0);
+        m.raise(2, 0.0);
+        m.raise(2, 0.125);
+        assert_eq!(m.pairs(), vec![(5, 0.5), (2, 0.125)]);
+        let mut seen = Vec::new();
+        m.drain(|id, v| seen.push((id, v)));
+        assert_eq!(seen, vec![(5, 0.5), (2, 0.125)]);
+        assert_eq!(m.count_met(), 0);
+        assert_eq!(m.pairs(), vec![]);
+    }
+
+    #[test]
+    fn ids_past_the_limit_are_kept_apart_and_cleared_too() {
+        let pool = Pool::default();
+        let mut s = pool.take(10);
+        s.add(3, 1.0);
+        s.add(u64::MAX, 2.0);
+        s.add(10, 3.0);
+        s.add(u64::MAX, 0.5);
+        assert_eq!(s.pairs(), vec![(3, 1.0), (u64::MAX, 2.5), (10, 3.0)]);
+        assert!(s.dense.len() <= 10, "the array stops at the limit");
+        pool.give(s);
+        // Taken again, with a lower limit: nothing of the last search.
+        let mut s = pool.take(5);
+        assert_eq!(s.count_met(), 0);
+        s.add(3, 0.5);
+        s.add(7, 0.5);
+        assert_eq!(s.pairs(), vec![(3, 0.5), (7, 0.5)]);
+        assert!(s.dense.len() <= 5);
+    }
+
+    #[test]
+    fn a_pool_gives_back_what_it_kept_cleared() {
+        let pool = Pool::default();
+        let mut s = pool.take(1 << 20);
+        for id in (0..100_000).step_by(7) {
+            s.add(id, 1.0);
+        }
+        let len = s.dense.len();
+        pool.give(s);
+        let s = pool.take(1 << 20);
+        assert_eq!(s.dense.len(), len, "the same array, kept");
+        assert!(s.dense.iter().all(|&v| v == UNMET));
+        assert_eq!(s.count_met(), 0);
+    }
+}
