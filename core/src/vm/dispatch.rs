@@ -311,9 +311,14 @@ impl Vm {
         let mut pc = self.pc;
         let mut acc = self.acc;
         let op = loop {
-            let op = code[pc];
+            // Matched in place, not copied: each arm reads the fields it
+            // uses. A copy had all of them read before the jump and kept
+            // past it, which in the guest put two more in stack slots at
+            // every instruction (docs/PERFORMANCE.md, "Fewer values across
+            // the guest's dispatch").
+            let op = &code[pc];
             pc += 1;
-            match op {
+            match *op {
                 Op::Const(i) => acc = consts[i as usize],
                 Op::Fixnum(i) => acc = Value::Int(i as i64),
                 Op::Nil => acc = Value::Null,
@@ -324,17 +329,17 @@ impl Vm {
                 Op::PushLocal(s) => {
                     let v = self.stack[fp + s as usize];
                     if !push_within_capacity(&mut self.stack, v) {
-                        break op;
+                        break *op;
                     }
                 }
                 Op::PushConst(i) => {
                     if !push_within_capacity(&mut self.stack, consts[i as usize]) {
-                        break op;
+                        break *op;
                     }
                 }
                 Op::Push => {
                     if !push_within_capacity(&mut self.stack, acc) {
-                        break op;
+                        break *op;
                     }
                 }
                 Op::SetLocal(s) => {
@@ -351,23 +356,23 @@ impl Vm {
                 | Op::LocalBoxChecked(..)
                 | Op::FreeChecked(..)
                 | Op::FreeBoxChecked(..) => {
-                    let (v, _) = self.checked_variable(op, fp);
+                    let (v, _) = self.checked_variable(*op, fp);
                     if matches!(v, Value::Undefined) {
-                        break op;
+                        break *op;
                     }
                     acc = v;
                 }
                 Op::Global(g) => {
                     let v = self.globals.values[g as usize];
                     if matches!(v, Value::Undefined) {
-                        break op;
+                        break *op;
                     }
                     acc = v;
                 }
                 Op::PushGlobal(g) => {
                     let v = self.globals.values[g as usize];
                     if matches!(v, Value::Undefined) || !push_within_capacity(&mut self.stack, v) {
-                        break op;
+                        break *op;
                     }
                 }
                 Op::Drop(n) => {
@@ -388,19 +393,19 @@ impl Vm {
                                 self.stack.truncate(len - 1);
                                 acc = r;
                             }
-                            None => break op,
+                            None => break *op,
                         }
                     } else {
                         match self.inline1_fast(iop, acc) {
                             Some(r) => acc = r,
-                            None => break op,
+                            None => break *op,
                         }
                     }
                 }
                 Op::InlineLI { op: iop, slot, imm } => {
                     match self.inline_li(iop, self.stack[fp + slot as usize], imm) {
                         Some(r) => acc = r,
-                        None => break op,
+                        None => break *op,
                     }
                 }
                 // The fused pairs (`code::fuse`, natively only): when the
@@ -483,14 +488,14 @@ impl Vm {
                     let y = self.stack[fp + b as usize];
                     match self.inline2_pure(iop, x, y) {
                         Some(r) => acc = r,
-                        None => break op,
+                        None => break *op,
                     }
                 }
                 Op::Inline1L { op: iop, slot } => {
                     let x = self.stack[fp + slot as usize];
                     match self.inline1_fast(iop, x) {
                         Some(r) => acc = r,
-                        None => break op,
+                        None => break *op,
                     }
                 }
                 // Natively calls and returns are made here, which
@@ -500,7 +505,7 @@ impl Vm {
                     self.pc = pc;
                     self.acc = acc;
                     self.count_step()?;
-                    let tail = matches!(op, Op::TailCall(_));
+                    let tail = matches!(*op, Op::TailCall(_));
                     if self.enter_closure_exact(n as usize, tail) {
                         if !Rc::ptr_eq(&self.tmpl, t) {
                             return Ok(None);
@@ -522,7 +527,7 @@ impl Vm {
                     pc = self.pc;
                     fp = self.fp;
                 }
-                _ => break op,
+                _ => break *op,
             }
         };
         self.pc = pc;
