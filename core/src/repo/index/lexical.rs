@@ -956,8 +956,14 @@ impl LexicalIndex {
             let Some(base) = next else {
                 break;
             };
+            // Found by walking on, not by binary search: the window is
+            // read next, and the walk brings it into the cache on the way.
             for (t, list) in lists.iter().enumerate() {
-                to[t] = from[t] + list[from[t]..].partition_point(|p| p.0 - base < WINDOW);
+                to[t] = from[t]
+                    + list[from[t]..]
+                        .iter()
+                        .take_while(|p| p.0 - base < WINDOW)
+                        .count();
             }
             let list = |t: usize| &lists[t][from[t]..to[t]];
             for group in &q.groups {
@@ -1477,37 +1483,27 @@ fn sum_group<'l>(
     sums: &mut NodeSums,
     scratch: &mut [NodeSums; 2],
 ) -> f32 {
-    let mut most = 0.0f32;
     if let [a] = &g.alternatives[..] {
         if a.implied {
-            return most;
+            return 0.0;
         }
         if let [(t, share)] = a.terms[..] {
-            let w = g.weight * a.factor * share;
-            for &(id, part) in list(t) {
-                most = most.max(sums.add(id - base, w * part));
-            }
-            return most;
+            return sums.add_list(list(t), base, g.weight * a.factor * share);
         }
     }
     let [best, alternative] = scratch;
     for a in g.alternatives.iter().filter(|a| !a.implied) {
         let w = g.weight * a.factor;
         if let [(t, share)] = a.terms[..] {
-            for &(id, part) in list(t) {
-                best.raise(id - base, w * (share * part));
-            }
+            best.raise_list(list(t), base, w * share);
             continue;
         }
         for &(t, share) in &a.terms {
-            for &(id, part) in list(t) {
-                alternative.add(id - base, share * part);
-            }
+            alternative.add_list(list(t), base, share);
         }
-        alternative.drain(|id, sum| best.raise(id, w * sum));
+        best.raise_drained(alternative, w);
     }
-    best.drain(|id, part| most = most.max(sums.add(id, part)));
-    most
+    sums.add_drained(best, 1.0)
 }
 
 /// The ids of a window of `gather_whole` (its sums are 4 bytes a node).

@@ -70,20 +70,64 @@ impl NodeSums {
     pub fn add(&mut self, id: NodeId, v: f32) -> f32 {
         let s = self.slot(id);
         let old = *s;
-        // `UNMET` is below every value: a new node's value is `v`.
-        let now = old.max(0.0) + v;
+        let now = sum(old, v);
         *s = now;
         self.note(id, old < 0.0);
         now
     }
 
-    /// Makes node `id`'s value at least `v` (not negative).
-    #[inline]
-    pub fn raise(&mut self, id: NodeId, v: f32) {
-        let s = self.slot(id);
-        let old = *s;
-        *s = old.max(v);
-        self.note(id, old < 0.0);
+    /// `add` of `w` times each part of `list`, under its id less `base`
+    /// (every id at least `base`); the largest value it leaves.
+    pub fn add_list(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32) -> f32 {
+        self.each(list.iter().map(|&(id, part)| (id - base, w * part)), sum)
+    }
+
+    /// `raise` to `w` times each part of `list`, under its id less `base`
+    /// (every id at least `base`).
+    pub fn raise_list(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32) {
+        self.each(list.iter().map(|&(id, part)| (id - base, w * part)), larger);
+    }
+
+    /// `add` of `w` times each value of `from`, which is cleared; the
+    /// largest value it leaves.
+    pub fn add_drained(&mut self, from: &mut NodeSums, w: f32) -> f32 {
+        let most = self.each(from.values().map(|(id, v)| (id, w * v)), sum);
+        from.clear();
+        most
+    }
+
+    /// `raise` to `w` times each value of `from`, which is cleared.
+    pub fn raise_drained(&mut self, from: &mut NodeSums, w: f32) {
+        self.each(from.values().map(|(id, v)| (id, w * v)), larger);
+        from.clear();
+    }
+
+    /// Each (node, v) of `items` combined into its value by `combine(old,
+    /// v)` (`old` `UNMET` for a node not met); the largest value it
+    /// leaves. One loop for many, so that the count of nodes met stays in
+    /// a register instead of going through memory for each.
+    #[inline(always)]
+    fn each(
+        &mut self,
+        items: impl Iterator<Item = (NodeId, f32)>,
+        combine: impl Fn(f32, f32) -> f32,
+    ) -> f32 {
+        let mut most = 0.0f32;
+        let mut count = self.count;
+        for (id, v) in items {
+            let s = self.slot(id);
+            let old = *s;
+            let now = combine(old, v);
+            *s = now;
+            if count == self.met.len() {
+                self.met.push(0);
+            }
+            self.met[count] = id;
+            count += usize::from(old < 0.0);
+            most = larger(most, now);
+        }
+        self.count = count;
+        most
     }
 
     /// Lists `id` as met if `new`.
@@ -108,9 +152,12 @@ impl NodeSums {
 
     /// Node `id`'s value, 0 if it was not met.
     fn value(&self, id: NodeId) -> f32 {
-        let v = match self.dense.get(id as usize) {
-            Some(&v) => v,
-            None => self.sparse.get(&id).copied().unwrap_or(UNMET),
+        // Compared as ids, not as indexes: an id past 32 bits is no index
+        // of a 32-bit target.
+        let v = if id < self.dense.len() as u64 {
+            self.dense[id as usize]
+        } else {
+            self.sparse.get(&id).copied().unwrap_or(UNMET)
         };
         v.max(0.0)
     }
@@ -147,6 +194,23 @@ impl NodeSums {
     /// Forgets every value (resetting only the slots met).
     pub fn clear(&mut self) {
         self.drain(|_, _| {});
+    }
+}
+
+/// A value plus `v`, 0 taken for `UNMET` (below every value).
+#[inline(always)]
+fn sum(old: f32, v: f32) -> f32 {
+    larger(old, 0.0) + v
+}
+
+/// The larger of two values that are never NaN, in one instruction
+/// (`f32::max` also orders NaN).
+#[inline(always)]
+fn larger(a: f32, b: f32) -> f32 {
+    if a > b {
+        a
+    } else {
+        b
     }
 }
 
@@ -195,17 +259,21 @@ mod tests {
         s.add(9, 0.0);
         assert_eq!(s.pairs(), vec![(7, 0.75), (3, 0.25), (9, 0.0)]);
         let mut m = pool.take(100);
-        m.raise(5, 0.5);
-        m.raise(5, 0.25);
-        m.raise(5, 0.0);
-        m.raise(2, 0.0);
-        m.raise(2, 0.125);
-        assert_eq!(m.pairs(), vec![(5, 0.5), (2, 0.125)]);
-        let mut seen = Vec::new();
-        m.drain(|id, v| seen.push((id, v)));
-        assert_eq!(seen, vec![(5, 0.5), (2, 0.125)]);
+        m.raise_list(&[(15, 1.0), (17, 0.0)], 10, 0.5);
+        m.raise_list(&[(12, 0.0), (15, 0.5)], 10, 0.5);
+        m.raise_list(&[(12, 0.25)], 10, 0.5);
+        assert_eq!(m.pairs(), vec![(5, 0.5), (7, 0.0), (2, 0.125)]);
+        // Drained into another: summed with what it holds, times 2.
+        let mut t = pool.take(100);
+        t.add_list(&[(2, 1.0), (3, 1.0)], 0, 1.0);
+        assert_eq!(t.add_drained(&mut m, 2.0), 1.25);
+        assert_eq!(t.pairs(), vec![(2, 1.25), (3, 1.0), (5, 1.0), (7, 0.0)]);
         assert_eq!(m.count_met(), 0);
         assert_eq!(m.pairs(), vec![]);
+        let mut seen = Vec::new();
+        t.drain(|id, v| seen.push((id, v)));
+        assert_eq!(seen, vec![(2, 1.25), (3, 1.0), (5, 1.0), (7, 0.0)]);
+        assert_eq!(t.count_met(), 0);
     }
 
     #[test]
