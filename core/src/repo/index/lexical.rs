@@ -827,11 +827,13 @@ impl LexicalIndex {
     /// The (score, id) of up to `k` nodes with the highest positive scores
     /// that `keep` accepts, best first, ties by ascending id.
     ///
-    /// The posting lists are read rarest term first; once the best `k`
-    /// partial scores beat what every term still unread could add, a node
-    /// not yet met cannot enter the top, and the rest of the lists need not
-    /// be read (max-score pruning): the candidates met so far can be scored
-    /// exactly instead, where that costs less than reading on.
+    /// Every posting list is read and the lists are added up a window of
+    /// node ids at a time (`gather_whole`). A query with a common word
+    /// reads the lists rarest term first instead (`gather`); once the best
+    /// `k` partial scores beat what every term still unread could add, a
+    /// node not yet met cannot enter the top, and the rest of the lists
+    /// need not be read (max-score pruning): the candidates met so far can
+    /// be scored exactly instead, where that costs less than reading on.
     pub fn top(
         &self,
         q: &LexicalQuery,
@@ -906,8 +908,7 @@ impl LexicalIndex {
             .counts()?
             .docs
             .saturating_mul(4)
-            .saturating_add(1 << 16)
-            .min(u32::MAX.into());
+            .saturating_add(1 << 16);
         let mut sums = self.sums.take(limit);
         let mut scratch = [self.sums.take(limit), self.sums.take(limit)];
         let read = self.read_groups(q, k, keep, costs, &order, &mut g, &mut sums, &mut scratch);
@@ -969,7 +970,8 @@ impl LexicalIndex {
             for group in &q.groups {
                 sum_group(group, list, base, &mut sums, &mut scratch);
             }
-            sums.drain(|id, sum| acc.push((base + id, sum)));
+            acc.extend(sums.values().map(|(id, sum)| (base + id, sum)));
+            sums.clear();
             from.clone_from(&to);
         }
         self.sums.give(sums);

@@ -66,14 +66,8 @@ impl NodeSums {
     }
 
     /// Adds `v` (not negative) to node `id`'s value; the value now.
-    #[inline]
     pub fn add(&mut self, id: NodeId, v: f32) -> f32 {
-        let s = self.slot(id);
-        let old = *s;
-        let now = sum(old, v);
-        *s = now;
-        self.note(id, old < 0.0);
-        now
+        self.each(std::iter::once((id, v)), sum)
     }
 
     /// `add` of `w` times each part of `list`, under its id less `base`
@@ -130,16 +124,6 @@ impl NodeSums {
         most
     }
 
-    /// Lists `id` as met if `new`.
-    #[inline]
-    fn note(&mut self, id: NodeId, new: bool) {
-        if self.count == self.met.len() {
-            self.met.push(0);
-        }
-        self.met[self.count] = id;
-        self.count += usize::from(new);
-    }
-
     /// How many nodes were met.
     pub fn count_met(&self) -> usize {
         self.count
@@ -172,28 +156,15 @@ impl NodeSums {
         self.values().collect()
     }
 
-    /// Calls `f` with each (node, value) met, in the order first met, and
-    /// clears.
-    pub fn drain(&mut self, mut f: impl FnMut(NodeId, f32)) {
+    /// Forgets every value (resetting only the slots met).
+    pub fn clear(&mut self) {
         for &id in &self.met[..self.count] {
-            let s = if id < self.dense.len() as u64 {
-                &mut self.dense[id as usize]
-            } else {
-                match self.sparse.get_mut(&id) {
-                    Some(s) => s,
-                    None => continue,
-                }
-            };
-            f(id, s.max(0.0));
-            *s = UNMET;
+            if id < self.dense.len() as u64 {
+                self.dense[id as usize] = UNMET;
+            }
         }
         self.count = 0;
         self.sparse.clear();
-    }
-
-    /// Forgets every value (resetting only the slots met).
-    pub fn clear(&mut self) {
-        self.drain(|_, _| {});
     }
 }
 
@@ -227,7 +198,8 @@ impl Pool {
     pub fn take(&self, limit: u64) -> NodeSums {
         let kept = self.0.lock().ok().and_then(|mut kept| kept.pop());
         let mut sums = kept.unwrap_or_default();
-        sums.limit = limit;
+        // An index of a 32-bit target.
+        sums.limit = limit.min(u32::MAX.into());
         if sums.dense.len() as u64 > limit {
             sums.dense.truncate(limit as usize);
         }
@@ -270,10 +242,9 @@ mod tests {
         assert_eq!(t.pairs(), vec![(2, 1.25), (3, 1.0), (5, 1.0), (7, 0.0)]);
         assert_eq!(m.count_met(), 0);
         assert_eq!(m.pairs(), vec![]);
-        let mut seen = Vec::new();
-        t.drain(|id, v| seen.push((id, v)));
-        assert_eq!(seen, vec![(2, 1.25), (3, 1.0), (5, 1.0), (7, 0.0)]);
+        t.clear();
         assert_eq!(t.count_met(), 0);
+        assert_eq!(t.pairs(), vec![]);
     }
 
     #[test]
