@@ -381,7 +381,9 @@ pub fn search(
         None => Ok(true),
         Some(k) => Ok(lexical.kind(id)?.as_deref() == Some(k)),
     };
-    let top = lexical.top(&lq, wanted, &keep).map_err(IndexError::Store)?;
+    let (top, read) = lexical
+        .top_reading(&lq, wanted, &keep)
+        .map_err(IndexError::Store)?;
     ids.extend(top.iter().map(|h| h.1));
     ids.sort_unstable();
     ids.dedup();
@@ -411,7 +413,7 @@ pub fn search(
             (Some(&l), _) => Ok(fusion.fuse(cosine, l)),
             (None, Some(b)) => Err((fusion.fuse(cosine, 0.0), fusion.fuse(cosine, b))),
             (None, None) => {
-                let l = lexical.score_probing(&lq, id, &mut probes);
+                let l = lexical.score_read(&lq, id, &read, &mut probes);
                 Ok(fusion.fuse(cosine, l.map_err(IndexError::Store)?))
             }
         };
@@ -438,7 +440,7 @@ pub fn search(
             Ok(s) => s,
             Err((_, most)) if most < bar => continue,
             Err(_) => {
-                let l = lexical.score_probing(&lq, id, &mut probes);
+                let l = lexical.score_read(&lq, id, &read, &mut probes);
                 fusion.fuse(cosine, l.map_err(IndexError::Store)?)
             }
         };

@@ -87,8 +87,12 @@ fn implied_most(q: &LexicalQuery) -> f32 {
 /// whole; `None` where it did not.
 type ReadTerm = Option<Vec<(NodeId, f32)>>;
 
+/// The posting lists a search read whole, by term (`LexicalIndex::top_reading`).
+pub struct ReadLists(Vec<ReadTerm>);
+
 /// The lookups of a query's terms in the nodes a search scores, by term
-/// (see `LexicalIndex::score_probing`).
+/// (see `LexicalIndex::score_read`): the blocks of the lists looked up,
+/// kept for the next node.
 pub struct Probes(Vec<Option<posting_blocks::Lookups>>);
 
 impl Probes {
@@ -677,18 +681,6 @@ impl LexicalIndex {
         self.score_with(q, id, &[], &mut Probes::new(q))
     }
 
-    /// `score`, for one of many nodes scored for `q`: the blocks of the
-    /// lists looked up are kept in `probes` (made by `Probes::new(q)`)
-    /// for the next.
-    pub fn score_probing(
-        &self,
-        q: &LexicalQuery,
-        id: NodeId,
-        probes: &mut Probes,
-    ) -> Result<f32, StoreError> {
-        self.score_with(q, id, &[], probes)
-    }
-
     /// `score`, taking a term's part from `read[t]` where a caller has read
     /// the term's whole posting list (a node not in it has none of it), so
     /// that only the other terms are looked up.
@@ -840,20 +832,45 @@ impl LexicalIndex {
         k: usize,
         keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
     ) -> Result<Vec<(f32, NodeId)>, StoreError> {
+        Ok(self.top_reading(q, k, keep)?.0)
+    }
+
+    /// `top`, and the lists it read whole, with which other nodes are
+    /// scored (`score_read`) without looking those terms up again.
+    pub fn top_reading(
+        &self,
+        q: &LexicalQuery,
+        k: usize,
+        keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
+    ) -> Result<(Vec<(f32, NodeId)>, ReadLists), StoreError> {
         self.top_with(q, k, keep, Costs::MEASURED)
     }
 
-    /// `top`, choosing between its ways by `costs` (which change how much
-    /// is read, never the answer).
+    /// `score` of node `id` for `q`, for one of many nodes: the terms
+    /// `read` holds (what `top_reading` read for the same `q`) are taken
+    /// from it, the others looked up, their blocks kept in `probes` (made
+    /// by `Probes::new(q)`) for the next.
+    pub fn score_read(
+        &self,
+        q: &LexicalQuery,
+        id: NodeId,
+        read: &ReadLists,
+        probes: &mut Probes,
+    ) -> Result<f32, StoreError> {
+        self.score_with(q, id, &read.0, probes)
+    }
+
+    /// `top_reading`, choosing between its ways by `costs` (which change
+    /// how much is read, never the answer).
     fn top_with(
         &self,
         q: &LexicalQuery,
         k: usize,
         keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
         costs: Costs,
-    ) -> Result<Vec<(f32, NodeId)>, StoreError> {
+    ) -> Result<(Vec<(f32, NodeId)>, ReadLists), StoreError> {
         if k == 0 || q.total <= 0.0 || q.groups.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), ReadLists(Vec::new())));
         }
         // A word most nodes hold is read only for the candidates the
         // others leave short (`gather`).
@@ -864,9 +881,9 @@ impl LexicalIndex {
         };
         let bar = kth_kept(g.acc.iter().copied(), g.acc.len(), k, &mut g.kept, keep)?;
         let mut hits = if g.rest == 0.0 {
-            self.best_read(q, k, keep, g, bar)?
+            self.best_read(q, k, keep, &mut g, bar)?
         } else {
-            self.best_candidates(q, k, keep, g, bar, costs)?
+            self.best_candidates(q, k, keep, &mut g, bar, costs)?
         };
         hits.retain(|h| h.0 > 0.0);
         if hits.len() > k {
@@ -874,7 +891,7 @@ impl LexicalIndex {
             hits.truncate(k);
         }
         hits.sort_unstable_by(by_score);
-        Ok(hits)
+        Ok((hits, ReadLists(g.read)))
     }
 
     /// Reads the query's posting lists, most weighty group first, into
@@ -1065,11 +1082,10 @@ impl LexicalIndex {
         q: &LexicalQuery,
         k: usize,
         keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
-        mut g: Gathered,
+        g: &mut Gathered,
         bar: Option<f32>,
     ) -> Result<Vec<(f32, NodeId)>, StoreError> {
-        let mut best: Vec<(f32, NodeId)> = g
-            .acc
+        let mut best: Vec<(f32, NodeId)> = std::mem::take(&mut g.acc)
             .into_iter()
             .filter(|&(_, s)| s > 0.0 && bar.is_none_or(|b| s >= b))
             .map(|(id, s)| (s, id))
@@ -1098,7 +1114,7 @@ impl LexicalIndex {
         q: &LexicalQuery,
         k: usize,
         keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
-        mut g: Gathered,
+        g: &mut Gathered,
         bar: Option<f32>,
         costs: Costs,
     ) -> Result<Vec<(f32, NodeId)>, StoreError> {
@@ -2059,7 +2075,13 @@ mod tests {
                     },
                 ];
                 for (k, costs) in [1, 5, 20].into_iter().flat_map(|k| ways.map(|c| (k, c))) {
-                    let top = ix.top_with(&q, k, &|_| Ok(true), costs).unwrap();
+                    let (top, read) = ix.top_with(&q, k, &|_| Ok(true), costs).unwrap();
+                    // Every node scored from what was read as `score` does.
+                    let mut probes = Probes::new(&q);
+                    for &id in ids {
+                        let s = ix.score_read(&q, id, &read, &mut probes).unwrap();
+                        assert_eq!(s, ix.score_t(&q, id), "{text} {id}");
+                    }
                     let n = k.min(all.len());
                     assert_eq!(top.len(), n, "{text} {k} {costs:?}");
                     // The same scores; ids may differ only among ties.
