@@ -912,12 +912,7 @@ impl LexicalIndex {
         let cost = |i: usize| q.postings(&q.groups[i]) as f32 / weight(i).max(f32::MIN_POSITIVE);
         let mut order: Vec<usize> = (0..q.groups.len()).collect();
         order.sort_by(|&a, &b| cost(a).total_cmp(&cost(b)).then(a.cmp(&b)));
-        let mut g = Gathered {
-            acc: Vec::new(),
-            read: vec![None; q.terms.len()],
-            kept: BTreeMap::new(),
-            rest: 0.0,
-        };
+        let mut g = Gathered::new(q);
         // Ids are given out in order, so a few times the nodes indexed
         // (and a margin for a small index) holds every id of a store that
         // has not deleted most of what it made.
@@ -926,14 +921,11 @@ impl LexicalIndex {
             .docs
             .saturating_mul(4)
             .saturating_add(1 << 16);
-        let mut sums = self.sums.take(limit);
-        let mut scratch = [self.sums.take(limit), self.sums.take(limit)];
+        let (mut sums, mut scratch) = self.sums.take_search(limit);
         let read = self.read_groups(q, k, keep, costs, &order, &mut g, &mut sums, &mut scratch);
         g.acc = sums.pairs();
-        self.sums.give(sums);
-        for s in scratch {
-            self.sums.give(s);
-        }
+        self.sums.give([sums]);
+        self.sums.give(scratch);
         read.map(|()| g)
     }
 
@@ -943,12 +935,8 @@ impl LexicalIndex {
     /// each group adds to them, where sums for every node met are a
     /// reach far apart in memory for each posting.
     fn gather_whole(&self, q: &LexicalQuery) -> Result<Gathered, StoreError> {
-        let mut g = Gathered {
-            acc: Vec::new(),
-            read: vec![None; q.terms.len()],
-            kept: BTreeMap::new(),
-            rest: implied_most(q),
-        };
+        let mut g = Gathered::new(q);
+        g.rest = implied_most(q);
         for group in &q.groups {
             self.read_group(q, group, &mut g.read)?;
         }
@@ -957,8 +945,7 @@ impl LexicalIndex {
             .iter()
             .map(|r| r.as_deref().unwrap_or_default())
             .collect();
-        let mut sums = self.sums.take(WINDOW);
-        let mut scratch = [self.sums.take(WINDOW), self.sums.take(WINDOW)];
+        let (mut sums, mut scratch) = self.sums.take_search(WINDOW);
         // Where the window starts and ends in each list.
         let mut from = vec![0usize; lists.len()];
         let mut to = from.clone();
@@ -991,10 +978,8 @@ impl LexicalIndex {
             sums.clear();
             from.clone_from(&to);
         }
-        self.sums.give(sums);
-        for s in scratch {
-            self.sums.give(s);
-        }
+        self.sums.give([sums]);
+        self.sums.give(scratch);
         g.acc = acc;
         Ok(g)
     }
@@ -1181,6 +1166,18 @@ struct Gathered {
     /// What the lists not read (and what nodes are) could still add to a
     /// node's sum; 0 when nothing is left.
     rest: f32,
+}
+
+impl Gathered {
+    /// Nothing gathered yet for `q`.
+    fn new(q: &LexicalQuery) -> Gathered {
+        Gathered {
+            acc: Vec::new(),
+            read: vec![None; q.terms.len()],
+            kept: BTreeMap::new(),
+            rest: 0.0,
+        }
+    }
 }
 
 /// What `LexicalIndex::top`'s ways of scoring cost, in postings read in a

@@ -206,12 +206,20 @@ impl Pool {
         sums
     }
 
+    /// What a search adds into: its sums, and two for a group's parts
+    /// (the best alternative, an alternative's sum), all `take(limit)`.
+    pub fn take_search(&self, limit: u64) -> (NodeSums, [NodeSums; 2]) {
+        (self.take(limit), [self.take(limit), self.take(limit)])
+    }
+
     /// Keeps `sums`, cleared, for the next search.
-    pub fn give(&self, mut sums: NodeSums) {
-        sums.clear();
-        if let Ok(mut kept) = self.0.lock() {
-            if kept.len() < KEPT {
-                kept.push(sums);
+    pub fn give(&self, sums: impl IntoIterator<Item = NodeSums>) {
+        for mut sums in sums {
+            sums.clear();
+            if let Ok(mut kept) = self.0.lock() {
+                if kept.len() < KEPT {
+                    kept.push(sums);
+                }
             }
         }
     }
@@ -257,7 +265,7 @@ mod tests {
         s.add(u64::MAX, 0.5);
         assert_eq!(s.pairs(), vec![(3, 1.0), (u64::MAX, 2.5), (10, 3.0)]);
         assert!(s.dense.len() <= 10, "the array stops at the limit");
-        pool.give(s);
+        pool.give([s]);
         // Taken again, with a lower limit: nothing of the last search.
         let mut s = pool.take(5);
         assert_eq!(s.count_met(), 0);
@@ -275,7 +283,7 @@ mod tests {
             s.add(id, 1.0);
         }
         let len = s.dense.len();
-        pool.give(s);
+        pool.give([s]);
         let s = pool.take(1 << 20);
         assert_eq!(s.dense.len(), len, "the same array, kept");
         assert!(s.dense.iter().all(|&v| v == UNMET));
