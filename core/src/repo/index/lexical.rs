@@ -59,6 +59,8 @@ use std::collections::{BTreeMap, BinaryHeap};
 
 use super::partial_sums::{NodeSums, Pool};
 use super::posting_blocks;
+pub use super::read_lists::ReadLists;
+use super::read_lists::{ListPool, Parts};
 use super::text::{code_words, implied_words, pieces, stem, Piece, Scratch, IMPLIED_VOCABULARY};
 use crate::repo::cas::sorted::SortedMap;
 use crate::repo::cas::{Blobs, StoreError};
@@ -81,14 +83,6 @@ fn implied_most(q: &LexicalQuery) -> f32 {
         })
         .sum()
 }
-
-/// A term's part (`LexicalIndex::part`) in each node of its posting list,
-/// by ascending node (the list's order), where a search read the list
-/// whole; `None` where it did not.
-type ReadTerm = Option<Vec<(NodeId, f32)>>;
-
-/// The posting lists a search read whole, by term (`LexicalIndex::top_reading`).
-pub struct ReadLists(Vec<ReadTerm>);
 
 /// The lookups of a query's terms in the nodes a search scores, by term
 /// (see `LexicalIndex::score_read`): the blocks of the lists looked up,
@@ -362,6 +356,8 @@ pub struct LexicalIndex {
     df_delta: BTreeMap<Box<str>, i64>,
     /// The partial sums' arrays, kept between searches.
     sums: Pool,
+    /// The buffers of the lists searches read, kept between searches.
+    lists: ListPool,
 }
 
 impl Default for LexicalIndex {
@@ -389,6 +385,7 @@ impl LexicalIndex {
             pending: (0, 0),
             df_delta: BTreeMap::new(),
             sums: Pool::default(),
+            lists: ListPool::default(),
         }
     }
 
@@ -678,7 +675,7 @@ impl LexicalIndex {
 
     /// The score of node `id` (0 if it is not indexed or shares nothing).
     pub fn score(&self, q: &LexicalQuery, id: NodeId) -> Result<f32, StoreError> {
-        self.score_with(q, id, &[], &mut Probes::new(q))
+        self.score_with(q, id, &ReadLists::new(0, &self.lists), &mut Probes::new(q))
     }
 
     /// `score`, taking a term's part from `read[t]` where a caller has read
@@ -688,7 +685,7 @@ impl LexicalIndex {
         &self,
         q: &LexicalQuery,
         id: NodeId,
-        read: &[ReadTerm],
+        read: &ReadLists,
         probes: &mut Probes,
     ) -> Result<f32, StoreError> {
         if q.total <= 0.0 {
@@ -696,7 +693,7 @@ impl LexicalIndex {
         }
         let mut parts = Vec::with_capacity(q.terms.len());
         for (t, term) in q.terms.iter().enumerate() {
-            if let Some(Some(known)) = read.get(t) {
+            if let Some(known) = read.get(t) {
                 let at = known.binary_search_by_key(&id, |&(n, _)| n);
                 parts.push(at.map_or(0.0, |i| known[i].1));
                 continue;
@@ -734,12 +731,12 @@ impl LexicalIndex {
         &self,
         q: &LexicalQuery,
         g: &Group,
-        read: &mut [ReadTerm],
+        read: &mut ReadLists,
         sums: &mut NodeSums,
         scratch: &mut [NodeSums; 2],
     ) -> Result<f32, StoreError> {
         self.read_group(q, g, read)?;
-        let list = |t: usize| read[t].as_deref().unwrap_or_default();
+        let list = |t: usize| read.list(t);
         Ok(sum_group(g, list, 0, sums, scratch))
     }
 
@@ -748,7 +745,7 @@ impl LexicalIndex {
         &self,
         q: &LexicalQuery,
         g: &Group,
-        read: &mut [ReadTerm],
+        read: &mut ReadLists,
     ) -> Result<(), StoreError> {
         for a in g.alternatives.iter().filter(|a| !a.implied) {
             for &(t, _) in &a.terms {
@@ -760,21 +757,26 @@ impl LexicalIndex {
 
     /// Term `t`'s parts (`read_parts`), read once: a term may be in
     /// several alternatives (a gloss that is also a translation).
-    fn read_term<'r>(
+    fn read_term(
         &self,
         q: &LexicalQuery,
         t: usize,
-        read: &'r mut [ReadTerm],
-    ) -> Result<&'r [(NodeId, f32)], StoreError> {
-        if read[t].is_none() {
-            read[t] = Some(self.read_parts(q, t)?);
+        read: &mut ReadLists,
+    ) -> Result<(), StoreError> {
+        if !read.is_read(t) {
+            read.set(t, self.read_parts(q, t)?);
         }
-        Ok(read[t].as_deref().unwrap_or_default())
+        Ok(())
     }
 
     /// Term `t`'s part in each node of its posting list, by ascending node.
-    fn read_parts(&self, q: &LexicalQuery, t: usize) -> Result<Vec<(NodeId, f32)>, StoreError> {
-        let mut known = Vec::with_capacity(q.dfs.get(t).map_or(0, |&df| df as usize));
+    fn read_parts(&self, q: &LexicalQuery, t: usize) -> Result<Parts, StoreError> {
+        // As long as the list says it is (more only for a damaged one).
+        let df = q
+            .dfs
+            .get(t)
+            .map_or(0, |&df| df.min(u32::MAX.into()) as usize);
+        let mut known = self.lists.take(df);
         posting_blocks::scan_blocks(&self.map, &term_key(&q.terms[t]), &mut |block| {
             known.extend(
                 block
@@ -857,7 +859,7 @@ impl LexicalIndex {
         read: &ReadLists,
         probes: &mut Probes,
     ) -> Result<f32, StoreError> {
-        self.score_with(q, id, &read.0, probes)
+        self.score_with(q, id, read, probes)
     }
 
     /// `top_reading`, choosing between its ways by `costs` (which change
@@ -870,16 +872,25 @@ impl LexicalIndex {
         costs: Costs,
     ) -> Result<(Vec<(f32, NodeId)>, ReadLists), StoreError> {
         if k == 0 || q.total <= 0.0 || q.groups.is_empty() {
-            return Ok((Vec::new(), ReadLists(Vec::new())));
+            return Ok((Vec::new(), ReadLists::new(0, &self.lists)));
         }
         // A word most nodes hold is read only for the candidates the
         // others leave short (`gather`).
-        let mut g = if costs.whole && !q.groups.iter().any(|g| g.common) {
-            self.gather_whole(q)?
+        let whole = costs.whole && !q.groups.iter().any(|g| g.common);
+        let mut g = if whole {
+            self.gather_whole(q, Some(k))?
         } else {
             self.gather(q, k, keep, costs)?
         };
-        let bar = kth_kept(g.acc.iter().copied(), g.acc.len(), k, &mut g.kept, keep)?;
+        let mut bar = kth_kept(g.acc.iter().copied(), g.acc.len(), k, &mut g.kept, keep)?;
+        if g.floor > 0.0 && bar.is_none_or(|b| b < g.floor) {
+            // Fewer than k of the best nodes met are kept: the nodes
+            // left out below them may be needed after all.
+            let kept = std::mem::take(&mut g.kept);
+            g = self.gather_whole(q, None)?;
+            g.kept = kept;
+            bar = kth_kept(g.acc.iter().copied(), g.acc.len(), k, &mut g.kept, keep)?;
+        }
         let mut hits = if g.rest == 0.0 {
             self.best_read(q, k, keep, &mut g, bar)?
         } else {
@@ -891,7 +902,7 @@ impl LexicalIndex {
             hits.truncate(k);
         }
         hits.sort_unstable_by(by_score);
-        Ok((hits, ReadLists(g.read)))
+        Ok((hits, g.read))
     }
 
     /// Reads the query's posting lists, most weighty group first, into
@@ -912,7 +923,7 @@ impl LexicalIndex {
         let cost = |i: usize| q.postings(&q.groups[i]) as f32 / weight(i).max(f32::MIN_POSITIVE);
         let mut order: Vec<usize> = (0..q.groups.len()).collect();
         order.sort_by(|&a, &b| cost(a).total_cmp(&cost(b)).then(a.cmp(&b)));
-        let mut g = Gathered::new(q);
+        let mut g = Gathered::new(q, &self.lists);
         // Ids are given out in order, so a few times the nodes indexed
         // (and a margin for a small index) holds every id of a store that
         // has not deleted most of what it made.
@@ -934,17 +945,26 @@ impl LexicalIndex {
     /// time: the sums of a window stay in the processor's cache while
     /// each group adds to them, where sums for every node met are a
     /// reach far apart in memory for each posting.
-    fn gather_whole(&self, q: &LexicalQuery) -> Result<Gathered, StoreError> {
-        let mut g = Gathered::new(q);
+    ///
+    /// With `few` (`Some(k)`), only the nodes that can be among the best
+    /// `2k` partial sums (or within what the lists not read can add of
+    /// them) are kept in `acc`: `floor` says below what nodes were left
+    /// out, and the caller gathers again without `few` if the top needs
+    /// them (when `keep` turns down more than `k` of the best `2k`).
+    fn gather_whole(&self, q: &LexicalQuery, few: Option<usize>) -> Result<Gathered, StoreError> {
+        let mut g = Gathered::new(q, &self.lists);
         g.rest = implied_most(q);
+        let mut best = BestSums::new(few.map_or(0, |k| k.saturating_mul(2)));
+        // `best_candidates` looks at sums down to the k-th kept less this.
+        let margin = if g.rest > 0.0 {
+            g.rest * (1.0 + 1e-4) + 1e-4 * q.total
+        } else {
+            0.0
+        };
         for group in &q.groups {
             self.read_group(q, group, &mut g.read)?;
         }
-        let lists: Vec<&[(NodeId, f32)]> = g
-            .read
-            .iter()
-            .map(|r| r.as_deref().unwrap_or_default())
-            .collect();
+        let lists: Vec<&[(NodeId, f32)]> = (0..q.terms.len()).map(|t| g.read.list(t)).collect();
         let (mut sums, mut scratch) = self.sums.take_search(WINDOW);
         // Where the window starts and ends in each list.
         let mut from = vec![0usize; lists.len()];
@@ -974,13 +994,18 @@ impl LexicalIndex {
             for group in &q.groups {
                 sum_group(group, list, base, &mut sums, &mut scratch);
             }
-            acc.extend(sums.values().map(|(id, sum)| (base + id, sum)));
+            for (id, sum) in sums.values() {
+                if best.admit(sum) >= -margin {
+                    acc.push((base + id, sum));
+                }
+            }
             sums.clear();
             from.clone_from(&to);
         }
         self.sums.give([sums]);
         self.sums.give(scratch);
         g.acc = acc;
+        g.floor = best.floor();
         Ok(g)
     }
 
@@ -1026,9 +1051,8 @@ impl LexicalIndex {
                     // far (each term not read looked up for each) or
                     // reading the lists left first, which leaves fewer
                     // candidates; the cheaper is taken.
-                    let unread: Vec<usize> = (0..q.terms.len())
-                        .filter(|&t| g.read[t].is_none())
-                        .collect();
+                    let unread: Vec<usize> =
+                        (0..q.terms.len()).filter(|&t| !g.read.is_read(t)).collect();
                     let postings: u64 = unread.iter().map(|&t| q.dfs[t]).sum();
                     let candidates = sums.values().filter(|a| a.1 >= b - left).count() as u64;
                     let scoring = candidates
@@ -1134,11 +1158,11 @@ impl LexicalIndex {
             if !ok {
                 continue;
             }
-            for (t, known) in g.read.iter_mut().enumerate() {
-                if known.is_none() {
+            for t in 0..q.terms.len() {
+                if !g.read.is_read(t) {
                     probed[t] += 1;
                     if probed[t].saturating_mul(costs.probe) >= q.dfs[t] {
-                        *known = Some(self.read_parts(q, t)?);
+                        g.read.set(t, self.read_parts(q, t)?);
                     }
                 }
             }
@@ -1160,22 +1184,26 @@ struct Gathered {
     acc: Vec<(NodeId, f32)>,
     /// The parts of the terms whose lists were read, for scoring the
     /// candidates exactly without looking those terms up again.
-    read: Vec<ReadTerm>,
+    read: ReadLists,
     /// Whether `keep` accepts a node, for the nodes asked.
     kept: BTreeMap<NodeId, bool>,
     /// What the lists not read (and what nodes are) could still add to a
     /// node's sum; 0 when nothing is left.
     rest: f32,
+    /// Nodes whose sum was below this (less the margin the top needs) may
+    /// be left out of `acc` (`gather_whole`); 0 where none were.
+    floor: f32,
 }
 
 impl Gathered {
     /// Nothing gathered yet for `q`.
-    fn new(q: &LexicalQuery) -> Gathered {
+    fn new(q: &LexicalQuery, lists: &ListPool) -> Gathered {
         Gathered {
             acc: Vec::new(),
-            read: vec![None; q.terms.len()],
+            read: ReadLists::new(q.terms.len(), lists),
             kept: BTreeMap::new(),
             rest: 0.0,
+            floor: 0.0,
         }
     }
 }
@@ -1523,6 +1551,51 @@ fn sum_group<'l>(
 
 /// The ids of a window of `gather_whole` (its sums are 4 bytes a node).
 const WINDOW: NodeId = 1 << 15;
+
+/// The best `few` partial sums met so far (none with `few` 0), the least
+/// on top (sums are not negative, so their bits order as they do).
+struct BestSums {
+    few: usize,
+    heap: BinaryHeap<Reverse<u32>>,
+}
+
+impl BestSums {
+    fn new(few: usize) -> BestSums {
+        BestSums {
+            few,
+            heap: BinaryHeap::with_capacity(few.saturating_add(1).min(1 << 16)),
+        }
+    }
+
+    /// The few-th best sum so far, 0 until there are `few`.
+    fn floor(&self) -> f32 {
+        match self.heap.peek() {
+            Some(least) if self.heap.len() == self.few => f32::from_bits(least.0),
+            _ => 0.0,
+        }
+    }
+
+    /// Counts `sum` in; how far it is above the few-th best so far
+    /// (itself counted), or `f32::INFINITY` while there are fewer.
+    #[inline]
+    fn admit(&mut self, sum: f32) -> f32 {
+        if self.few == 0 {
+            return f32::INFINITY;
+        }
+        let bits = sum.max(0.0).to_bits();
+        if self.heap.len() < self.few {
+            self.heap.push(Reverse(bits));
+            return f32::INFINITY;
+        }
+        let least = self.heap.peek().map_or(0, |l| l.0);
+        if bits > least {
+            if let Some(mut top) = self.heap.peek_mut() {
+                *top = Reverse(bits);
+            }
+        }
+        sum - self.floor()
+    }
+}
 
 /// Best score first, then ascending id.
 fn by_score(a: &(f32, NodeId), b: &(f32, NodeId)) -> std::cmp::Ordering {
@@ -2071,22 +2144,72 @@ mod tests {
                         whole: false,
                     },
                 ];
+                // Every node kept, most, or few (so that the best nodes
+                // met are mostly turned down).
+                let keeps: [(&str, &dyn Fn(NodeId) -> bool); 3] = [
+                    ("all", &|_| true),
+                    ("most", &|id| id % 3 != 1),
+                    ("few", &|id| id % 17 == 5),
+                ];
                 for (k, costs) in [1, 5, 20].into_iter().flat_map(|k| ways.map(|c| (k, c))) {
-                    let (top, read) = ix.top_with(&q, k, &|_| Ok(true), costs).unwrap();
-                    // Every node scored from what was read as `score` does.
-                    let mut probes = Probes::new(&q);
-                    for &id in ids {
-                        let s = ix.score_read(&q, id, &read, &mut probes).unwrap();
-                        assert_eq!(s, ix.score_t(&q, id), "{text} {id}");
-                    }
-                    let n = k.min(all.len());
-                    assert_eq!(top.len(), n, "{text} {k} {costs:?}");
-                    // The same scores; ids may differ only among ties.
-                    for (x, y) in top.iter().zip(&all[..n]) {
-                        assert!((x.0 - y.0).abs() < 1e-5, "{text} {k} {costs:?}: {top:?}");
+                    for (name, keep) in keeps {
+                        let (top, read) = ix.top_with(&q, k, &|id| Ok(keep(id)), costs).unwrap();
+                        // Every node scored from what was read as `score` does.
+                        let mut probes = Probes::new(&q);
+                        for &id in ids {
+                            let s = ix.score_read(&q, id, &read, &mut probes).unwrap();
+                            assert_eq!(s, ix.score_t(&q, id), "{text} {id}");
+                        }
+                        let kept: Vec<(f32, NodeId)> =
+                            all.iter().copied().filter(|h| keep(h.1)).collect();
+                        let n = k.min(kept.len());
+                        let at = format!("{text} {k} {costs:?} keeping {name}");
+                        assert_eq!(top.len(), n, "{at}");
+                        // The same scores; ids may differ only among ties.
+                        for (x, y) in top.iter().zip(&kept[..n]) {
+                            assert!((x.0 - y.0).abs() < 1e-5, "{at}: {top:?}");
+                            assert!(keep(x.1), "{at}: {top:?}");
+                        }
                     }
                 }
             }
+        }
+    }
+
+    /// What a node is lifts a node that says less above many that say
+    /// more: the top gathers every list whole and leaves out only nodes
+    /// that what they are could not lift into it.
+    #[test]
+    fn what_nodes_are_lifts_them_past_the_nodes_left_out() {
+        let mut ix = LexicalIndex::new(FieldWeights::default());
+        for id in 0..300 {
+            let (desc, code) = if id % 30 == 7 {
+                ("sort one list of pairs by key", "(define (f x) (g x))")
+            } else if id % 3 == 0 {
+                // Fewer than half: "sort" is no common word.
+                ("sort sort", "")
+            } else {
+                ("tree", "")
+            };
+            ix.put(&node(id, desc, &[], code));
+        }
+        let words = Weighted {
+            dictionary: Dictionary::new(),
+            implied: 1.0,
+            coverage: 0.0,
+        };
+        let q = ix.query("sort procedure", &words).unwrap();
+        assert!(implied_most(&q) > 0.0 && !q.groups.iter().any(|g| g.common));
+        let mut all: Vec<(f32, NodeId)> = (0..300)
+            .map(|id| (ix.score_t(&q, id), id))
+            .filter(|h| h.0 > 0.0)
+            .collect();
+        all.sort_by(by_score);
+        // The procedures first, though many say "sort" more.
+        assert!(all[0].1 % 30 == 7, "{:?}", &all[..12]);
+        for k in [1, 3, 10] {
+            let top = ix.top_t(&q, k, &|_| true);
+            assert_eq!(ids(&top), ids(&all[..k]), "{k}");
         }
     }
 

@@ -28,6 +28,7 @@ pub mod lexicon;
 pub mod pairs;
 mod partial_sums;
 mod posting_blocks;
+mod read_lists;
 pub mod semantic;
 pub mod static_embed;
 pub mod symbol;
