@@ -25,6 +25,7 @@ pub mod embed;
 pub mod hybrid;
 pub mod lexical;
 pub mod lexicon;
+mod packed_postings;
 pub mod pairs;
 mod partial_sums;
 mod posting_blocks;

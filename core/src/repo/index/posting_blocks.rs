@@ -12,12 +12,15 @@
 //! block as the first key at or after `prefix id`). Blocks hold `SPAN`
 //! postings on average; equal lists make equal entries.
 //!
-//! A block's value: the number of postings, then for each the id (the
-//! first whole, the others as the difference from the one before), the
-//! term's count in the node and the node's length (both in the caller's
-//! units). Every block read is checked: ids ascending and within its key,
-//! counts positive and at most the length; one that does not decode is a
-//! `StoreError` naming what is wrong.
+//! A block's value: its postings in fixed-width fields
+//! (`packed_postings`), or, as blocks were first kept (and still are
+//! where a value is too wide to pack), the number of postings, then for
+//! each the id (the first whole, the others as the difference from the
+//! one before), the term's count in the node and the node's length (both
+//! in the caller's units), each in LEB128. Blocks of both kinds are read;
+//! a block changed is written packed. Every block read is checked: ids
+//! ascending and within its key, counts positive and at most the length;
+//! one that does not decode is a `StoreError` naming what is wrong.
 
 use std::collections::BTreeMap;
 
@@ -26,6 +29,8 @@ use crate::repo::cas::StoreError;
 use crate::repo::forest::codec::{Reader, Writer};
 use crate::repo::node::NodeId;
 
+use super::packed_postings;
+
 /// The mean number of postings in a block.
 const SPAN: u64 = 64;
 /// The key of the block after a list's last boundary.
@@ -33,7 +38,7 @@ const OPEN: NodeId = NodeId::MAX;
 
 /// One posting: (node, count, length), count and length in the caller's
 /// units.
-pub type Posting = (NodeId, u64, u64);
+pub use super::packed_postings::Posting;
 
 /// Whether a block ends at `id` (a hash of it is 0 modulo `SPAN`).
 fn boundary(id: NodeId) -> bool {
@@ -60,6 +65,11 @@ fn damaged(prefix: &[u8], what: String) -> StoreError {
 }
 
 fn encode(block: &[Posting]) -> Vec<u8> {
+    packed_postings::encode(block).unwrap_or_else(|| encode_leb128(block))
+}
+
+/// A block of LEB128 numbers (how blocks were first kept).
+fn encode_leb128(block: &[Posting]) -> Vec<u8> {
     let mut w = Writer {
         buf: Vec::with_capacity(4 + block.len() * 5),
     };
@@ -74,9 +84,51 @@ fn encode(block: &[Posting]) -> Vec<u8> {
     w.buf
 }
 
+/// The postings of the block keyed `key` into `out` (emptied first).
+fn decode_into(
+    prefix: &[u8],
+    key: NodeId,
+    bytes: &[u8],
+    out: &mut Vec<Posting>,
+) -> Result<(), StoreError> {
+    if bytes.first() != Some(&packed_postings::FORMAT) {
+        out.clear();
+        return decode_leb128(prefix, key, bytes, |p| {
+            out.push(p);
+            true
+        })
+        .map(drop);
+    }
+    packed_postings::decode(bytes, out)
+        .map_err(|what| damaged(prefix, format!("{}: {what}", key_name(key))))?;
+    // Ids ascend: the last is the largest.
+    match out.last() {
+        Some(&(id, _, _)) if id > key => Err(damaged(
+            prefix,
+            format!("{} holds node {id}, past its end", key_name(key)),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Calls `f` with each posting of the block keyed `key` (in id order)
 /// until it returns false; false if it did.
 fn decode(
+    prefix: &[u8],
+    key: NodeId,
+    bytes: &[u8],
+    mut f: impl FnMut(Posting) -> bool,
+) -> Result<bool, StoreError> {
+    if bytes.first() != Some(&packed_postings::FORMAT) {
+        return decode_leb128(prefix, key, bytes, f);
+    }
+    let mut block = Vec::new();
+    decode_into(prefix, key, bytes, &mut block)?;
+    Ok(block.into_iter().all(|p| f(p)))
+}
+
+/// `decode` of a block of LEB128 numbers.
+fn decode_leb128(
     prefix: &[u8],
     key: NodeId,
     bytes: &[u8],
@@ -167,10 +219,7 @@ fn block_of(
 /// The postings of the block keyed `key`.
 fn decoded(prefix: &[u8], key: NodeId, bytes: &[u8]) -> Result<Vec<Posting>, StoreError> {
     let mut block = Vec::with_capacity(2 * SPAN as usize);
-    decode(prefix, key, bytes, |p| {
-        block.push(p);
-        true
-    })?;
+    decode_into(prefix, key, bytes, &mut block)?;
     Ok(block)
 }
 
@@ -352,11 +401,7 @@ pub fn scan_blocks(
 ) -> Result<(), StoreError> {
     let mut block = Vec::with_capacity(2 * SPAN as usize);
     each_block(map, prefix, |key, v| {
-        block.clear();
-        decode(prefix, key, v, |p| {
-            block.push(p);
-            true
-        })?;
+        decode_into(prefix, key, v, &mut block)?;
         f(&block);
         Ok(true)
     })
@@ -489,6 +534,42 @@ mod tests {
         assert_eq!(get(&map, other, 998).unwrap(), Some((998, 2, 3)));
     }
 
+    /// A store's blocks kept as LEB128 numbers read as packed ones do, and
+    /// a block changed is written packed.
+    #[test]
+    fn blocks_kept_the_first_way_are_read_and_packed_when_changed() {
+        let mut map = SortedMap::new(Blobs::none());
+        for id in 0..1000u64 {
+            insert(&mut map, TERM, id * 5, 1 + id % 3, 9).unwrap();
+        }
+        let packed = entries(&map);
+        assert!(packed.iter().all(|(_, v)| v[0] == packed_postings::FORMAT));
+        let expected = all(&map, TERM);
+        let mut old = SortedMap::new(Blobs::none());
+        for (k, v) in &packed {
+            let key = key_id(TERM, k).unwrap();
+            old.insert(k, &encode_leb128(&decoded(TERM, key, v).unwrap()))
+                .unwrap();
+        }
+        assert!(entries(&old)
+            .iter()
+            .all(|(_, v)| v[0] != packed_postings::FORMAT));
+        assert_eq!(all(&old, TERM), expected);
+        for id in [0, 5, 2500, 4995, 3] {
+            assert_eq!(get(&old, TERM, id).unwrap(), get(&map, TERM, id).unwrap());
+        }
+        insert(&mut old, TERM, 7, 2, 9).unwrap();
+        insert(&mut map, TERM, 7, 2, 9).unwrap();
+        assert_eq!(all(&old, TERM), all(&map, TERM));
+        let (changed, _) = first_block(&old, TERM, 7).unwrap().unwrap();
+        let now = entries(&old);
+        let (_, v) = now
+            .iter()
+            .find(|(k, _)| key_id(TERM, k) == Some(changed))
+            .unwrap();
+        assert_eq!(v[0], packed_postings::FORMAT);
+    }
+
     #[test]
     fn a_damaged_block_is_an_error_naming_the_term() {
         for bytes in [
@@ -498,6 +579,11 @@ mod tests {
             vec![1, 5, 0, 1],
             vec![1, 5, 3, 2],
             vec![1, 5, 1, 1, 9],
+            // Packed: lengths of no bits, a byte short, a count past its
+            // length.
+            vec![0, 1, 5, 0, 0, 0],
+            vec![0, 2, 5, 0, 0, 1],
+            vec![0, 1, 5, 0, 1, 1, 0b11],
         ] {
             let mut map = SortedMap::new(Blobs::none());
             map.insert(&block_key(TERM, OPEN), &bytes).unwrap();
@@ -507,10 +593,12 @@ mod tests {
             let e = scan(&map, TERM, &mut |_| true).unwrap_err().to_string();
             assert!(e.contains("the last block"), "{bytes:?}: {e}");
         }
-        let mut map = SortedMap::new(Blobs::none());
-        map.insert(&block_key(TERM, 4), &encode(&[(5, 1, 1)]))
-            .unwrap();
-        let e = scan(&map, TERM, &mut |_| true).unwrap_err().to_string();
-        assert!(e.contains("past its end"), "{e}");
+        // Past its key, either way it is kept.
+        for bytes in [encode(&[(5, 1, 1)]), encode_leb128(&[(5, 1, 1)])] {
+            let mut map = SortedMap::new(Blobs::none());
+            map.insert(&block_key(TERM, 4), &bytes).unwrap();
+            let e = scan(&map, TERM, &mut |_| true).unwrap_err().to_string();
+            assert!(e.contains("past its end"), "{e}");
+        }
     }
 }
