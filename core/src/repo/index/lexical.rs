@@ -1158,10 +1158,10 @@ impl LexicalIndex {
             if !ok {
                 continue;
             }
-            for t in 0..q.terms.len() {
+            for (t, probed) in probed.iter_mut().enumerate() {
                 if !g.read.is_read(t) {
-                    probed[t] += 1;
-                    if probed[t].saturating_mul(costs.probe) >= q.dfs[t] {
+                    *probed += 1;
+                    if probed.saturating_mul(costs.probe) >= q.dfs[t] {
                         g.read.set(t, self.read_parts(q, t)?);
                     }
                 }

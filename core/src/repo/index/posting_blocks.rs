@@ -124,7 +124,7 @@ fn decode(
     }
     let mut block = Vec::new();
     decode_into(prefix, key, bytes, &mut block)?;
-    Ok(block.into_iter().all(|p| f(p)))
+    Ok(block.into_iter().all(f))
 }
 
 /// `decode` of a block of LEB128 numbers.
