@@ -117,7 +117,7 @@ fn decode(
     prefix: &[u8],
     key: NodeId,
     bytes: &[u8],
-    mut f: impl FnMut(Posting) -> bool,
+    f: impl FnMut(Posting) -> bool,
 ) -> Result<bool, StoreError> {
     if bytes.first() != Some(&packed_postings::FORMAT) {
         return decode_leb128(prefix, key, bytes, f);
