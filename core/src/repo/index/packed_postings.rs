@@ -39,20 +39,16 @@ fn width(v: u64) -> u32 {
 /// other way.
 pub fn encode(block: &[Posting]) -> Option<Vec<u8>> {
     let (&(first, _, _), _) = block.split_first()?;
-    let mut gaps = Vec::with_capacity(block.len());
-    for w in block.windows(2) {
-        gaps.push(w[1].0.checked_sub(w[0].0)?.checked_sub(1)?);
+    // The widths, in one pass that also refuses what is no posting list.
+    let mut widths = [0u32; 3];
+    for (i, &(id, count, len)) in block.iter().enumerate() {
+        if i > 0 {
+            let gap = id.checked_sub(block[i - 1].0)?.checked_sub(1)?;
+            widths[0] = widths[0].max(width(gap));
+        }
+        widths[1] = widths[1].max(width(count.checked_sub(1)?));
+        widths[2] = widths[2].max(width(len));
     }
-    let counts: Vec<u64> = block
-        .iter()
-        .map(|p| p.1.checked_sub(1))
-        .collect::<Option<_>>()?;
-    let widest = |vs: &mut dyn Iterator<Item = u64>| vs.map(width).max().unwrap_or(0);
-    let widths = [
-        widest(&mut gaps.iter().copied()),
-        widest(&mut counts.iter().copied()),
-        widest(&mut block.iter().map(|p| p.2)),
-    ];
     if widths.iter().any(|&w| w > WIDEST) {
         return None;
     }
@@ -70,11 +66,11 @@ pub fn encode(block: &[Posting]) -> Option<Vec<u8>> {
         acc: 0,
         held: 0,
     };
-    for &g in &gaps {
-        bits.put(g, widths[0]);
+    for pair in block.windows(2) {
+        bits.put(pair[1].0 - pair[0].0 - 1, widths[0]);
     }
-    for &c in &counts {
-        bits.put(c, widths[1]);
+    for p in block {
+        bits.put(p.1 - 1, widths[1]);
     }
     for p in block {
         bits.put(p.2, widths[2]);
