@@ -885,10 +885,9 @@ impl LexicalIndex {
         let mut bar = kth_kept(g.acc.iter().copied(), g.acc.len(), k, &mut g.kept, keep)?;
         if g.floor > 0.0 && bar.is_none_or(|b| b < g.floor) {
             // Fewer than k of the best nodes met are kept: the nodes
-            // left out below them may be needed after all.
-            let kept = std::mem::take(&mut g.kept);
-            g = self.gather_whole(q, None)?;
-            g.kept = kept;
+            // left out below them may be needed after all (the lists
+            // read are added up again, not read again).
+            self.sum_windows(q, None, &mut g);
             bar = kth_kept(g.acc.iter().copied(), g.acc.len(), k, &mut g.kept, keep)?;
         }
         let mut hits = if g.rest == 0.0 {
@@ -954,6 +953,15 @@ impl LexicalIndex {
     fn gather_whole(&self, q: &LexicalQuery, few: Option<usize>) -> Result<Gathered, StoreError> {
         let mut g = Gathered::new(q, &self.lists);
         g.rest = implied_most(q);
+        for group in &q.groups {
+            self.read_group(q, group, &mut g.read)?;
+        }
+        self.sum_windows(q, few, &mut g);
+        Ok(g)
+    }
+
+    /// `gather_whole`'s adding up of the lists in `g.read`, into `g.acc`.
+    fn sum_windows(&self, q: &LexicalQuery, few: Option<usize>, g: &mut Gathered) {
         let mut best = BestSums::new(few.map_or(0, |k| k.saturating_mul(2)));
         // `best_candidates` looks at sums down to the k-th kept less this.
         let margin = if g.rest > 0.0 {
@@ -961,9 +969,6 @@ impl LexicalIndex {
         } else {
             0.0
         };
-        for group in &q.groups {
-            self.read_group(q, group, &mut g.read)?;
-        }
         let lists: Vec<&[(NodeId, f32)]> = (0..q.terms.len()).map(|t| g.read.list(t)).collect();
         let (mut sums, mut scratch) = self.sums.take_search(WINDOW);
         // Where the window starts and ends in each list.
@@ -1006,7 +1011,6 @@ impl LexicalIndex {
         self.sums.give(scratch);
         g.acc = acc;
         g.floor = best.floor();
-        Ok(g)
     }
 
     /// `gather`'s reading, in `order`, into `sums` (`scratch` for the
