@@ -89,6 +89,9 @@ pub fn growth_cost(old: usize, new: usize) -> usize {
 
 /// Bytes a heap slot takes: its object, its mark and its evaluation
 /// stamp (what a pair costs).
+/// What [`Object::size`] says of a pair.
+const PAIR_BYTES: usize = std::mem::size_of::<Object>();
+
 const SLOT_BYTES: usize = std::mem::size_of::<Object>() + std::mem::size_of::<bool>() + 4;
 
 /// A memory cap would be exceeded.
@@ -162,13 +165,20 @@ impl Heap {
         }
         let r = if self.free_head != NO_FREE {
             let r = self.free_head;
-            let next = match &self.objects[r as usize] {
-                Object::Free(n) => *n,
-                _ => NO_FREE,
+            let slot = &mut self.objects[r as usize];
+            self.free_head = match *slot {
+                Object::Free(n) => {
+                    // A free slot owns nothing: written over without the
+                    // call that drops an object.
+                    std::mem::forget(std::mem::replace(slot, obj));
+                    n
+                }
+                _ => {
+                    *slot = obj;
+                    NO_FREE
+                }
             };
-            self.free_head = next;
             self.free_slots -= 1;
-            self.objects[r as usize] = obj;
             self.births[r as usize] = self.epoch;
             r
         } else {
@@ -329,7 +339,28 @@ impl Heap {
         &self.objects[r as usize]
     }
 
+    /// A new pair. The common case, a slot on the free list, is inline in
+    /// the caller and writes the pair's two values straight into the slot;
+    /// `alloc` takes the object by address, and copying it there cost a
+    /// stalled load at every pair (docs/PERFORMANCE.md, "Pairs and
+    /// flonums").
+    #[inline]
     pub fn cons(&mut self, car: Value, cdr: Value) -> Value {
+        let r = self.free_head;
+        if r != NO_FREE {
+            let slot = &mut self.objects[r as usize];
+            if let Object::Free(next) = *slot {
+                std::mem::forget(std::mem::replace(slot, Object::Pair(car, cdr)));
+                self.free_head = next;
+                self.free_slots -= 1;
+                self.births[r as usize] = self.epoch;
+                self.bytes += PAIR_BYTES;
+                if self.bytes > self.gc_threshold {
+                    self.wants_gc = true;
+                }
+                return Value::Obj(r);
+            }
+        }
         self.alloc(Object::Pair(car, cdr))
     }
 
@@ -582,7 +613,13 @@ impl Heap {
                         end = Some(at + j + 1);
                     }
                 } else if end.is_some() {
-                    *o = Object::Free(free_head);
+                    match o {
+                        // Nothing to drop: no call to drop them.
+                        Object::Pair(..) | Object::Box(_) | Object::Free(_) => {
+                            std::mem::forget(std::mem::replace(o, Object::Free(free_head)))
+                        }
+                        _ => *o = Object::Free(free_head),
+                    }
                     free_head = (at + j) as u32;
                     free_slots += 1;
                 }
@@ -709,5 +746,34 @@ impl Number {
             Number::Real(r) => r.into_value(heap),
             Number::Complex(z) => heap.alloc(Object::Complex(z)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pair from a new slot and one from the free list: the same bytes
+    /// counted as `Object::size` says, the freed slot taken again, and
+    /// the pair's values as given.
+    #[test]
+    fn pairs_from_the_free_list_are_counted_and_hold_their_values() {
+        let mut h = Heap::new();
+        let garbage = h.cons(Value::Int(1), Value::Null);
+        let kept = h.cons(Value::Int(2), Value::Null);
+        assert_eq!(h.bytes, 2 * Object::Pair(Value::Null, Value::Null).size());
+        assert!(h.collect([kept].into_iter(), std::iter::empty(), &mut || false));
+        assert_eq!(h.bytes, PAIR_BYTES);
+        let again = h.cons(Value::Int(3), kept);
+        assert!(again.eq(garbage), "the freed slot is taken first");
+        assert_eq!(h.bytes, 2 * PAIR_BYTES);
+        let (a, d) = h.pair(again).expect("a pair");
+        assert!(matches!(a, Value::Int(3)) && d.eq(kept));
+        let (a, d) = h.pair(kept).expect("a pair");
+        assert!(matches!((a, d), (Value::Int(2), Value::Null)));
+        // The free list is empty now: the next pair takes a new slot.
+        let fresh = h.cons(Value::Null, Value::Null);
+        assert!(!fresh.eq(garbage) && !fresh.eq(kept));
+        assert_eq!(h.slots(), 3);
     }
 }

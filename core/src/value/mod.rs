@@ -184,6 +184,7 @@ pub enum Object {
 
 impl Object {
     /// Approximate bytes this object holds, for the memory cap.
+    #[inline]
     pub fn size(&self) -> usize {
         const BASE: usize = std::mem::size_of::<Object>();
         BASE + match self {
