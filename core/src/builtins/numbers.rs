@@ -285,7 +285,53 @@ fn radix_arg(c: &Ctx, v: Option<Value>, who: &str) -> Result<u32, Fault> {
     }
 }
 
+/// `+`, `*` or `-` of two or more (`start`: the fold's exact start, 0 or
+/// 1; `None`: it starts from the first argument) when every argument is a
+/// flonum, or every one a fixnum and no step overflows: the value the
+/// general fold below gives, and the same charge (a unit per argument),
+/// without making each argument a `Num`. `None`: take the general fold.
+#[inline]
+fn immediate_fold(
+    c: &mut Ctx,
+    a: &[Value],
+    start: Option<i64>,
+    int: fn(i64, i64) -> Option<i64>,
+    float: fn(f64, f64) -> f64,
+) -> Option<Result<Value, Fault>> {
+    let (&first, rest) = a.split_first()?;
+    let value = match first {
+        Value::Float(x) => {
+            let mut acc = match start {
+                // The general fold's exact start meets a flonum as a flonum.
+                Some(s) => float(s as f64, x),
+                None => x,
+            };
+            for &v in rest {
+                let Value::Float(y) = v else { return None };
+                acc = float(acc, y);
+            }
+            Value::Float(acc)
+        }
+        Value::Int(x) => {
+            let mut acc = match start {
+                Some(s) => int(s, x)?,
+                None => x,
+            };
+            for &v in rest {
+                let Value::Int(y) = v else { return None };
+                acc = int(acc, y)?;
+            }
+            Value::Int(acc)
+        }
+        _ => return None,
+    };
+    Some(c.charge(a.len() as u64).map(|()| value))
+}
+
 fn add(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
+    if let Some(r) = immediate_fold(c, a, Some(0), i64::checked_add, |x, y| x + y) {
+        return r;
+    }
     if let Some(r) = complex::nary(c, "+", a) {
         return r;
     }
@@ -298,6 +344,9 @@ fn add(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
 }
 
 fn mul(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
+    if let Some(r) = immediate_fold(c, a, Some(1), i64::checked_mul, |x, y| x * y) {
+        return r;
+    }
     if let Some(r) = complex::nary(c, "*", a) {
         return r;
     }
@@ -310,6 +359,11 @@ fn mul(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
 }
 
 fn sub(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
+    if a.len() > 1 {
+        if let Some(r) = immediate_fold(c, a, None, i64::checked_sub, |x, y| x - y) {
+            return r;
+        }
+    }
     if let Some(r) = complex::nary(c, "-", a) {
         return r;
     }

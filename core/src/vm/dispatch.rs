@@ -863,6 +863,20 @@ impl Vm {
             (Inline::Add, Value::Float(x), Value::Float(y)) => Value::Float(x + y),
             (Inline::Sub, Value::Float(x), Value::Float(y)) => Value::Float(x - y),
             (Inline::Mul, Value::Float(x), Value::Float(y)) => Value::Float(x * y),
+            // A flonum and a fixnum: the fixnum as a flonum, as `arith_slow`
+            // does.
+            (Inline::Add, Value::Float(x), Value::Int(y)) => Value::Float(x + y as f64),
+            (Inline::Add, Value::Int(x), Value::Float(y)) => Value::Float(x as f64 + y),
+            (Inline::Sub, Value::Float(x), Value::Int(y)) => Value::Float(x - y as f64),
+            (Inline::Sub, Value::Int(x), Value::Float(y)) => Value::Float(x as f64 - y),
+            (Inline::Mul, Value::Float(x), Value::Int(y)) => Value::Float(x * y as f64),
+            (Inline::Mul, Value::Int(x), Value::Float(y)) => Value::Float(x as f64 * y),
+            // Two flonums compare as `number::compare` does (a NaN: false).
+            (Inline::NumEq, Value::Float(x), Value::Float(y)) => Value::Bool(x == y),
+            (Inline::Lt, Value::Float(x), Value::Float(y)) => Value::Bool(x < y),
+            (Inline::Gt, Value::Float(x), Value::Float(y)) => Value::Bool(x > y),
+            (Inline::Le, Value::Float(x), Value::Float(y)) => Value::Bool(x <= y),
+            (Inline::Ge, Value::Float(x), Value::Float(y)) => Value::Bool(x >= y),
             (Inline::NumEq, Value::Int(x), Value::Int(y)) => Value::Bool(x == y),
             (Inline::Lt, Value::Int(x), Value::Int(y)) => Value::Bool(x < y),
             (Inline::Gt, Value::Int(x), Value::Int(y)) => Value::Bool(x > y),
