@@ -35,6 +35,31 @@ fn fixnum_op(op: Inline, x: i64, y: i64) -> Option<Value> {
 /// "Pairs and flonums").
 const CONS_INLINE: bool = !cfg!(target_arch = "wasm32");
 
+/// Two-flonum cases of the inline primitives' fast path: arithmetic and
+/// comparison (a NaN compares false, as `number::compare` has it); `None`
+/// for the other operations.
+#[inline(always)]
+fn flonum_op(op: Inline, x: f64, y: f64) -> Option<Value> {
+    match op {
+        Inline::Add => Some(Value::Float(x + y)),
+        Inline::Sub => Some(Value::Float(x - y)),
+        Inline::Mul => Some(Value::Float(x * y)),
+        Inline::NumEq => Some(Value::Bool(x == y)),
+        Inline::Lt => Some(Value::Bool(x < y)),
+        Inline::Gt => Some(Value::Bool(x > y)),
+        Inline::Le => Some(Value::Bool(x <= y)),
+        Inline::Ge => Some(Value::Bool(x >= y)),
+        _ => None,
+    }
+}
+
+/// Whether the instruction loop's fast path takes two flonums too (else
+/// they take the general path, `Vm::inline`). Natively it does. In the
+/// guest the larger fast path made Cranelift's loop slower for the
+/// programs without flonums (docs/PERFORMANCE.md, "The instruction
+/// loop's calls"), and the general path is what flonums take there.
+const FLONUM_FAST_PATH: bool = !cfg!(target_arch = "wasm32");
+
 /// Whether the instruction loop, after an instruction that called out and
 /// left control where it was, takes the template again (`execute`'s outer
 /// loop) instead of going on with `run_plain`. In the wasm guest it does,
@@ -601,8 +626,8 @@ impl Vm {
     }
 
     /// The fast path of a binary inline operation whose guard holds, other
-    /// than `cons`: `eq?`, and fixnum arithmetic and comparison. `None`:
-    /// take the general path.
+    /// than `cons`: `eq?`, and fixnum arithmetic and comparison (natively
+    /// flonum ones too, `FLONUM_FAST_PATH`). `None`: take the general path.
     #[inline(always)]
     fn inline2_pure(&self, iop: Inline, x: Value, y: Value) -> Option<Value> {
         if !self.inline_intact(iop) {
@@ -611,6 +636,7 @@ impl Vm {
         match (iop, x, y) {
             (Inline::EqP, _, _) => Some(Value::Bool(x.eq(y))),
             (_, Value::Int(p), Value::Int(q)) => fixnum_op(iop, p, q),
+            (_, Value::Float(p), Value::Float(q)) if FLONUM_FAST_PATH => flonum_op(iop, p, q),
             _ => None,
         }
     }
