@@ -139,11 +139,14 @@ impl Vm {
                 let Some(op) = self.run_plain(&t, consts)? else {
                     break;
                 };
-                let (fp, pc, acc) = (self.fp, self.pc, self.acc);
-                // `pc`, `acc` and `fp` are not used past a call here (in
-                // the guest a value live across a call leaves its
-                // register). `stays`: control is where it was, the
-                // accumulator in `self.acc`.
+                let (fp, pc) = (self.fp, self.pc);
+                // `pc` and `fp` are not used past a call here (in the
+                // guest a value live across a call leaves its register).
+                // The accumulator is read from `self.acc` where an arm uses
+                // it: read here whole, just after `run_plain` wrote it as
+                // two words, natively it stalled at every end of that loop
+                // (docs/PERFORMANCE.md, "Pairs and flonums"). `stays`:
+                // control is where it was, the accumulator in `self.acc`.
                 let stays = match op {
                     Op::PushLocal(s) => {
                         let v = self.stack[fp + s as usize];
@@ -155,12 +158,12 @@ impl Vm {
                         true
                     }
                     Op::Push => {
-                        self.stack.push(acc);
+                        self.stack.push(self.acc);
                         true
                     }
                     Op::SetLocalBox(s) => {
                         let b = self.stack[fp + s as usize];
-                        self.set_box(b, acc);
+                        self.set_box(b, self.acc);
                         self.acc = Value::Unspecified;
                         true
                     }
@@ -172,7 +175,7 @@ impl Vm {
                     }
                     Op::SetFreeBox(i) => {
                         let b = self.free(i);
-                        self.set_box(b, acc);
+                        self.set_box(b, self.acc);
                         self.acc = Value::Unspecified;
                         true
                     }
@@ -271,7 +274,7 @@ impl Vm {
                             let len = self.stack.len();
                             let x = self.stack[len - 1];
                             self.stack.truncate(len - 1);
-                            self.inline_pair(iop, x, acc)?
+                            self.inline_pair(iop, x, self.acc)?
                         } else {
                             self.inline_general(iop)?
                         }
@@ -289,7 +292,7 @@ impl Vm {
                         self.acc = self.stack[fp + slot as usize];
                         self.inline_general(iop)?
                     }
-                    Op::Halt => return Ok(acc),
+                    Op::Halt => return Ok(self.acc),
                     Op::RestoreTier => {
                         self.restore_tier_from_frame();
                         true
