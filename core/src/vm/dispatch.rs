@@ -18,13 +18,23 @@ fn fixnum_op(op: Inline, x: i64, y: i64) -> Option<Value> {
         Inline::Add => x.checked_add(y).map(Value::Int),
         Inline::Sub => x.checked_sub(y).map(Value::Int),
         Inline::Mul => x.checked_mul(y).map(Value::Int),
-        Inline::NumEq | Inline::EqP => Some(Value::Bool(x == y)),
-        Inline::Lt => Some(Value::Bool(x < y)),
-        Inline::Gt => Some(Value::Bool(x > y)),
-        Inline::Le => Some(Value::Bool(x <= y)),
-        Inline::Ge => Some(Value::Bool(x >= y)),
-        _ => None,
+        Inline::EqP => Some(Value::Bool(x == y)),
+        _ => compared(op, x, y),
     }
+}
+
+/// The numeric comparisons among the inline primitives, of two fixnums or
+/// two flonums; `None` for the other operations.
+#[inline(always)]
+fn compared<T: PartialOrd>(op: Inline, x: T, y: T) -> Option<Value> {
+    Some(Value::Bool(match op {
+        Inline::NumEq => x == y,
+        Inline::Lt => x < y,
+        Inline::Gt => x > y,
+        Inline::Le => x <= y,
+        Inline::Ge => x >= y,
+        _ => return None,
+    }))
 }
 
 /// Whether the instruction loop's `cons` (when it ends `run_plain`) takes
@@ -44,12 +54,7 @@ fn flonum_op(op: Inline, x: f64, y: f64) -> Option<Value> {
         Inline::Add => Some(Value::Float(x + y)),
         Inline::Sub => Some(Value::Float(x - y)),
         Inline::Mul => Some(Value::Float(x * y)),
-        Inline::NumEq => Some(Value::Bool(x == y)),
-        Inline::Lt => Some(Value::Bool(x < y)),
-        Inline::Gt => Some(Value::Bool(x > y)),
-        Inline::Le => Some(Value::Bool(x <= y)),
-        Inline::Ge => Some(Value::Bool(x >= y)),
-        _ => None,
+        _ => compared(op, x, y),
     }
 }
 
