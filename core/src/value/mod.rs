@@ -143,7 +143,11 @@ pub enum PortKind {
     File(String),
 }
 
+/// An 8-byte tag and every payload at offset 8 (`repr(C, u64)`, as
+/// `Value`): a new pair's two values are then copied into its slot as
+/// whole words (docs/PERFORMANCE.md, "Pairs and flonums").
 #[derive(Clone)]
+#[repr(C, u64)]
 pub enum Object {
     /// A free slot; the number is the next free slot (or `u32::MAX`).
     Free(u32),
