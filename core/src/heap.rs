@@ -87,11 +87,11 @@ pub fn growth_cost(old: usize, new: usize) -> usize {
     }
 }
 
-/// Bytes a heap slot takes: its object, its mark and its evaluation
-/// stamp (what a pair costs).
 /// What [`Object::size`] says of a pair.
 const PAIR_BYTES: usize = std::mem::size_of::<Object>();
 
+/// Bytes a heap slot takes: its object, its mark and its evaluation
+/// stamp (what a pair costs).
 const SLOT_BYTES: usize = std::mem::size_of::<Object>() + std::mem::size_of::<bool>() + 4;
 
 /// A memory cap would be exceeded.
