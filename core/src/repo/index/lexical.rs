@@ -675,13 +675,15 @@ impl LexicalIndex {
 
     /// The score of node `id` (0 if it is not indexed or shares nothing).
     pub fn score(&self, q: &LexicalQuery, id: NodeId) -> Result<f32, StoreError> {
-        self.score_with(q, id, &ReadLists::new(0, &self.lists), &mut Probes::new(q))
+        self.score_read(q, id, &ReadLists::new(0, &self.lists), &mut Probes::new(q))
     }
 
-    /// `score`, taking a term's part from `read[t]` where a caller has read
-    /// the term's whole posting list (a node not in it has none of it), so
-    /// that only the other terms are looked up.
-    fn score_with(
+    /// `score` of node `id` for `q`, for one of many nodes: a term's part
+    /// is taken from `read` where a search read the term's whole posting
+    /// list (what `top_reading` read for the same `q`; a node not in it has
+    /// none of it), the other terms looked up, their blocks kept in
+    /// `probes` (made by `Probes::new(q)`) for the next node.
+    pub fn score_read(
         &self,
         q: &LexicalQuery,
         id: NodeId,
@@ -726,7 +728,7 @@ impl LexicalIndex {
     /// alternative) to `sums`; the largest sum it leaves. What nodes are
     /// (implied terms) is left out: it makes no node a candidate, `score`
     /// adds it. The parts of `g`'s terms are kept in `read` (see
-    /// `score_with`).
+    /// `score_read`).
     fn add_group(
         &self,
         q: &LexicalQuery,
@@ -846,20 +848,6 @@ impl LexicalIndex {
         keep: &dyn Fn(NodeId) -> Result<bool, StoreError>,
     ) -> Result<(Vec<(f32, NodeId)>, ReadLists), StoreError> {
         self.top_with(q, k, keep, Costs::MEASURED)
-    }
-
-    /// `score` of node `id` for `q`, for one of many nodes: the terms
-    /// `read` holds (what `top_reading` read for the same `q`) are taken
-    /// from it, the others looked up, their blocks kept in `probes` (made
-    /// by `Probes::new(q)`) for the next.
-    pub fn score_read(
-        &self,
-        q: &LexicalQuery,
-        id: NodeId,
-        read: &ReadLists,
-        probes: &mut Probes,
-    ) -> Result<f32, StoreError> {
-        self.score_with(q, id, read, probes)
     }
 
     /// `top_reading`, choosing between its ways by `costs` (which change
@@ -1112,7 +1100,7 @@ impl LexicalIndex {
             }
             let ok = accepts(&mut g.kept, keep, id)?;
             if ok {
-                hits.push((self.score_with(q, id, &g.read, &mut probes)?, id));
+                hits.push((self.score_read(q, id, &g.read, &mut probes)?, id));
             }
         }
         Ok(hits)
@@ -1170,7 +1158,7 @@ impl LexicalIndex {
                     }
                 }
             }
-            let s = self.score_with(q, id, &g.read, &mut probes)?;
+            let s = self.score_read(q, id, &g.read, &mut probes)?;
             hits.push((s, id));
             // Scores are in 0..1, so their bits order as they do.
             best.push(Reverse((s * q.total).to_bits()));
