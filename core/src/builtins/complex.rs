@@ -107,8 +107,7 @@ fn nary_numbers(c: &mut Ctx, who: &str, a: &[Value]) -> Result<Value, Fault> {
     let (mut acc, rest) = match (who, ns.len()) {
         ("-", 1) => (one(0), &ns[..]),
         ("/", 1) => (one(1), &ns[..]),
-        ("+", _) => (one(0), &ns[..]),
-        ("*", _) => (one(1), &ns[..]),
+        // `+` and `*` fold from their first argument (`numbers::add`).
         _ => (ns[0].clone(), &ns[1..]),
     };
     for n in rest {

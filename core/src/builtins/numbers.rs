@@ -285,38 +285,28 @@ fn radix_arg(c: &Ctx, v: Option<Value>, who: &str) -> Result<u32, Fault> {
     }
 }
 
-/// `+`, `*` or `-` of two or more (`start`: the fold's exact start, 0 or
-/// 1; `None`: it starts from the first argument) when every argument is a
-/// flonum, or every one a fixnum and no step overflows: the value the
-/// general fold below gives, and the same charge (a unit per argument),
-/// without making each argument a `Num`. `None`: take the general fold.
+/// `+`, `*` or `-` of one or more (folded from the first argument) when
+/// every argument is a flonum, or every one a fixnum and no step
+/// overflows: the value the general fold below gives, and a unit of charge
+/// per argument, without making each argument a `Num`. `None`: take the
+/// general fold.
 #[inline]
 fn immediate_fold(
     c: &mut Ctx,
     a: &[Value],
-    start: Option<i64>,
     int: fn(i64, i64) -> Option<i64>,
     float: fn(f64, f64) -> f64,
 ) -> Option<Result<Value, Fault>> {
     let (&first, rest) = a.split_first()?;
     let value = match first {
-        Value::Float(x) => {
-            let mut acc = match start {
-                // The general fold's exact start meets a flonum as a flonum.
-                Some(s) => float(s as f64, x),
-                None => x,
-            };
+        Value::Float(mut acc) => {
             for &v in rest {
                 let Value::Float(y) = v else { return None };
                 acc = float(acc, y);
             }
             Value::Float(acc)
         }
-        Value::Int(x) => {
-            let mut acc = match start {
-                Some(s) => int(s, x)?,
-                None => x,
-            };
+        Value::Int(mut acc) => {
             for &v in rest {
                 let Value::Int(y) = v else { return None };
                 acc = int(acc, y)?;
@@ -328,15 +318,22 @@ fn immediate_fold(
     Some(c.charge(a.len() as u64).map(|()| value))
 }
 
+/// `+` and `*` fold from their first argument, as Guile and Chez do: the
+/// identity (an exact 0 or 1) only stands for no arguments, so that
+/// `(+ -0.0)` and `(+ -0.0 -0.0 -0.0)` are `-0.0` (an exact 0 added to
+/// `-0.0` would make it `0.0`).
 fn add(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
-    if let Some(r) = immediate_fold(c, a, Some(0), i64::checked_add, |x, y| x + y) {
+    if let Some(r) = immediate_fold(c, a, i64::checked_add, |x, y| x + y) {
         return r;
     }
     if let Some(r) = complex::nary(c, "+", a) {
         return r;
     }
-    let mut acc = Num::Int(0);
-    for &v in a {
+    let Some((&first, rest)) = a.split_first() else {
+        return Ok(Value::Int(0));
+    };
+    let mut acc = num(c, "+", first)?;
+    for &v in rest {
         let n = num(c, "+", v)?;
         acc = number::add(&acc, &n, &mut c.budget)?;
     }
@@ -344,14 +341,17 @@ fn add(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
 }
 
 fn mul(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
-    if let Some(r) = immediate_fold(c, a, Some(1), i64::checked_mul, |x, y| x * y) {
+    if let Some(r) = immediate_fold(c, a, i64::checked_mul, |x, y| x * y) {
         return r;
     }
     if let Some(r) = complex::nary(c, "*", a) {
         return r;
     }
-    let mut acc = Num::Int(1);
-    for &v in a {
+    let Some((&first, rest)) = a.split_first() else {
+        return Ok(Value::Int(1));
+    };
+    let mut acc = num(c, "*", first)?;
+    for &v in rest {
         let n = num(c, "*", v)?;
         acc = number::mul(&acc, &n, &mut c.budget)?;
     }
@@ -360,7 +360,7 @@ fn mul(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
 
 fn sub(c: &mut Ctx, a: &[Value]) -> Result<Value, Fault> {
     if a.len() > 1 {
-        if let Some(r) = immediate_fold(c, a, None, i64::checked_sub, |x, y| x - y) {
+        if let Some(r) = immediate_fold(c, a, i64::checked_sub, |x, y| x - y) {
             return r;
         }
     }

@@ -8,7 +8,10 @@
              (* 4294967296 4294967296 2)
              (- -4611686018427387904 4611686018427387904 1))) (newline)
 (write (list (* 2.0 3 4.0) (+ 1 2 0.5) (+ 0.5 1 2) (- 1 0.5 0.25) (* 1/2 4.0 2))) (newline)
+;; `+` and `*` fold from their first argument, as Guile and Chez do: a
+;; sum of negative zeros is a negative zero.
 (write (list (+ -0.0) (+ -0.0 -0.0) (+ -0.0 -0.0 -0.0) (* -0.0 1.0 1.0) (- 0.0 0.0 0.0))) (newline)
+(write (list (+ -0.0 -0.0 1/2) (* -0.0) (+ 5) (* 1/3) (+ -0.0 0) (+ 0 -0.0) (+ -0.0 -0.0+1.0i))) (newline)
 (write (list (+ 1.5 1) (+ 1 1.5) (- 1.5 1) (- 1 1.5) (* 1.5 2) (* 2 1.5))) (newline)
 (write (list (< 1.0 2.0) (> 1.0 2.0) (<= 2.0 2.0) (>= 1.0 2.0) (= 0.0 -0.0)
              (< +nan.0 1.0) (> +nan.0 1.0) (= +nan.0 +nan.0) (>= +inf.0 1e308))) (newline)
