@@ -62,6 +62,7 @@ use super::posting_blocks;
 pub use super::read_lists::ReadLists;
 use super::read_lists::{ListPool, Parts};
 use super::text::{code_words, implied_words, pieces, stem, Piece, Scratch, IMPLIED_VOCABULARY};
+use super::window_sums::{WindowPool, WindowSums, WINDOW};
 use crate::repo::cas::sorted::SortedMap;
 use crate::repo::cas::{Blobs, StoreError};
 use crate::repo::forest::codec::{Reader, Writer};
@@ -358,6 +359,8 @@ pub struct LexicalIndex {
     sums: Pool,
     /// The buffers of the lists searches read, kept between searches.
     lists: ListPool,
+    /// The arrays `gather_whole` adds a window up in.
+    windows: WindowPool,
 }
 
 impl Default for LexicalIndex {
@@ -386,6 +389,7 @@ impl LexicalIndex {
             df_delta: BTreeMap::new(),
             sums: Pool::default(),
             lists: ListPool::default(),
+            windows: WindowPool::default(),
         }
     }
 
@@ -958,7 +962,7 @@ impl LexicalIndex {
             0.0
         };
         let lists: Vec<&[(NodeId, f32)]> = (0..q.terms.len()).map(|t| g.read.list(t)).collect();
-        let (mut sums, mut scratch) = self.sums.take_search(WINDOW);
+        let mut window = self.windows.take();
         // Where the window starts and ends in each list.
         let mut from = vec![0usize; lists.len()];
         let mut to = from.clone();
@@ -976,27 +980,39 @@ impl LexicalIndex {
             };
             // Found by walking on, not by binary search: the window is
             // read next, and the walk brings it into the cache on the way.
+            let mut end = 0;
             for (t, list) in lists.iter().enumerate() {
                 to[t] = from[t]
                     + list[from[t]..]
                         .iter()
                         .take_while(|p| p.0 - base < WINDOW)
                         .count();
+                if to[t] > from[t] {
+                    end = end.max(list[to[t] - 1].0 - base + 1);
+                }
             }
             let list = |t: usize| &lists[t][from[t]..to[t]];
             for group in &q.groups {
-                sum_group(group, list, base, &mut sums, &mut scratch);
+                sum_window_group(group, list, base, &mut window);
             }
-            for (id, sum) in sums.values() {
-                if best.admit(sum) >= -margin {
-                    acc.push((base + id, sum));
-                }
-            }
-            sums.clear();
+            // A node whose sum is below the few-th best less the margin
+            // is neither kept nor counted (`admit` would refuse it).
+            let window_lists = (0..lists.len()).map(list);
+            window.drain(
+                window_lists,
+                base,
+                end as usize,
+                best.wanted(margin),
+                |i, sum| {
+                    if best.admit(sum) >= -margin {
+                        acc.push((base + i as NodeId, sum));
+                    }
+                    best.wanted(margin)
+                },
+            );
             from.clone_from(&to);
         }
-        self.sums.give([sums]);
-        self.sums.give(scratch);
+        self.windows.give(window);
         g.acc = acc;
         g.floor = best.floor();
     }
@@ -1541,8 +1557,43 @@ fn sum_group<'l>(
     sums.add_drained(best, 1.0)
 }
 
-/// The ids of a window of `gather_whole` (its sums are 4 bytes a node).
-const WINDOW: NodeId = 1 << 15;
+/// `sum_group` for the window of ids from `base` in `w`: each node's part
+/// of group `g` added to its sum, in the same order of operations (so
+/// to the same sums).
+fn sum_window_group<'l>(
+    g: &Group,
+    list: impl Fn(usize) -> &'l [(NodeId, f32)],
+    base: NodeId,
+    w: &mut WindowSums,
+) {
+    let read = || g.alternatives.iter().filter(|a| !a.implied);
+    if let [a] = &g.alternatives[..] {
+        if a.implied {
+            return;
+        }
+        if let [(t, share)] = a.terms[..] {
+            return w.add(list(t), base, g.weight * a.factor * share);
+        }
+    }
+    for a in read() {
+        let weight = g.weight * a.factor;
+        if let [(t, share)] = a.terms[..] {
+            w.raise(list(t), base, weight * share);
+            continue;
+        }
+        for &(t, share) in &a.terms {
+            w.add_to_alternative(list(t), base, share);
+        }
+        for &(t, _) in &a.terms {
+            w.raise_to_alternative(list(t), base, weight);
+        }
+    }
+    for a in read() {
+        for &(t, _) in &a.terms {
+            w.add_best(list(t), base);
+        }
+    }
+}
 
 /// The best `few` partial sums met so far (none with `few` 0), the least
 /// on top (sums are not negative, so their bits order as they do).
@@ -1564,6 +1615,19 @@ impl BestSums {
         match self.heap.peek() {
             Some(least) if self.heap.len() == self.few => f32::from_bits(least.0),
             _ => 0.0,
+        }
+    }
+
+    /// The least sum `admit` does not refuse with this margin: any while
+    /// there are fewer than `few`.
+    fn wanted(&self, margin: f32) -> f32 {
+        if self.few > 0 && self.heap.len() == self.few {
+            // Rounded down a little: a sum this tells `drain` to leave out
+            // must be one `admit` refuses, whatever the rounding.
+            let bar = self.floor() - margin;
+            bar - 4.0 * f32::EPSILON * (self.floor() + margin)
+        } else {
+            f32::NEG_INFINITY
         }
     }
 

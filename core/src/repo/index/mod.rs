@@ -37,6 +37,7 @@ mod table_layout;
 mod table_lookup;
 pub mod text;
 pub mod vector;
+mod window_sums;
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
