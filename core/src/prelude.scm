@@ -309,12 +309,27 @@
 (define (%cdrs lists)
   (if (null? lists) '() (cons (cdar lists) (%cdrs (cdr lists)))))
 
+;; `map` of one list: each value consed onto the map of the rest as the
+;; recursion returns (one pair per element, none ever changed, so a
+;; continuation captured in `f` and entered again leaves every list it
+;; returned before as it was). Past `depth` elements (1000 from `map`)
+;; the rest is mapped by a loop that conses in reverse, then `reverse`s:
+;; the stack stays bounded on a long list, and a capture in `f` copies at
+;; most that many frames of `map`'s.
+(define (%map1 f l depth)
+  (if (pair? l)
+      (if (eq? depth 0)
+          (let loop ((l l) (acc '()))
+            (if (pair? l)
+                (loop (cdr l) (cons (f (car l)) acc))
+                (reverse acc)))
+          (let ((v (f (car l))))
+            (cons v (%map1 f (cdr l) (- depth 1)))))
+      '()))
+
 (define (map f first . rest)
   (if (null? rest)
-      (let loop ((l first) (acc '()))
-        (if (pair? l)
-            (loop (cdr l) (cons (f (car l)) acc))
-            (reverse acc)))
+      (%map1 f first 1000)
       (let loop ((ls (cons first rest)) (acc '()))
         (let ((cars (%cars ls)))
           (if cars
