@@ -686,6 +686,9 @@ impl Vm {
                 }),
                 _ => None,
             },
+            // Not an object: no pair (`deriv`'s `(pair? a)` of a symbol
+            // took the general path).
+            (Inline::PairP, _) => Some(Value::Bool(false)),
             _ => None,
         }
     }
