@@ -175,10 +175,15 @@ impl WindowSums {
     fn drain_places(&mut self, end: usize, mut wanted: f32, mut f: impl FnMut(usize, f32) -> f32) {
         let end = end.min(SLOTS);
         for (r, run) in self.sums[..end].chunks_mut(RUN).enumerate() {
-            let most = run.iter().copied().fold(UNMET, larger);
-            if most < 0.0 {
+            // As integers, the bits of sums (never negative) order as the
+            // sums do, and `UNMET`'s below them all: a maximum that the
+            // compiler can take many lanes at a time (a float maximum
+            // must keep its order of operations).
+            let most = run.iter().map(|v| v.to_bits() as i32).max().unwrap_or(-1);
+            if most < 0 {
                 continue;
             }
+            let most = f32::from_bits(most as u32);
             if most >= wanted {
                 for (i, &v) in run.iter().enumerate() {
                     if v >= 0.0 {
