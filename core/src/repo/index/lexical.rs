@@ -743,7 +743,15 @@ impl LexicalIndex {
     ) -> Result<f32, StoreError> {
         self.read_group(q, g, read)?;
         let list = |t: usize| read.list(t);
-        Ok(sum_group(g, list, 0, sums, scratch))
+        let [best, alternative] = scratch;
+        let mut s = NodeGroupSums {
+            sums,
+            best,
+            alternative,
+            most: 0.0,
+        };
+        sum_group(g, list, 0, &mut s);
+        Ok(s.most)
     }
 
     /// Reads the lists of group `g`'s terms (`read_term`).
@@ -993,7 +1001,7 @@ impl LexicalIndex {
             }
             let list = |t: usize| &lists[t][from[t]..to[t]];
             for group in &q.groups {
-                sum_window_group(group, list, base, &mut window);
+                sum_group(group, list, base, &mut window);
             }
             // A node whose sum is below the few-th best less the margin
             // is neither kept nor counted (`admit` would refuse it).
@@ -1523,48 +1531,14 @@ impl QueryBuilder<'_> {
 }
 
 /// Adds each node's part of group `g` (its weight times its best
-/// alternative) to `sums`, under its id less `base`; the largest sum it
-/// leaves. `list(t)` gives term `t`'s parts by ascending node, ids from
-/// `base` on; `scratch` holds the best alternative and an alternative's
-/// sum by node. Implied terms are left out (see `LexicalIndex::add_group`).
+/// alternative) into `s`, under its id less `base`. `list(t)` gives term
+/// `t`'s parts by ascending node, ids from `base` on. Implied terms are
+/// left out (see `LexicalIndex::add_group`).
 fn sum_group<'l>(
     g: &Group,
     list: impl Fn(usize) -> &'l [(NodeId, f32)],
     base: NodeId,
-    sums: &mut NodeSums,
-    scratch: &mut [NodeSums; 2],
-) -> f32 {
-    if let [a] = &g.alternatives[..] {
-        if a.implied {
-            return 0.0;
-        }
-        if let [(t, share)] = a.terms[..] {
-            return sums.add_list(list(t), base, g.weight * a.factor * share);
-        }
-    }
-    let [best, alternative] = scratch;
-    for a in g.alternatives.iter().filter(|a| !a.implied) {
-        let w = g.weight * a.factor;
-        if let [(t, share)] = a.terms[..] {
-            best.raise_list(list(t), base, w * share);
-            continue;
-        }
-        for &(t, share) in &a.terms {
-            alternative.add_list(list(t), base, share);
-        }
-        best.raise_drained(alternative, w);
-    }
-    sums.add_drained(best, 1.0)
-}
-
-/// `sum_group` for the window of ids from `base` in `w`: each node's part
-/// of group `g` added to its sum, in the same order of operations (so
-/// to the same sums).
-fn sum_window_group<'l>(
-    g: &Group,
-    list: impl Fn(usize) -> &'l [(NodeId, f32)],
-    base: NodeId,
-    w: &mut WindowSums,
+    s: &mut impl GroupSums,
 ) {
     let read = || g.alternatives.iter().filter(|a| !a.implied);
     if let [a] = &g.alternatives[..] {
@@ -1572,25 +1546,111 @@ fn sum_window_group<'l>(
             return;
         }
         if let [(t, share)] = a.terms[..] {
-            return w.add(list(t), base, g.weight * a.factor * share);
+            return s.add(list(t), base, g.weight * a.factor * share);
         }
     }
     for a in read() {
-        let weight = g.weight * a.factor;
+        let w = g.weight * a.factor;
         if let [(t, share)] = a.terms[..] {
-            w.raise(list(t), base, weight * share);
+            s.raise(list(t), base, w * share);
             continue;
         }
         for &(t, share) in &a.terms {
-            w.add_to_alternative(list(t), base, share);
+            s.add_to_alternative(list(t), base, share);
         }
-        for &(t, _) in &a.terms {
-            w.raise_to_alternative(list(t), base, weight);
+        s.raise_to_alternative(a.terms.iter().map(|&(t, _)| list(t)), base, w);
+    }
+    s.add_best(
+        read().flat_map(|a| a.terms.iter().map(|&(t, _)| list(t))),
+        base,
+    );
+}
+
+/// Where `sum_group` adds a group's parts up: the sums of every node met
+/// (`NodeGroupSums`) or of a window's (`WindowSums`).
+trait GroupSums {
+    /// `w` times each part of `list` added to its node's sum.
+    fn add(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32);
+    /// Each node's best alternative raised to `w` times its part.
+    fn raise(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32);
+    /// `share` times each part added to the node's sum of an alternative.
+    fn add_to_alternative(&mut self, list: &[(NodeId, f32)], base: NodeId, share: f32);
+    /// Each node's best alternative raised to `w` times its sum of the
+    /// alternative, which is reset; `lists` are the alternative's.
+    fn raise_to_alternative<'l>(
+        &mut self,
+        lists: impl Iterator<Item = &'l [(NodeId, f32)]>,
+        base: NodeId,
+        w: f32,
+    );
+    /// Each node's best alternative added to its sum and reset; `lists`
+    /// are the group's.
+    fn add_best<'l>(&mut self, lists: impl Iterator<Item = &'l [(NodeId, f32)]>, base: NodeId);
+}
+
+/// The sums of every node met, two more for a group's best alternative
+/// and an alternative's sum, and the largest sum a group left.
+struct NodeGroupSums<'a> {
+    sums: &'a mut NodeSums,
+    best: &'a mut NodeSums,
+    alternative: &'a mut NodeSums,
+    most: f32,
+}
+
+impl GroupSums for NodeGroupSums<'_> {
+    fn add(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32) {
+        self.most = self.sums.add_list(list, base, w);
+    }
+
+    fn raise(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32) {
+        self.best.raise_list(list, base, w);
+    }
+
+    fn add_to_alternative(&mut self, list: &[(NodeId, f32)], base: NodeId, share: f32) {
+        self.alternative.add_list(list, base, share);
+    }
+
+    fn raise_to_alternative<'l>(
+        &mut self,
+        _: impl Iterator<Item = &'l [(NodeId, f32)]>,
+        _: NodeId,
+        w: f32,
+    ) {
+        self.best.raise_drained(self.alternative, w);
+    }
+
+    fn add_best<'l>(&mut self, _: impl Iterator<Item = &'l [(NodeId, f32)]>, _: NodeId) {
+        self.most = self.sums.add_drained(self.best, 1.0);
+    }
+}
+
+impl GroupSums for WindowSums {
+    fn add(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32) {
+        WindowSums::add(self, list, base, w);
+    }
+
+    fn raise(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32) {
+        WindowSums::raise(self, list, base, w);
+    }
+
+    fn add_to_alternative(&mut self, list: &[(NodeId, f32)], base: NodeId, share: f32) {
+        WindowSums::add_to_alternative(self, list, base, share);
+    }
+
+    fn raise_to_alternative<'l>(
+        &mut self,
+        lists: impl Iterator<Item = &'l [(NodeId, f32)]>,
+        base: NodeId,
+        w: f32,
+    ) {
+        for list in lists {
+            WindowSums::raise_to_alternative(self, list, base, w);
         }
     }
-    for a in read() {
-        for &(t, _) in &a.terms {
-            w.add_best(list(t), base);
+
+    fn add_best<'l>(&mut self, lists: impl Iterator<Item = &'l [(NodeId, f32)]>, base: NodeId) {
+        for list in lists {
+            WindowSums::add_best(self, list, base);
         }
     }
 }
