@@ -177,7 +177,7 @@ fn sum(old: f32, v: f32) -> f32 {
 /// The larger of two values that are never NaN, in one instruction
 /// (`f32::max` also orders NaN).
 #[inline(always)]
-fn larger(a: f32, b: f32) -> f32 {
+pub(super) fn larger(a: f32, b: f32) -> f32 {
     if a > b {
         a
     } else {

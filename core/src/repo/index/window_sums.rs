@@ -7,8 +7,10 @@
 //! posting is one load and one store in the processor's cache, with no
 //! list of the nodes met: a group's values are drained into the sums by
 //! walking its lists again (a node met twice drains nothing the second
-//! time), and the window's nodes are found by a pass over its sums that
-//! skips whole runs of slots below what the caller still wants. A
+//! time), and the window's nodes are found by walking the lists again
+//! where they hold few postings for the window, or else by a pass over
+//! its sums that skips whole runs of slots below what the caller still
+//! wants. A
 //! `NodeSums` (a value per node of the whole store, the nodes met listed
 //! as met) did the same with a store and a branch more per posting.
 //!
@@ -16,6 +18,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use super::partial_sums::larger;
 use crate::repo::node::NodeId;
 
 /// The node ids of a window.
@@ -56,16 +59,6 @@ fn unmet() -> Box<[f32; SLOTS]> {
 fn slot(id: NodeId, base: NodeId) -> usize {
     debug_assert!(id >= base && id - base < WINDOW);
     (id.wrapping_sub(base) as usize) & (SLOTS - 1)
-}
-
-/// The larger of two values that are never NaN, in one instruction.
-#[inline(always)]
-fn larger(a: f32, b: f32) -> f32 {
-    if a > b {
-        a
-    } else {
-        b
-    }
 }
 
 impl WindowSums {
