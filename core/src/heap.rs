@@ -159,6 +159,15 @@ impl Heap {
 
     #[inline]
     pub fn alloc(&mut self, obj: Object) -> Value {
+        Value::Obj(self.alloc_ref(obj))
+    }
+
+    /// `alloc`, giving the new object's slot: a `Ref` comes back from a
+    /// call in a register, a `Value` through memory (its two words written
+    /// by the callee and read back as one 16-byte load, a stalled store
+    /// forwarding at each call; docs/PERFORMANCE.md, "Pairs by slot").
+    #[inline]
+    pub fn alloc_ref(&mut self, obj: Object) -> Ref {
         self.bytes += obj.size();
         if self.bytes > self.gc_threshold {
             self.wants_gc = true;
@@ -187,7 +196,7 @@ impl Heap {
             self.births.push(self.epoch);
             (self.objects.len() - 1) as Ref
         };
-        Value::Obj(r)
+        r
     }
 
     /// Installs the allocator's count the cap is checked against.
@@ -346,6 +355,32 @@ impl Heap {
     /// flonums").
     #[inline]
     pub fn cons(&mut self, car: Value, cdr: Value) -> Value {
+        Value::Obj(self.cons_ref(car, cdr))
+    }
+
+    /// `cons`, giving the new pair's slot. Where the pair is made by a call
+    /// (not inline), its `Ref` comes back in a register; a `Value` came
+    /// back through memory and was read back whole, a stalled load at
+    /// every pair (docs/PERFORMANCE.md, "Pairs by slot").
+    #[inline]
+    pub fn cons_ref(&mut self, car: Value, cdr: Value) -> Ref {
+        self.cons_inline(car, cdr)
+    }
+
+    /// `cons_ref` onto the pair (or other object) in slot `cdr`: the `cdr`
+    /// is written as a known `Value::Obj`, and given to a call in a
+    /// register, not through memory.
+    #[inline]
+    pub fn cons_onto(&mut self, car: Value, cdr: Ref) -> Ref {
+        self.cons_inline(car, Value::Obj(cdr))
+    }
+
+    /// `cons_ref`, always inline: where a list is built, so that a `cdr`
+    /// made as `Value::Obj` of the pair before is written into the slot as
+    /// such. Passed to a call it went through memory, as two words read
+    /// back whole (a stalled load at every pair).
+    #[inline(always)]
+    fn cons_inline(&mut self, car: Value, cdr: Value) -> Ref {
         let r = self.free_head;
         if r != NO_FREE {
             let slot = &mut self.objects[r as usize];
@@ -358,10 +393,10 @@ impl Heap {
                 if self.bytes > self.gc_threshold {
                     self.wants_gc = true;
                 }
-                return Value::Obj(r);
+                return r;
             }
         }
-        self.alloc(Object::Pair(car, cdr))
+        self.alloc_ref(Object::Pair(car, cdr))
     }
 
     #[inline]
@@ -436,12 +471,26 @@ impl Heap {
         self.list_with_tail(items, Value::Null)
     }
 
+    #[inline]
     pub fn list_with_tail(&mut self, items: &[Value], tail: Value) -> Value {
-        let mut acc = tail;
-        for &v in items.iter().rev() {
-            acc = self.cons(v, acc);
+        self.list_ref(items, tail).map_or(tail, Value::Obj)
+    }
+
+    /// The first pair of a list of `items` ending in `tail`, or `None` when
+    /// there are no items. Each pair but the last is made with the slot of
+    /// the one after it, so its `cdr` is written as a known `Value::Obj`: a
+    /// list kept as a `Value` was kept in memory (the slow path takes the
+    /// pair by address), written as two words and read back whole for the
+    /// next pair, a stalled load at every pair (docs/PERFORMANCE.md, "Pairs
+    /// by slot").
+    #[inline]
+    pub fn list_ref(&mut self, items: &[Value], tail: Value) -> Option<Ref> {
+        let (&last, rest) = items.split_last()?;
+        let mut r = self.cons_inline(last, tail);
+        for &v in rest.iter().rev() {
+            r = self.cons_inline(v, Value::Obj(r));
         }
-        acc
+        Some(r)
     }
 
     pub fn string(&mut self, s: &str) -> Value {

@@ -191,16 +191,31 @@ impl Ctx<'_> {
 
     /// A list of `items` ending in `tail`, built a chunk at a time with
     /// each chunk's pairs charged, so a limit stops a long one as it goes.
+    ///
+    /// The list is held between chunks by its first pair's slot, not as a
+    /// `Value`: a `Value` was held in memory and read back whole just after
+    /// being written in two words (docs/PERFORMANCE.md, "Pairs by slot").
+    #[inline]
     pub fn list_with_tail(&mut self, items: &[Value], tail: Value) -> Result<Value, Fault> {
-        let mut l = tail;
-        for chunk in items.rchunks(ELEMENT_CHUNK) {
+        let mut chunks = items.rchunks(ELEMENT_CHUNK);
+        let Some(chunk) = chunks.next() else {
+            return Ok(tail);
+        };
+        self.charge_elements(chunk.len())?;
+        let Some(mut first) = self.heap.list_ref(chunk, tail) else {
+            return Ok(tail);
+        };
+        for chunk in chunks {
             self.charge_elements(chunk.len())?;
-            l = self.heap.list_with_tail(chunk, l);
+            if let Some(r) = self.heap.list_ref(chunk, Value::Obj(first)) {
+                first = r;
+            }
         }
-        Ok(l)
+        Ok(Value::Obj(first))
     }
 
     /// A proper list of `items`, charged as it is built.
+    #[inline]
     pub fn list(&mut self, items: &[Value]) -> Result<Value, Fault> {
         self.list_with_tail(items, Value::Null)
     }

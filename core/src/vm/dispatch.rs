@@ -279,7 +279,7 @@ impl Vm {
                             let len = self.stack.len();
                             let x = self.stack[len - 1];
                             self.stack.truncate(len - 1);
-                            self.inline_pair(iop, x, self.acc)?
+                            self.inline_pair_acc(iop, x)?
                         } else {
                             self.inline_general(iop)?
                         }
@@ -655,16 +655,36 @@ impl Vm {
     /// moved.
     fn inline_pair(&mut self, iop: Inline, x: Value, y: Value) -> Result<bool, VmError> {
         if iop == Inline::Cons && self.inline_intact(iop) {
-            self.acc = if CONS_INLINE {
-                self.heap.cons(x, y)
+            // The pair's slot, not a `Value`: where `cons_ref` is not
+            // inlined its `Ref` comes back in a register.
+            self.acc = Value::Obj(if CONS_INLINE {
+                self.heap.cons_ref(x, y)
             } else {
-                self.heap.alloc(Object::Pair(x, y))
-            };
+                self.heap.alloc_ref(Object::Pair(x, y))
+            });
             return Ok(true);
         }
         self.stack.push(x);
         self.acc = y;
         self.inline_general(iop)
+    }
+
+    /// `inline_pair` of `x` and the accumulator. A `cons` onto a pair (a
+    /// list being built, as `map` does) reads the accumulator's tag and
+    /// slot, not the value whole: `run_plain` has just written it as two
+    /// words, and reading it back as one 16-byte load stalled
+    /// (docs/PERFORMANCE.md, "Pairs by slot"). In the guest, as before.
+    #[inline(always)]
+    fn inline_pair_acc(&mut self, iop: Inline, x: Value) -> Result<bool, VmError> {
+        if CONS_INLINE && iop == Inline::Cons {
+            if let Value::Obj(d) = self.acc {
+                if self.inline_intact(iop) {
+                    self.acc = Value::Obj(self.heap.cons_onto(x, d));
+                    return Ok(true);
+                }
+            }
+        }
+        self.inline_pair(iop, x, self.acc)
     }
 
     /// The fast path of a unary inline operation whose guard holds: the
