@@ -485,10 +485,12 @@ impl Heap {
     /// by slot").
     #[inline]
     pub fn list_ref(&mut self, items: &[Value], tail: Value) -> Option<Ref> {
-        let (&last, rest) = items.split_last()?;
-        let mut r = self.cons_inline(last, tail);
-        for &v in rest.iter().rev() {
-            r = self.cons_inline(v, Value::Obj(r));
+        // The items and the tail read by words: a primitive's arguments
+        // were pushed onto the VM's stack just before (`Value::by_words`).
+        let (last, rest) = items.split_last()?;
+        let mut r = self.cons_inline(Value::by_words(last), Value::by_words(&tail));
+        for v in rest.iter().rev() {
+            r = self.cons_inline(Value::by_words(v), Value::Obj(r));
         }
         Some(r)
     }

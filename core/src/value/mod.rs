@@ -48,6 +48,22 @@ pub enum Value {
 }
 
 impl Value {
+    /// A copy of `*v` read a word at a time, its tag and its payload, as
+    /// two 8-byte loads. A plain copy of a `Value` is one 16-byte load,
+    /// and where the value was just written as two words (a push of the
+    /// accumulator, which lives in two registers) that load waits for both
+    /// stores to reach the cache instead of taking their data (a stalled
+    /// store forwarding; docs/PERFORMANCE.md, "Pairs by slot"). The `Null`
+    /// arm is what makes LLVM copy through registers; it has no payload to
+    /// read.
+    #[inline(always)]
+    pub fn by_words(v: &Value) -> Value {
+        match *v {
+            Value::Null => Value::Null,
+            other => other,
+        }
+    }
+
     /// `eq?`: identity for heap objects, value for immediates.
     #[inline]
     pub fn eq(self, other: Value) -> bool {

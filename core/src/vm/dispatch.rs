@@ -154,7 +154,7 @@ impl Vm {
                 // control is where it was, the accumulator in `self.acc`.
                 let stays = match op {
                     Op::PushLocal(s) => {
-                        let v = self.stack[fp + s as usize];
+                        let v = Value::by_words(&self.stack[fp + s as usize]);
                         self.stack.push(v);
                         true
                     }
@@ -368,7 +368,9 @@ impl Vm {
                 Op::Unspecified => acc = Value::Unspecified,
                 Op::Local(s) => acc = self.stack[fp + s as usize],
                 Op::PushLocal(s) => {
-                    let v = self.stack[fp + s as usize];
+                    // By words: often the value was pushed just before (a
+                    // `let`'s variable, then an argument).
+                    let v = Value::by_words(&self.stack[fp + s as usize]);
                     if !push_within_capacity(&mut self.stack, v) {
                         break *op;
                     }
