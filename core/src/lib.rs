@@ -6,6 +6,11 @@
 //! as an argument. That is what lets the same engine run natively, inside
 //! wasmtime and in the browser with identical behaviour.
 
+// Safe Rust only, but for one hint to the processor (`repo::prefetch`,
+// which says why it cannot be unsound; tests/tidy.rs checks that no other
+// file holds `unsafe`).
+#![deny(unsafe_code)]
+
 // The modules in layers, lowest first: a module uses only modules of its
 // own layer or below (docs/ARCHITECTURE.md, "Layers"; checked by
 // tests/layers.rs). `repo` stands beside them: it uses only itself, and

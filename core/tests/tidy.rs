@@ -422,6 +422,44 @@ fn long_functions_say_why() {
     );
 }
 
+/// The one file of the core allowed `unsafe` code: a cache hint that
+/// cannot be unsound (the crate denies `unsafe_code` everywhere else).
+const UNSAFE_ALLOWED: &str = "repo/prefetch.rs";
+
+#[test]
+fn unsafe_code_is_in_one_file() {
+    let src = root().join("core/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let holding: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).expect("a source file");
+            let code = code_of(&text);
+            let b = code.as_bytes();
+            code.match_indices("unsafe").any(|(i, _)| {
+                let before = i.checked_sub(1).map(|j| b[j]);
+                !before.is_some_and(is_ident_byte)
+                    && !b
+                        .get(i + "unsafe".len())
+                        .copied()
+                        .is_some_and(is_ident_byte)
+            })
+        })
+        .map(|f| {
+            f.strip_prefix(&src)
+                .expect("below src")
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(
+        holding,
+        [UNSAFE_ALLOWED],
+        "`unsafe` outside {UNSAFE_ALLOWED} (or not in it any more: move the constant)"
+    );
+}
+
 #[test]
 fn the_checker_sees_every_kind_of_path() {
     let code = code_of(

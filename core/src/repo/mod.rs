@@ -12,6 +12,8 @@
 //!   (node pages, a node with its history, the version graph, diffs).
 //! - `knowledge`: the forest and its indexes kept in step.
 //! - `tier`: what an evaluation context may do with the knowledge base.
+//! - `prefetch`: a hint that brings bytes into the processor's cache
+//!   ahead of their use (the crate's only `unsafe` code).
 //!
 //! Pure like the rest of the core: time comes in as an argument, snapshots
 //! go out and come in as bytes.
@@ -24,6 +26,7 @@ pub mod forest;
 pub mod index;
 pub mod knowledge;
 pub mod node;
+pub mod prefetch;
 pub mod tier;
 
 pub use tier::Tier;
