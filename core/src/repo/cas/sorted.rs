@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use super::{Blobs, DecodeError, Hash, Link, StoreError};
 use crate::repo::forest::codec::{self, Reader, Writer};
+use crate::repo::prefetch::prefetch;
 
 /// A node is split when its encoding grows past this many bytes.
 pub const MAX_NODE_BYTES: usize = 4096;
@@ -96,6 +97,29 @@ fn key_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
         i += 8;
     }
     a.get(i..).cmp(&b.get(i..))
+}
+
+/// How many of `items` (in key order) have a key below `key`: a binary
+/// search like `partition_point`, which also asks memory for the two keys
+/// its next step may compare while this step compares its own. Each key is
+/// an allocation of its own, and a walk down a part of the map that is not
+/// in the processor's cache otherwise waits on each in turn (searches read
+/// a few walks' worth of the map for every query term).
+fn keys_below<T>(items: &[T], key_of: impl Fn(&T) -> &[u8], key: &[u8]) -> usize {
+    let (mut low, mut high) = (0, items.len());
+    while low < high {
+        let mid = low + (high - low) / 2;
+        for next in [low + (mid - low) / 2, mid + 1 + (high - mid - 1) / 2] {
+            if let Some(item) = items.get(next) {
+                prefetch(key_of(item));
+            }
+        }
+        match items.get(mid) {
+            Some(item) if key_cmp(key_of(item), key).is_lt() => low = mid + 1,
+            _ => high = mid,
+        }
+    }
+    low
 }
 
 fn entry_bytes(k: &[u8], v: &[u8]) -> usize {
@@ -531,13 +555,11 @@ impl SortedMap {
         loop {
             match &node.body {
                 Body::Leaf(e) => {
-                    return Ok(e
-                        .binary_search_by(|(k, _)| key_cmp(k, key))
-                        .ok()
-                        .map(|i| &*e[i].1))
+                    let i = keys_below(e, |(k, _)| k, key);
+                    return Ok(e.get(i).filter(|(k, _)| **k == *key).map(|(_, v)| &**v));
                 }
                 Body::Inner(h, c) => {
-                    let i = c.partition_point(|c| key_cmp(&c.max, key).is_lt());
+                    let i = keys_below(c, |c| &c.max, key);
                     let Some(ch) = c.get(i) else { return Ok(None) };
                     let after = i.checked_sub(1).map(|j| &*c[j].max);
                     node = Self::child(&self.blobs, ch, h - 1, after)?;
@@ -887,12 +909,12 @@ impl<'a> Range<'a> {
         loop {
             match &node.body {
                 Body::Leaf(e) => {
-                    let i = start.map_or(0, |s| e.partition_point(|(k, _)| key_cmp(k, s).is_lt()));
+                    let i = start.map_or(0, |s| keys_below(e, |(k, _)| k, s));
                     self.stack.push((node, i));
                     return;
                 }
                 Body::Inner(h, c) => {
-                    let i = start.map_or(0, |s| c.partition_point(|c| key_cmp(&c.max, s).is_lt()));
+                    let i = start.map_or(0, |s| keys_below(c, |c| &c.max, s));
                     self.stack.push((node, i + 1));
                     let Some(ch) = c.get(i) else { return };
                     let after = i.checked_sub(1).map(|j| &*c[j].max);
@@ -986,6 +1008,24 @@ mod tests {
         for a in &keys {
             for b in &keys {
                 assert_eq!(key_cmp(a, b), a.cmp(b), "{a:?} against {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn keys_below_is_partition_point() {
+        let mut r = Rng::new(12);
+        let mut keys: Vec<Vec<u8>> = (0..300).map(|_| key(&mut r)).collect();
+        keys.sort();
+        keys.dedup();
+        for n in [0, 1, 2, 3, 7, 64, keys.len()] {
+            let items = &keys[..n];
+            for probe in keys.iter().chain([&vec![], &vec![0xff; 30]]) {
+                assert_eq!(
+                    keys_below(items, |k| k, probe),
+                    items.partition_point(|k| k < probe),
+                    "{probe:?} among {n}"
+                );
             }
         }
     }
