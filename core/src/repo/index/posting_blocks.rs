@@ -405,9 +405,9 @@ fn each_block(
     }
 }
 
-/// How many blocks ahead of the one decoded `each_block` asks for: 8
-/// read a Chinese query at a million nodes in 0.87-0.90x of the time of
-/// none, 4 in 0.93-0.95x (docs/PERFORMANCE.md).
+/// How many blocks ahead of the one decoded `each_block` asks for (8
+/// measured a little faster than 4 at a million nodes, each about 0.93x
+/// of none; docs/PERFORMANCE.md).
 const AHEAD: usize = 8;
 
 /// Calls `f` with each posting of the list under `prefix`, in id order,
