@@ -997,9 +997,6 @@ mod tests {
         assert_eq!(all, want);
     }
 
-    /// Random inserts and removals agree with a `BTreeMap`, in memory and
-    /// after every round trip through a store (sealed, exported, opened
-    /// lazily, changed further).
     #[test]
     fn keys_compare_as_bytes() {
         let mut r = Rng::new(11);
@@ -1030,6 +1027,9 @@ mod tests {
         }
     }
 
+    /// Random inserts and removals agree with a `BTreeMap`, in memory and
+    /// after every round trip through a store (sealed, exported, opened
+    /// lazily, changed further).
     #[test]
     fn random_changes_match_a_btreemap() {
         for seed in 1..=6u64 {

@@ -406,8 +406,9 @@ fn each_block(
 }
 
 /// How many blocks ahead of the one decoded `each_block` asks for (8
-/// measured a little faster than 4 at a million nodes, each about 0.93x
-/// of none; docs/PERFORMANCE.md).
+/// measured a little faster than 4 at a million nodes; with the keys
+/// asked ahead too, a query takes about 0.93x of the time it took without;
+/// docs/PERFORMANCE.md).
 const AHEAD: usize = 8;
 
 /// Calls `f` with each posting of the list under `prefix`, in id order,
