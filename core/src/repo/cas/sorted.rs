@@ -122,6 +122,16 @@ fn keys_below<T>(items: &[T], key_of: impl Fn(&T) -> &[u8], key: &[u8]) -> usize
     low
 }
 
+/// Where `key` is among a leaf's entries: `Ok` with its place, or `Err`
+/// with the place it would take (as `binary_search_by` says it).
+fn find_key(entries: &[(Bytes, Bytes)], key: &[u8]) -> Result<usize, usize> {
+    let i = keys_below(entries, |(k, _)| k, key);
+    match entries.get(i) {
+        Some((k, _)) if **k == *key => Ok(i),
+        _ => Err(i),
+    }
+}
+
 fn entry_bytes(k: &[u8], v: &[u8]) -> usize {
     k.len() + v.len() + 4
 }
@@ -555,8 +565,10 @@ impl SortedMap {
         loop {
             match &node.body {
                 Body::Leaf(e) => {
-                    let i = keys_below(e, |(k, _)| k, key);
-                    return Ok(e.get(i).filter(|(k, _)| **k == *key).map(|(_, v)| &**v));
+                    return Ok(find_key(e, key)
+                        .ok()
+                        .and_then(|i| e.get(i))
+                        .map(|(_, v)| &**v));
                 }
                 Body::Inner(h, c) => {
                     let i = keys_below(c, |c| &c.max, key);
@@ -625,7 +637,7 @@ impl SortedMap {
         let want = Expect::of(&c.max, c.len, height, after);
         let node = edit(c.link.get_mut(Self::load(blobs, want))?);
         let old = match &mut node.body {
-            Body::Leaf(e) => match e.binary_search_by(|(k, _)| key_cmp(k, key)) {
+            Body::Leaf(e) => match find_key(e, key) {
                 Ok(i) => {
                     node.bytes = node.bytes + value.len() - e[i].1.len();
                     Some(std::mem::replace(&mut e[i].1, value.into()))
@@ -639,9 +651,7 @@ impl SortedMap {
             Body::Inner(h, children) => {
                 let h = *h;
                 let last = children.len() - 1;
-                let i = children
-                    .partition_point(|c| key_cmp(&c.max, key).is_lt())
-                    .min(last);
+                let i = keys_below(children, |c| &c.max, key).min(last);
                 let (before, rest) = children.split_at_mut(i);
                 let after = before.last().map(|c| &*c.max);
                 let ch = &mut rest[0];
@@ -719,7 +729,7 @@ impl SortedMap {
             let want = Expect::of(&c.max, c.len, height, after);
             let node = c.link.get(Self::load(blobs, want))?;
             match &node.body {
-                Body::Leaf(e) => e.binary_search_by(|(k, _)| key_cmp(k, key)).is_ok(),
+                Body::Leaf(e) => find_key(e, key).is_ok(),
                 Body::Inner(..) => true,
             }
         };
@@ -729,7 +739,7 @@ impl SortedMap {
         let want = Expect::of(&c.max, c.len, height, after);
         let node = edit(c.link.get_mut(Self::load(blobs, want))?);
         let old = match &mut node.body {
-            Body::Leaf(e) => match e.binary_search_by(|(k, _)| key_cmp(k, key)) {
+            Body::Leaf(e) => match find_key(e, key) {
                 Ok(i) => {
                     let (k, v) = e.remove(i);
                     node.bytes -= entry_bytes(&k, &v);
@@ -739,7 +749,7 @@ impl SortedMap {
             },
             Body::Inner(h, children) => {
                 let h = *h;
-                let i = children.partition_point(|c| key_cmp(&c.max, key).is_lt());
+                let i = keys_below(children, |c| &c.max, key);
                 if i == children.len() {
                     return Ok((None, Outcome::Kept));
                 }
