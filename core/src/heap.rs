@@ -189,7 +189,7 @@ impl Heap {
             };
             self.free_slots -= 1;
             self.births[r as usize] = self.epoch;
-            r
+            Ref::from(r)
         } else {
             self.objects.push(obj);
             self.marks.push(false);
@@ -393,7 +393,7 @@ impl Heap {
                 if self.bytes > self.gc_threshold {
                     self.wants_gc = true;
                 }
-                return r;
+                return Ref::from(r);
             }
         }
         self.alloc_ref(Object::Pair(car, cdr))

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use super::{boolean, index, list_items, type_error, Budget, Ctx, Fault, PrimTable};
 use crate::heap::Heap;
 use crate::number::{Num, Work};
-use crate::value::{Object, Value};
+use crate::value::{Object, Ref, Value};
 
 /// The `mem...` and `ass...` of one sameness: each primitive's name, and
 /// the name its errors give.
@@ -333,7 +333,7 @@ const EQUAL_UNITS: u64 = 64;
 /// limits.
 pub fn equal<W: Work>(heap: &Heap, a: Value, b: Value, budget: &mut W) -> Result<bool, W::Stop> {
     let mut work = vec![(a, b)];
-    let mut assumed: BTreeSet<(u32, u32)> = BTreeSet::new();
+    let mut assumed: BTreeSet<(Ref, Ref)> = BTreeSet::new();
     while let Some((x, y)) = work.pop() {
         budget.charge(EQUAL_UNITS)?;
         if eqv(heap, x, y) {

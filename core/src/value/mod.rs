@@ -19,7 +19,7 @@ use crate::symbol::Sym;
 use code::{Frame, Template};
 
 /// Index of an object in the heap.
-pub type Ref = u32;
+pub type Ref = u64;
 
 /// Laid out as an 8-byte tag and every payload at offset 8 (`repr(C,
 /// u64)`), with no padding between them: a `Value` kept in locals is then

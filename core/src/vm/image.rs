@@ -447,7 +447,7 @@ impl<'a> Dumper<'a> {
         d.global_ids = d.globals.iter().map(|g| (*g, *g)).collect();
         let n = vm.heap.slot_count() as Ref;
         d.objs = (0..n).collect();
-        d.obj_ids = d.objs.iter().map(|r| (*r, *r)).collect();
+        d.obj_ids = d.objs.iter().map(|r| (*r, *r as u32)).collect();
         let mut tqueue: VecDeque<Rc<Template>> = roots.iter().cloned().collect();
         for r in 0..n {
             crate::heap::children(vm.heap.get(r), &mut |t| tqueue.push_back(t.clone()));
