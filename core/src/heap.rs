@@ -24,6 +24,9 @@ use crate::value::code::Template;
 use crate::value::{Object, Ref, Value};
 
 const NO_FREE: u32 = u32::MAX;
+/// What `Heap::list_pairs` gives for no items: never a slot (a slot is an
+/// index into a `Vec`, at most `isize::MAX`).
+const NO_PAIRS: Ref = Ref::MAX;
 
 /// Objects the collector marks between two questions whether to stop
 /// (a few milliseconds of marking).
@@ -483,16 +486,30 @@ impl Heap {
     /// pair by address), written as two words and read back whole for the
     /// next pair, a stalled load at every pair (docs/PERFORMANCE.md, "Pairs
     /// by slot").
-    #[inline]
+    #[inline(always)]
     pub fn list_ref(&mut self, items: &[Value], tail: Value) -> Option<Ref> {
+        let r = self.list_pairs(items, tail);
+        (r != NO_PAIRS).then_some(r)
+    }
+
+    /// `list_ref`'s work, giving `NO_PAIRS` for no items: a plain `Ref`
+    /// comes back in a register, where the guest returned an `Option`
+    /// through memory, and with it there are four arguments in the guest
+    /// (a fifth goes on the stack, written as four bytes and read back as
+    /// eight: a stalled load at every call; docs/PERFORMANCE.md, "A
+    /// Value's payload as a word").
+    #[inline]
+    fn list_pairs(&mut self, items: &[Value], tail: Value) -> Ref {
         // The items and the tail read by words: a primitive's arguments
         // were pushed onto the VM's stack just before (`Value::by_words`).
-        let (last, rest) = items.split_last()?;
+        let Some((last, rest)) = items.split_last() else {
+            return NO_PAIRS;
+        };
         let mut r = self.cons_inline(Value::by_words(last), Value::by_words(&tail));
         for v in rest.iter().rev() {
             r = self.cons_inline(Value::by_words(v), Value::Obj(r));
         }
-        Some(r)
+        r
     }
 
     pub fn string(&mut self, s: &str) -> Value {

@@ -195,7 +195,12 @@ impl Ctx<'_> {
     /// The list is held between chunks by its first pair's slot, not as a
     /// `Value`: a `Value` was held in memory and read back whole just after
     /// being written in two words (docs/PERFORMANCE.md, "Pairs by slot").
-    #[inline]
+    /// Inline always in the guest: there its five arguments (the result's
+    /// address among them) put one on the stack, written as four bytes and
+    /// read back as eight (docs/PERFORMANCE.md, "A Value's payload as a
+    /// word").
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
+    #[cfg_attr(target_arch = "wasm32", inline(always))]
     pub fn list_with_tail(&mut self, items: &[Value], tail: Value) -> Result<Value, Fault> {
         let mut chunks = items.rchunks(ELEMENT_CHUNK);
         let Some(chunk) = chunks.next() else {

@@ -89,7 +89,7 @@ impl Vm {
         }
         match prim.kind {
             PrimKind::Simple(func) => {
-                self.call_simple(func, callee_idx, tail)?;
+                self.call_simple_by(func, callee_idx, tail)?;
                 Ok(Next::Done)
             }
             PrimKind::Knowledge(func) => {
@@ -167,9 +167,42 @@ impl Vm {
         }
     }
 
+    /// `call_simple`, made in the guest by one of two functions, one for a
+    /// call in tail position and one for the others: with `tail` an
+    /// argument, `call_simple` took five in the guest (its result's
+    /// address among them), and the fifth went on the stack, written as
+    /// four bytes and read back as eight, a stalled load at every call
+    /// (docs/PERFORMANCE.md, "A Value's payload as a word").
+    #[inline(always)]
+    pub(super) fn call_simple_by(
+        &mut self,
+        func: PrimFn,
+        callee_idx: usize,
+        tail: bool,
+    ) -> Result<(), VmError> {
+        if !cfg!(target_arch = "wasm32") {
+            self.call_simple(func, callee_idx, tail)
+        } else if tail {
+            self.call_simple_tail(func, callee_idx)
+        } else {
+            self.call_simple_here(func, callee_idx)
+        }
+    }
+
+    #[inline(never)]
+    fn call_simple_tail(&mut self, func: PrimFn, callee_idx: usize) -> Result<(), VmError> {
+        self.call_simple(func, callee_idx, true)
+    }
+
+    #[inline(never)]
+    fn call_simple_here(&mut self, func: PrimFn, callee_idx: usize) -> Result<(), VmError> {
+        self.call_simple(func, callee_idx, false)
+    }
+
     /// A call of simple primitive `func`, its arguments (as many as it
     /// takes) above `callee_idx` on the stack: its value delivered, or its
     /// fault raised.
+    #[cfg_attr(target_arch = "wasm32", inline(always))]
     pub(super) fn call_simple(
         &mut self,
         func: PrimFn,

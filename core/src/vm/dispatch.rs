@@ -617,7 +617,7 @@ impl Vm {
         if let Some(callee_idx) = self.stack.len().checked_sub(n + 1) {
             if let Value::Prim(id) = self.stack[callee_idx] {
                 if let Some(func) = self.simple_primitive(id, n) {
-                    return self.call_simple(func, callee_idx, tail);
+                    return self.call_simple_by(func, callee_idx, tail);
                 }
             }
         }
