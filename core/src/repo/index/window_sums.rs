@@ -166,13 +166,18 @@ impl WindowSums {
     }
 
     fn drain_places(&mut self, end: usize, mut wanted: f32, mut f: impl FnMut(usize, f32) -> f32) {
-        let end = end.min(SLOTS);
-        for (r, run) in self.sums[..end].chunks_mut(RUN).enumerate() {
+        // Whole runs: the last one may reach past `end`, into places no
+        // list reached, which are unmet.
+        let end = end.next_multiple_of(RUN).min(SLOTS);
+        let (runs, _) = self.sums[..end].as_chunks_mut::<RUN>();
+        for (r, run) in runs.iter_mut().enumerate() {
             // As integers, the bits of sums (never negative) order as the
             // sums do, and `UNMET`'s below them all: a maximum that the
-            // compiler can take many lanes at a time (a float maximum
-            // must keep its order of operations).
-            let most = run.iter().map(|v| v.to_bits() as i32).max().unwrap_or(-1);
+            // compiler takes many lanes at a time (a float maximum must
+            // keep its order of operations), over a run of a length it
+            // knows (`max()` over a slice left a scalar loop for most of
+            // each run).
+            let most = run.iter().fold(i32::MIN, |m, v| m.max(v.to_bits() as i32));
             if most < 0 {
                 continue;
             }
