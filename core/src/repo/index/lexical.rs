@@ -324,8 +324,15 @@ impl LexicalQuery {
         // Counts and lengths fit in 32 bits (more is a damaged index, and
         // still gives a part from 0 to 1), which convert in one step.
         let units = |v: u64| v.min(u32::MAX.into()) as u32 as f32;
-        let c = units(count);
-        (c * (K1 + 1.0) / (c + self.norm.0 + self.norm.1 * units(len))).min(1.0)
+        self.part_of_units(units(count), units(len))
+    }
+
+    /// `part` of a count and a length already in units (the same
+    /// operations in the same order, so the same bits, one posting at a
+    /// time or many).
+    #[inline(always)]
+    fn part_of_units(&self, count: f32, len: f32) -> f32 {
+        (count * (K1 + 1.0) / (count + self.norm.0 + self.norm.1 * len)).min(1.0)
     }
 
     /// A node's part of group `g`, given each term's saturated part.
@@ -791,12 +798,19 @@ impl LexicalIndex {
             .get(t)
             .map_or(0, |&df| df.min(u32::MAX.into()) as usize);
         let mut known = self.lists.take(df);
-        posting_blocks::scan_blocks(&self.map, &term_key(&q.terms[t]), &mut |block| {
-            known.extend(
+        let mut parts = Vec::new();
+        posting_blocks::scan_columns(&self.map, &term_key(&q.terms[t]), &mut |block| {
+            // The parts from the columns, in a loop of its own: their
+            // divisions are made several at a time.
+            parts.clear();
+            parts.extend(
                 block
+                    .counts
                     .iter()
-                    .map(|&(id, count, len)| (id, q.part(count, len))),
+                    .zip(&block.lens)
+                    .map(|(&count, &len)| q.part_of_units(count as f32, len as f32)),
             );
+            known.extend(block.ids.iter().copied().zip(parts.iter().copied()));
         })?;
         Ok(known)
     }

@@ -14,6 +14,8 @@
 //! less one, and each length, field after field. Unused bits of the last
 //! byte are zero.
 
+use std::cell::RefCell;
+
 use crate::repo::cas::DecodeError;
 use crate::repo::forest::codec::{Reader, Writer};
 use crate::repo::node::NodeId;
@@ -113,100 +115,382 @@ impl Bits {
 /// checking that ids ascend and counts are at most their lengths (what a
 /// block of any format must hold); the error says what is wrong and where.
 pub fn decode(bytes: &[u8], out: &mut Vec<Posting>) -> Result<(), String> {
+    // The columns' buffers are kept between calls (a look-up decodes one
+    // block, and would otherwise allocate six).
+    thread_local! {
+        static COLUMNS: RefCell<Columns> = RefCell::default();
+    }
     out.clear();
-    let mut r = Reader::new(bytes);
-    let at = |e: DecodeError| format!("{} at byte {}", e.what, e.offset);
-    if r.byte("the format").map_err(at)? != FORMAT {
-        return Err("not a packed block".into());
-    }
-    let n = r.uint("a block's size").map_err(at)?;
-    let first = r.uint("a node id").map_err(at)?;
-    let mut widths = [0u32; 3];
-    for w in &mut widths {
-        *w = r.byte("a width").map_err(at)?.into();
-    }
-    if let Some(w) = widths.iter().find(|&&w| w > WIDEST) {
-        return Err(format!("a field of {w} bits"));
-    }
-    // Every length is at least its count, so at least 1: a block cannot
-    // claim more postings than its bits hold lengths for.
-    if n == 0 || widths[2] == 0 {
-        return Err("no postings".into());
-    }
-    let packed = &bytes[r.pos()..];
-    let total = (n - 1)
-        .checked_mul(widths[0].into())
-        .zip(n.checked_mul(u64::from(widths[1] + widths[2])))
-        .and_then(|(a, b)| a.checked_add(b))
-        .filter(|&bits| bits.div_ceil(8) == packed.len() as u64)
-        .ok_or_else(|| format!("{n} postings in {} bytes", packed.len()))?;
-    if total % 8 != 0 && packed.last().is_some_and(|&b| b >> (total % 8) != 0) {
-        return Err("bits set past the last value".into());
-    }
-    let n = n as usize;
-    let field = |start: u64, width: u32| Field {
-        bytes: packed,
-        at: start as usize,
-        width,
-        mask: if width == 0 {
-            0
-        } else {
-            u64::MAX >> (u64::BITS - width)
-        },
-    };
-    let gaps = field(0, widths[0]);
-    let counts = field((n as u64 - 1) * u64::from(widths[0]), widths[1]);
-    let lens = field(
-        counts.at as u64 + n as u64 * u64::from(widths[1]),
-        widths[2],
-    );
-    out.reserve(n);
-    let mut id = first;
-    for i in 0..n {
-        if i > 0 {
-            id = id
-                .checked_add(gaps.get(i - 1) + 1)
-                .ok_or_else(|| format!("node ids past {id}"))?;
-        }
-        let (count, len) = (counts.get(i) + 1, lens.get(i));
-        if count > len {
-            return Err(format!("node {id} counts {count} of a length {len}"));
-        }
-        out.push((id, count, len));
-    }
-    Ok(())
+    COLUMNS.with_borrow_mut(|cols| {
+        let layout = Layout::read(bytes)?;
+        cols.unpack_ids(bytes, &layout)?;
+        cols.unpack_wide(&layout)?;
+        let [counts, lens] = &cols.wide;
+        out.extend(
+            cols.ids
+                .iter()
+                .zip(counts.iter().zip(lens))
+                .map(|(&id, (&count, &len))| (id, count, len)),
+        );
+        Ok(())
+    })
 }
 
-/// One field's values in a packed block.
-struct Field<'a> {
-    bytes: &'a [u8],
+/// A block's postings as three columns, for a reader of whole lists: each
+/// column is unpacked by a loop of its own (one load, a shift and a mask a
+/// value, no value waiting on the one before), and what a caller computes
+/// from a column runs over an array, which the compiler vectorizes.
+#[derive(Clone, Debug, Default)]
+pub struct Columns {
+    /// The nodes, ascending.
+    pub ids: Vec<NodeId>,
+    /// Each posting's count, at most `u32::MAX` (more only in a damaged
+    /// block, taken as that, as `lexical`'s parts take it).
+    pub counts: Vec<u32>,
+    /// Each posting's length, at most `u32::MAX` likewise.
+    pub lens: Vec<u32>,
+    /// The block's packed bits and 16 zero bytes: every value is one
+    /// 8-byte load inside it.
+    padded: Vec<u8>,
+    /// One field's bits from the first of a byte (`unpack`).
+    aligned: Vec<u8>,
+    /// Counts and lengths wider than 32 bits (`unpack_wide`).
+    wide: [Vec<u64>; 2],
+}
+
+impl Columns {
+    /// The postings of packed block `bytes`, checked as `decode` checks
+    /// them.
+    pub fn decode(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let layout = Layout::read(bytes)?;
+        self.unpack_ids(bytes, &layout)?;
+        let [count_width, len_width] = [layout.fields[1].width, layout.fields[2].width];
+        // A count is kept less one: below 32 bits it still fits in 32.
+        if count_width < u32::BITS && len_width <= u32::BITS {
+            let n = self.ids.len();
+            self.counts.clear();
+            self.lens.clear();
+            unpack(
+                &self.padded,
+                layout.fields[1],
+                n,
+                &mut self.aligned,
+                &mut self.counts,
+                |v| v as u32 + 1,
+            );
+            unpack(
+                &self.padded,
+                layout.fields[2],
+                n,
+                &mut self.aligned,
+                &mut self.lens,
+                |v| v as u32,
+            );
+            // One pass without a branch a posting; the first wrong one is
+            // sought only when there is one.
+            let wrong = self
+                .counts
+                .iter()
+                .zip(&self.lens)
+                .fold(false, |w, (c, l)| w | (c > l));
+            if wrong {
+                let counts = self.counts.iter().map(|&c| c.into());
+                let lens = self.lens.iter().map(|&l| l.into());
+                return Err(first_wrong(&self.ids, counts, lens));
+            }
+            return Ok(());
+        }
+        self.unpack_wide(&layout)?;
+        let units = |v: &u64| (*v).min(u32::MAX.into()) as u32;
+        let [counts, lens] = &self.wide;
+        self.counts.clear();
+        self.counts.extend(counts.iter().map(units));
+        self.lens.clear();
+        self.lens.extend(lens.iter().map(units));
+        Ok(())
+    }
+
+    /// `rows` (postings of a block kept the first way) as columns.
+    pub fn set_rows(&mut self, rows: &[Posting]) {
+        let units = |v: u64| v.min(u32::MAX.into()) as u32;
+        self.ids.clear();
+        self.ids.extend(rows.iter().map(|p| p.0));
+        self.counts.clear();
+        self.counts.extend(rows.iter().map(|p| units(p.1)));
+        self.lens.clear();
+        self.lens.extend(rows.iter().map(|p| units(p.2)));
+    }
+
+    /// The block's ids into `ids` (its bits into `padded` first).
+    fn unpack_ids(&mut self, bytes: &[u8], layout: &Layout) -> Result<(), String> {
+        self.padded.clear();
+        self.padded.extend_from_slice(&bytes[layout.packed..]);
+        self.padded.extend_from_slice(&[0; 16]);
+        // The first id, then each gap (less one) after it: no id passes
+        // the largest if the widest gaps would not.
+        let gaps = layout.fields[0];
+        let most = (layout.n as u64 - 1)
+            .checked_mul(gaps.mask + 1)
+            .and_then(|all| all.checked_add(layout.first));
+        if most.is_none() {
+            let mut id = layout.first;
+            for i in 1..layout.n {
+                let gap = gaps.get(&self.padded, i - 1);
+                id = id
+                    .checked_add(gap + 1)
+                    .ok_or_else(|| format!("node ids past {id}"))?;
+            }
+        }
+        self.ids.clear();
+        self.ids.push(layout.first);
+        unpack(
+            &self.padded,
+            gaps,
+            layout.n - 1,
+            &mut self.aligned,
+            &mut self.ids,
+            |gap| gap + 1,
+        );
+        // Each id the one before and its gap, in a loop of its own: a
+        // chain of additions with nothing else waiting on them.
+        let mut id = layout.first;
+        for next in &mut self.ids[1..] {
+            id = id.wrapping_add(*next);
+            *next = id;
+        }
+        Ok(())
+    }
+
+    /// The counts and lengths at full width, checked.
+    fn unpack_wide(&mut self, layout: &Layout) -> Result<(), String> {
+        let n = layout.n;
+        let [counts, lens] = &mut self.wide;
+        counts.clear();
+        lens.clear();
+        let aligned = &mut self.aligned;
+        unpack(&self.padded, layout.fields[1], n, aligned, counts, |v| {
+            v + 1
+        });
+        unpack(&self.padded, layout.fields[2], n, aligned, lens, |v| v);
+        if counts.iter().zip(lens.iter()).any(|(c, l)| c > l) {
+            return Err(first_wrong(
+                &self.ids,
+                counts.iter().copied(),
+                lens.iter().copied(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The error for the first posting whose count is above its length.
+fn first_wrong(
+    ids: &[NodeId],
+    counts: impl Iterator<Item = u64>,
+    lens: impl Iterator<Item = u64>,
+) -> String {
+    ids.iter()
+        .zip(counts.zip(lens))
+        .find(|(_, (count, len))| count > len)
+        .map_or_else(String::new, |(id, (count, len))| {
+            format!("node {id} counts {count} of a length {len}")
+        })
+}
+
+/// Where a packed block's values are.
+struct Layout {
+    /// The number of postings, at least 1.
+    n: usize,
+    first: NodeId,
+    /// Where the packed bits start in the block's bytes.
+    packed: usize,
+    /// The gaps, the counts and the lengths.
+    fields: [Field; 3],
+}
+
+impl Layout {
+    /// The layout of block `bytes`, whose sizes are checked against each
+    /// other: every value it places is inside the packed bits.
+    fn read(bytes: &[u8]) -> Result<Layout, String> {
+        let mut r = Reader::new(bytes);
+        let at = |e: DecodeError| format!("{} at byte {}", e.what, e.offset);
+        if r.byte("the format").map_err(at)? != FORMAT {
+            return Err("not a packed block".into());
+        }
+        let n = r.uint("a block's size").map_err(at)?;
+        let first = r.uint("a node id").map_err(at)?;
+        let mut widths = [0u32; 3];
+        for w in &mut widths {
+            *w = r.byte("a width").map_err(at)?.into();
+        }
+        if let Some(w) = widths.iter().find(|&&w| w > WIDEST) {
+            return Err(format!("a field of {w} bits"));
+        }
+        // Every length is at least its count, so at least 1: a block cannot
+        // claim more postings than its bits hold lengths for.
+        if n == 0 || widths[2] == 0 {
+            return Err("no postings".into());
+        }
+        let packed = &bytes[r.pos()..];
+        let total = (n - 1)
+            .checked_mul(widths[0].into())
+            .zip(n.checked_mul(u64::from(widths[1] + widths[2])))
+            .and_then(|(a, b)| a.checked_add(b))
+            .filter(|&bits| bits.div_ceil(8) == packed.len() as u64)
+            .ok_or_else(|| format!("{n} postings in {} bytes", packed.len()))?;
+        if total % 8 != 0 && packed.last().is_some_and(|&b| b >> (total % 8) != 0) {
+            return Err("bits set past the last value".into());
+        }
+        // At most 8 postings a byte (lengths take a bit at least).
+        let n = n as usize;
+        let field = |at: usize, width: u32| Field {
+            at,
+            width,
+            mask: if width == 0 {
+                0
+            } else {
+                u64::MAX >> (u64::BITS - width)
+            },
+        };
+        let gaps = field(0, widths[0]);
+        let counts = field((n - 1) * widths[0] as usize, widths[1]);
+        let lens = field(counts.at + n * widths[1] as usize, widths[2]);
+        Ok(Layout {
+            n,
+            first,
+            packed: r.pos(),
+            fields: [gaps, counts, lens],
+        })
+    }
+}
+
+/// One field's place in a packed block.
+#[derive(Clone, Copy)]
+struct Field {
     /// The bit its first value starts at.
     at: usize,
     width: u32,
     mask: u64,
 }
 
-impl Field<'_> {
-    /// Value `i` (the caller knows the block holds it).
+impl Field {
+    /// Value `i` of `padded` (the packed bits and zero bytes after them;
+    /// the caller knows the block holds the value).
     #[inline(always)]
-    fn get(&self, i: usize) -> u64 {
+    fn get(&self, padded: &[u8], i: usize) -> u64 {
         let bit = self.at + i * self.width as usize;
-        (word(self.bytes, bit / 8) >> (bit % 8)) & self.mask
+        let at = bit / 8;
+        let word = padded
+            .get(at..at + 8)
+            .map_or(0, |w| u64::from_le_bytes(w.try_into().unwrap_or_default()));
+        (word >> (bit % 8)) & self.mask
     }
 }
 
-/// The 8 bytes from `i` (zeros past the end) as a little-endian number.
+/// The first `n` values of `field` in `padded`, each through `f`, after
+/// what `out` holds (`aligned` is room for the field's bits).
+///
+/// A field of up to 32 bits is first copied so that it starts at a byte's
+/// first bit; then each 8 values take a whole number of bytes and are
+/// unpacked by code made for their width, whose offsets and shifts are
+/// constants, with no value waiting on another (a block decodes in half
+/// the time it took value by value; docs/PERFORMANCE.md).
 #[inline(always)]
-fn word(bytes: &[u8], i: usize) -> u64 {
-    let mut w = [0u8; 8];
-    match bytes.get(i..i + 8) {
-        Some(s) => w.copy_from_slice(s),
-        None => {
-            let tail = bytes.get(i..).unwrap_or_default();
-            w[..tail.len()].copy_from_slice(tail);
+fn unpack<T: Copy>(
+    padded: &[u8],
+    field: Field,
+    n: usize,
+    aligned: &mut Vec<u8>,
+    out: &mut Vec<T>,
+    mut f: impl FnMut(u64) -> T,
+) {
+    macro_rules! widths {
+        ($($w:literal)*) => {
+            match field.width {
+                0 => {
+                    // Every value 0 (every count 1, in most blocks).
+                    out.extend((0..n).map(|_| f(0)));
+                    return;
+                }
+                $($w => {
+                    align(padded, field, n, aligned);
+                    return unpack_width::<$w, T>(aligned, n, out, f);
+                })*
+                _ => {}
+            }
+        };
+    }
+    widths!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
+    out.extend((0..n).map(|i| f(field.get(padded, i))));
+}
+
+/// The `n` values of `field` (in `padded`) into `aligned` from its first
+/// bit, and 40 zero bytes after (the last eight values of up to 32 bits
+/// each are read whole).
+#[inline(always)]
+fn align(padded: &[u8], field: Field, n: usize, aligned: &mut Vec<u8>) {
+    let (from, shift) = (field.at / 8, field.at % 8);
+    let len = (n * field.width as usize).div_ceil(8);
+    let words = len.div_ceil(8);
+    aligned.clear();
+    let bits = padded.get(from..).unwrap_or_default();
+    let load = |i: usize| {
+        bits.get(i..i + 8)
+            .map_or(0, |w| u64::from_le_bytes(w.try_into().unwrap_or_default()))
+    };
+    if shift == 0 {
+        aligned.extend_from_slice(bits.get(..len).unwrap_or_default());
+    } else {
+        // Eight bytes at a time: the next word's low bits fill the top.
+        for j in 0..words {
+            let w = load(8 * j) >> shift | load(8 * j + 8) << (64 - shift);
+            aligned.extend_from_slice(&w.to_le_bytes());
         }
     }
-    u64::from_le_bytes(w)
+    aligned.extend_from_slice(&[0; 40]);
+}
+
+/// `unpack` of `n` values `W` bits wide, from the first bit of `bits`
+/// (followed by 40 zero bytes at least: `align`).
+#[inline(always)]
+fn unpack_width<const W: usize, T: Copy>(
+    bits: &[u8],
+    n: usize,
+    out: &mut Vec<T>,
+    mut f: impl FnMut(u64) -> T,
+) {
+    let mask = u64::MAX >> (64 - W);
+    out.reserve(n.next_multiple_of(8));
+    let end = out.len() + n;
+    let mut i = 0;
+    // Eight values are `W` bytes: their bytes and shifts are the same
+    // from one eight to the next. The last eight may reach into the zero
+    // bytes after the values, and are cut back to `n`.
+    while i < n {
+        let Some(group) = bits.get(i / 8 * W..i / 8 * W + W + 8) else {
+            break;
+        };
+        let value = |k: usize| {
+            let at = k * W / 8;
+            let word = u64::from_le_bytes(group[at..at + 8].try_into().unwrap_or_default());
+            (word >> (k * W % 8)) & mask
+        };
+        let values: [T; 8] = std::array::from_fn(|k| f(value(k)));
+        out.extend_from_slice(&values);
+        i += 8;
+    }
+    out.truncate(end);
+    // The last few, where the bits did not reach (never with the zero
+    // bytes `align` puts after them).
+    let mut i = i.min(n);
+    while out.len() < end {
+        let bit = i * W;
+        let word = bits
+            .get(bit / 8..bit / 8 + 8)
+            .map_or(0, |w| u64::from_le_bytes(w.try_into().unwrap_or_default()));
+        out.push(f((word >> (bit % 8)) & mask));
+        i += 1;
+    }
 }
 
 #[cfg(test)]
@@ -237,6 +521,65 @@ mod tests {
         ]);
     }
 
+    /// Blocks of many sizes in which each field in turn takes every width
+    /// (the others random), through both decoders: each value comes back,
+    /// counts and lengths as columns at most `u32::MAX`.
+    #[test]
+    fn columns_and_rows_agree_at_every_width_and_size() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        // A value of `w` bits, the highest set if `top`.
+        let mut value = |w: u32, top: bool| match w {
+            0 => 0,
+            _ => (next() >> (64 - w)) | u64::from(top) << (w - 1),
+        };
+        let mut cols = Columns::default();
+        let mut rows = Vec::new();
+        let mut checked = 0;
+        for n in [1usize, 2, 7, 8, 9, 15, 16, 17, 31, 63, 64, 65, 130] {
+            for w in 0..=WIDEST {
+                for field in 0..3 {
+                    let width = |f: usize, small: u32| if f == field { w } else { small };
+                    let mut id = value(20, false);
+                    let block: Vec<Posting> = (0..n)
+                        .map(|i| {
+                            let top = i == n / 2;
+                            if i > 0 {
+                                id += value(width(0, 5), top) + 1;
+                            }
+                            let count = value(width(1, 2), top) + 1;
+                            let len = count + value(width(2, 9), top);
+                            (id, count, len)
+                        })
+                        .collect();
+                    let Some(bytes) = encode(&block) else {
+                        continue;
+                    };
+                    decode(&bytes, &mut rows).unwrap();
+                    assert_eq!(rows, block, "{n} postings, field {field} of {w} bits");
+                    cols.decode(&bytes).unwrap();
+                    let units = |v: u64| v.min(u32::MAX.into()) as u32;
+                    let ids: Vec<NodeId> = block.iter().map(|p| p.0).collect();
+                    let counts: Vec<u32> = block.iter().map(|p| units(p.1)).collect();
+                    let lens: Vec<u32> = block.iter().map(|p| units(p.2)).collect();
+                    assert_eq!(cols.ids, ids, "{n} postings, field {field} of {w} bits");
+                    assert_eq!(
+                        cols.counts, counts,
+                        "{n} postings, field {field} of {w} bits"
+                    );
+                    assert_eq!(cols.lens, lens, "{n} postings, field {field} of {w} bits");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 13 * 57 * 2, "{checked} blocks");
+    }
+
     #[test]
     fn what_does_not_pack_is_refused_not_mangled() {
         assert_eq!(encode(&[]), None);
@@ -260,9 +603,16 @@ mod tests {
         assert!(decode(&longer, &mut out).is_err());
         // Every single bit flipped: an error, or postings that still
         // hold what a block must.
+        let mut cols = Columns::default();
         for i in 0..good.len() * 8 {
             let mut bad = good.clone();
             bad[i / 8] ^= 1 << (i % 8);
+            // Both decoders take the same blocks.
+            assert_eq!(
+                cols.decode(&bad).is_ok(),
+                decode(&bad, &mut out).is_ok(),
+                "{i}"
+            );
             if decode(&bad, &mut out).is_ok() {
                 assert!(out.windows(2).all(|w| w[0].0 < w[1].0), "{i}");
                 assert!(out.iter().all(|p| 1 <= p.1 && p.1 <= p.2), "{i}");

@@ -30,7 +30,7 @@ use crate::repo::forest::codec::{Reader, Writer};
 use crate::repo::node::NodeId;
 use crate::repo::prefetch::prefetch;
 
-use super::packed_postings;
+use super::packed_postings::{self, Columns};
 
 /// The mean number of postings in a block.
 const SPAN: u64 = 64;
@@ -102,9 +102,14 @@ fn decode_into(
     }
     packed_postings::decode(bytes, out)
         .map_err(|what| damaged(prefix, format!("{}: {what}", key_name(key))))?;
-    // Ids ascend: the last is the largest.
-    match out.last() {
-        Some(&(id, _, _)) if id > key => Err(damaged(
+    past_end(prefix, key, out.last().map(|p| p.0))
+}
+
+/// An error if `last`, the last id of the block keyed `key` (ids ascend:
+/// the largest), is past the block's end.
+fn past_end(prefix: &[u8], key: NodeId, last: Option<NodeId>) -> Result<(), StoreError> {
+    match last {
+        Some(id) if id > key => Err(damaged(
             prefix,
             format!("{} holds node {id}, past its end", key_name(key)),
         )),
@@ -422,17 +427,26 @@ pub fn scan(
 }
 
 /// Calls `f` with the postings of each block of the list under `prefix`,
-/// in id order: what `scan` gives, a block at a time, for a caller that
-/// reads whole lists (a call per block, not per posting: 2-5% of a
-/// Chinese query's time at 1M, docs/PERFORMANCE.md).
-pub fn scan_blocks(
+/// in id order, as columns: what `scan` gives, a block at a time, for a
+/// caller that reads whole lists (a call per block, not per posting: 2-5%
+/// of a Chinese query's time at 1M, docs/PERFORMANCE.md).
+pub fn scan_columns(
     map: &SortedMap,
     prefix: &[u8],
-    f: &mut dyn FnMut(&[Posting]),
+    f: &mut dyn FnMut(&Columns),
 ) -> Result<(), StoreError> {
-    let mut block = Vec::with_capacity(2 * SPAN as usize);
+    let mut block = Columns::default();
+    let mut rows = Vec::new();
     each_block(map, prefix, |key, v| {
-        decode_into(prefix, key, v, &mut block)?;
+        if v.first() == Some(&packed_postings::FORMAT) {
+            block
+                .decode(v)
+                .map_err(|what| damaged(prefix, format!("{}: {what}", key_name(key))))?;
+            past_end(prefix, key, block.ids.last().copied())?;
+        } else {
+            decode_into(prefix, key, v, &mut rows)?;
+            block.set_rows(&rows);
+        }
         f(&block);
         Ok(true)
     })
@@ -477,9 +491,17 @@ mod tests {
         // Block by block, the same postings, in blocks as stored.
         let mut by_blocks = Vec::new();
         let mut sizes = Vec::new();
-        scan_blocks(&forward, TERM, &mut |block| {
-            by_blocks.extend_from_slice(block);
-            sizes.push(block.len());
+        scan_columns(&forward, TERM, &mut |block| {
+            let counts = block.counts.iter().map(|&c| u64::from(c));
+            let lens = block.lens.iter().map(|&l| u64::from(l));
+            by_blocks.extend(
+                block
+                    .ids
+                    .iter()
+                    .zip(counts.zip(lens))
+                    .map(|(&id, (c, l))| (id, c, l)),
+            );
+            sizes.push(block.ids.len());
         })
         .unwrap();
         assert_eq!(by_blocks, expected);
