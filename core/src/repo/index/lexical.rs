@@ -58,11 +58,11 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use super::partial_sums::{NodeSums, Pool};
-use super::posting_blocks;
 pub use super::read_lists::ReadLists;
 use super::read_lists::{ListPool, Parts};
 use super::text::{code_words, implied_words, pieces, stem, Piece, Scratch, IMPLIED_VOCABULARY};
 use super::window_sums::{WindowPool, WindowSums, WINDOW};
+use super::{packed_postings, posting_blocks};
 use crate::repo::cas::sorted::SortedMap;
 use crate::repo::cas::{Blobs, StoreError};
 use crate::repo::forest::codec::{Reader, Writer};
@@ -323,7 +323,7 @@ impl LexicalQuery {
     fn part(&self, count: u64, len: u64) -> f32 {
         // Counts and lengths fit in 32 bits (more is a damaged index, and
         // still gives a part from 0 to 1), which convert in one step.
-        let units = |v: u64| v.min(u32::MAX.into()) as u32 as f32;
+        let units = |v: u64| packed_postings::saturated(v) as f32;
         self.part_of_units(units(count), units(len))
     }
 

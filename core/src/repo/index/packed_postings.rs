@@ -136,6 +136,12 @@ pub fn decode(bytes: &[u8], out: &mut Vec<Posting>) -> Result<(), String> {
     })
 }
 
+/// A count or length as the columns hold it: at most `u32::MAX` (more
+/// only in a damaged block).
+pub fn saturated(v: u64) -> u32 {
+    v.min(u32::MAX.into()) as u32
+}
+
 /// A block's postings as three columns, for a reader of whole lists: each
 /// column is unpacked by a loop of its own (one load, a shift and a mask a
 /// value, no value waiting on the one before), and what a caller computes
@@ -201,24 +207,22 @@ impl Columns {
             return Ok(());
         }
         self.unpack_wide(&layout)?;
-        let units = |v: &u64| (*v).min(u32::MAX.into()) as u32;
         let [counts, lens] = &self.wide;
         self.counts.clear();
-        self.counts.extend(counts.iter().map(units));
+        self.counts.extend(counts.iter().map(|&c| saturated(c)));
         self.lens.clear();
-        self.lens.extend(lens.iter().map(units));
+        self.lens.extend(lens.iter().map(|&l| saturated(l)));
         Ok(())
     }
 
     /// `rows` (postings of a block kept the first way) as columns.
     pub fn set_rows(&mut self, rows: &[Posting]) {
-        let units = |v: u64| v.min(u32::MAX.into()) as u32;
         self.ids.clear();
         self.ids.extend(rows.iter().map(|p| p.0));
         self.counts.clear();
-        self.counts.extend(rows.iter().map(|p| units(p.1)));
+        self.counts.extend(rows.iter().map(|p| saturated(p.1)));
         self.lens.clear();
-        self.lens.extend(rows.iter().map(|p| units(p.2)));
+        self.lens.extend(rows.iter().map(|p| saturated(p.2)));
     }
 
     /// The block's ids into `ids` (its bits into `padded` first).
@@ -563,10 +567,9 @@ mod tests {
                     decode(&bytes, &mut rows).unwrap();
                     assert_eq!(rows, block, "{n} postings, field {field} of {w} bits");
                     cols.decode(&bytes).unwrap();
-                    let units = |v: u64| v.min(u32::MAX.into()) as u32;
                     let ids: Vec<NodeId> = block.iter().map(|p| p.0).collect();
-                    let counts: Vec<u32> = block.iter().map(|p| units(p.1)).collect();
-                    let lens: Vec<u32> = block.iter().map(|p| units(p.2)).collect();
+                    let counts: Vec<u32> = block.iter().map(|p| saturated(p.1)).collect();
+                    let lens: Vec<u32> = block.iter().map(|p| saturated(p.2)).collect();
                     assert_eq!(cols.ids, ids, "{n} postings, field {field} of {w} bits");
                     assert_eq!(
                         cols.counts, counts,
