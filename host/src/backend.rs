@@ -52,6 +52,39 @@ pub struct Settings {
     /// The semantic index's embedder of the native engine (`--embedder
     /// e5`); `None` for the core's default, the built-in table.
     pub embedder: Option<crate::e5::E5>,
+    /// What ends a sandboxed evaluation that does not stop at its timeout.
+    pub backstop: Backstop,
+}
+
+/// What ends a sandboxed evaluation that goes on past its timeout: a
+/// guest that stops asking `should-stop` (the core asks it every few
+/// thousand steps and inside its long primitives, so this is for a guest
+/// that misbehaves). The native engine has no backstop.
+#[derive(Clone, Default)]
+pub enum Backstop {
+    /// wasmtime's epoch deadline, a grace period after the timeout: the
+    /// guest's code checks it at every call and every turn of a loop, which
+    /// costs it about a sixth of its time (docs/PERFORMANCE.md). The trap
+    /// replaces the instance and the session goes on without its
+    /// definitions. For sessions that outlive an evaluation: the REPL and
+    /// `arbores mcp`.
+    #[default]
+    Epoch,
+    /// The process itself: the guest is compiled without the epoch checks,
+    /// and a watchdog thread, a grace period after the timeout, calls the
+    /// function with the evaluation as it failed and ends the process with
+    /// the status it returns. For the commands whose process ends with
+    /// their evaluation (`eval`, `run`, `start`, `resume`).
+    ProcessExit(Arc<dyn Fn(Evaluation) -> u8 + Send + Sync>),
+}
+
+impl std::fmt::Debug for Backstop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Backstop::Epoch => "Epoch",
+            Backstop::ProcessExit(_) => "ProcessExit",
+        })
+    }
 }
 
 #[cfg(test)]
@@ -69,6 +102,7 @@ impl Settings {
             output: OutputSink::kept(),
             grants: Default::default(),
             embedder: None,
+            backstop: Backstop::Epoch,
         }
     }
 }

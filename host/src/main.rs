@@ -28,10 +28,10 @@ use std::time::Duration;
 use arbores_core::{Limits, Tier};
 use clap::{CommandFactory, FromArgMatches, Subcommand};
 
-use crate::backend::{EngineKind, OutputSink, Settings, Stopper};
+use crate::backend::{Backstop, EngineKind, OutputSink, Settings, Stopper};
 use crate::exit::{Exit, Failure};
 use crate::report::Style;
-use crate::session::Session;
+use crate::session::{Outcome, Session};
 use crate::store::{Access, Store};
 
 /// Arbores: an R7RS-small Scheme that keeps a versioned database of Scheme code.
@@ -599,6 +599,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         },
         grants,
         embedder: None,
+        backstop: Backstop::Epoch,
     };
     if cli.embedder == EmbedderKind::E5 {
         if settings.engine != EngineKind::Native {
@@ -639,6 +640,23 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
         })
     };
     let style = |plain: Style| if cli.json { Style::Json } else { plain };
+    // The commands whose process ends with their evaluation take the
+    // process as their backstop, and their guest runs without wasmtime's
+    // epoch checks (`Backstop`).
+    let one_shot = match &command {
+        Command::Eval { .. } => Some((None, style(Style::Interactive))),
+        Command::Run { file, .. } if file.as_os_str() == "-" => {
+            Some((Some("<stdin>".to_string()), style(Style::Program)))
+        }
+        Command::Run { file, .. } => {
+            Some((Some(file.display().to_string()), style(Style::Program)))
+        }
+        Command::Start { .. } | Command::Resume { .. } => Some((None, style(Style::Interactive))),
+        _ => None,
+    };
+    if let Some((origin, style)) = one_shot {
+        settings.backstop = process_backstop(&settings, origin, style);
+    }
     // `eval` and `run`: one evaluation of `source` in a new session,
     // reported in `style`.
     let evaluate = |source: &str, origin: Option<&str>, style: Style| {
@@ -747,6 +765,26 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
             Ok(Exit::Ok)
         }
     }
+}
+
+/// The process backstop of a one-shot command: the evaluation that did not
+/// stop, reported in the command's `style` (as `origin`'s, for a program
+/// file) before the process ends with its status.
+fn process_backstop(settings: &Settings, origin: Option<String>, style: Style) -> Backstop {
+    let settings = settings.clone();
+    Backstop::ProcessExit(std::sync::Arc::new(move |mut evaluation| {
+        // As a trap of the epoch deadline is reported (`report`).
+        if let Some(e) = &mut evaluation.error {
+            e.message = format!(
+                "timed out after {}: {}",
+                report::duration(settings.timeout),
+                e.message
+            );
+        }
+        let outcome = Outcome::stuck(evaluation);
+        let decor = report::Decor::default();
+        report::print(&outcome, &settings, origin.as_deref(), style, decor).status()
+    }))
 }
 
 /// ARBORES_CLOCK: a fixed clock, so that runs that print timestamps are

@@ -301,4 +301,14 @@ impl Outcome {
             committed: Vec::new(),
         }
     }
+
+    /// An evaluation that went on past its timeout and was ended by the
+    /// process backstop (`Backstop::ProcessExit`): what the host knows of
+    /// it then (what it printed is printed already).
+    pub fn stuck(evaluation: Evaluation) -> Outcome {
+        Outcome {
+            evaluation,
+            ..Outcome::failed(String::new())
+        }
+    }
 }

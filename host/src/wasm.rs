@@ -2,11 +2,14 @@
 //!
 //! The guest enforces the step and memory limits and polls `should-stop`
 //! itself, so a limit normally ends an evaluation cleanly and the session
-//! keeps its state. Wasmtime adds backstops for a guest that misbehaves: a
-//! cap on linear memory somewhat above the core's and an epoch deadline a
-//! grace period after the timeout. Either one traps; the host then discards
-//! the instance, starts a fresh one and says the session state was lost (the
-//! session then loads the knowledge store into the fresh instance).
+//! keeps its state. The host adds backstops for a guest that misbehaves: a
+//! cap on linear memory somewhat above the core's, and a grace period after
+//! the timeout, either wasmtime's epoch deadline or the process's end
+//! (`Backstop`). A trap (the memory cap, the epoch deadline) makes the host
+//! discard the instance, start a fresh one and say the session state was
+//! lost (the session then loads the knowledge store into the fresh
+//! instance); the process backstop reports the evaluation as the trap
+//! would have and ends the process.
 //!
 //! The knowledge store crosses the boundary as blobs: the guest asks for
 //! each blob it needs through `get-blob` when it needs it (answered from
@@ -28,7 +31,7 @@ use crate::store::{Commit, Store as KnowledgeFile};
 use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Config, Engine, ResourceLimiter, Store, Trap};
 
-use crate::backend::{Backend, Restored, Settings, Stopper};
+use crate::backend::{Backend, Backstop, Restored, Settings, Stopper};
 use crate::store::LoadError;
 
 mod bindings {
@@ -76,6 +79,9 @@ pub const MAX_CORE_MEMORY: u64 = 896 << 20;
 
 struct HostState {
     stopper: Stopper,
+    /// `ARBORES_TEST_GUEST_DEAF`: `should-stop` always says no, as to a
+    /// guest that stopped asking, so that tests reach the backstops.
+    deaf: bool,
     settings: Settings,
     panic: Option<String>,
     limiter: MemoryLimiter,
@@ -85,7 +91,7 @@ struct HostState {
 
 impl bindings::arbores::engine::host::Host for HostState {
     fn should_stop(&mut self) -> bool {
-        self.stopper.should_stop()
+        self.stopper.should_stop() && !self.deaf
     }
 
     fn write_output(&mut self, text: String) -> bool {
@@ -249,7 +255,10 @@ impl WasmSession {
             );
         };
         let mut config = Config::new();
-        config.epoch_interruption(true);
+        // The checks are in the compiled code: a guest compiled without
+        // them is another compiled guest (cached apart, by the engine's
+        // settings).
+        config.epoch_interruption(matches!(settings.backstop, Backstop::Epoch));
         // Checked against the async stack size even though nothing here runs
         // asynchronously.
         config.async_stack_size(MAX_WASM_STACK);
@@ -274,7 +283,7 @@ impl WasmSession {
             .and_then(ArboresPre::new)
             .map_err(|e| format!("the embedded wasm guest does not fit this host: {e}"))?;
 
-        if settings.timeout.is_some() {
+        if settings.timeout.is_some() && matches!(settings.backstop, Backstop::Epoch) {
             start_epoch_ticker(&engine);
         }
         let (store, instance) = instantiate(&engine, &pre, settings, &stopper, knowledge)?;
@@ -362,7 +371,15 @@ impl WasmSession {
             None => 1 << 48,
         };
         self.store.set_epoch_deadline(ticks);
-        f(&self.instance, &mut self.store).map_err(|err| {
+        let watchdog = match (&self.settings.backstop, self.settings.timeout) {
+            (Backstop::ProcessExit(stuck), Some(t)) => {
+                Some(Watchdog::arm(t + GRACE, stuck.clone()))
+            }
+            _ => None,
+        };
+        let result = f(&self.instance, &mut self.store);
+        drop(watchdog);
+        result.map_err(|err| {
             let error = self.explain_trap(&err);
             self.replace_instance();
             Evaluation {
@@ -390,13 +407,7 @@ impl WasmSession {
             )
         } else {
             match err.downcast_ref::<Trap>() {
-                Some(Trap::Interrupt) => (
-                    ErrorKind::Interrupted,
-                    format!(
-                        "the engine did not stop within {}s of the timeout",
-                        GRACE.as_secs()
-                    ),
-                ),
+                Some(Trap::Interrupt) => (ErrorKind::Interrupted, not_stopped()),
                 Some(Trap::StackOverflow) => (
                     ErrorKind::Runtime,
                     "stack overflow in the engine".to_string(),
@@ -582,6 +593,7 @@ fn instantiate(
     let max_bytes = linear_memory_cap(limits.max_memory);
     let state = HostState {
         stopper: stopper.clone(),
+        deaf: std::env::var_os("ARBORES_TEST_GUEST_DEAF").is_some(),
         settings: settings.clone(),
         panic: None,
         limiter: MemoryLimiter {
@@ -652,6 +664,53 @@ fn from_wit(result: wit::Evaluation) -> Evaluation {
             }),
             backtrace: e.backtrace,
         }),
+    }
+}
+
+/// What a backstop says of an evaluation that went on past its timeout.
+fn not_stopped() -> String {
+    format!(
+        "the engine did not stop within {}s of the timeout",
+        GRACE.as_secs()
+    )
+}
+
+/// The process backstop of one run slice (`Backstop::ProcessExit`): a
+/// thread that waits until `after` has passed and, unless the slice ended
+/// first (the watchdog dropped), reports the evaluation as a backstop's
+/// trap would and ends the process.
+struct Watchdog {
+    /// Dropped with the watchdog: the thread wakes and ends.
+    _ended: std::sync::mpsc::Sender<()>,
+}
+
+impl Watchdog {
+    fn arm(
+        after: Duration,
+        stuck: std::sync::Arc<dyn Fn(Evaluation) -> u8 + Send + Sync>,
+    ) -> Watchdog {
+        let (ended, wait) = std::sync::mpsc::channel::<()>();
+        let spawned = std::thread::Builder::new()
+            .name("watchdog".into())
+            .spawn(move || {
+                if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(after) {
+                    let status = stuck(Evaluation {
+                        value: None,
+                        output: String::new(),
+                        error: Some(EvalError {
+                            kind: ErrorKind::Interrupted,
+                            message: not_stopped(),
+                            position: None,
+                            backtrace: vec![],
+                        }),
+                    });
+                    std::process::exit(i32::from(status));
+                }
+            });
+        // A watchdog that cannot start loses only the backstop: the timeout
+        // itself is enforced through should-stop.
+        drop(spawned);
+        Watchdog { _ended: ended }
     }
 }
 

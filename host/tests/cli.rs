@@ -1002,6 +1002,110 @@ fn wasm_backstop_ends_a_stuck_evaluation() {
     );
 }
 
+/// A guest that no longer asks `should-stop` (`ARBORES_TEST_GUEST_DEAF`) in
+/// a long-lived session: wasmtime's epoch deadline traps it a grace period
+/// after the timeout, and the REPL goes on in a fresh instance.
+#[test]
+fn repl_backstop_is_the_epoch_deadline() {
+    require_guest();
+    let start = Instant::now();
+    let mut cmd = command(
+        "wasm",
+        &["--timeout", "1", "--fuel", "100000000000", "repl"],
+    );
+    cmd.env("ARBORES_TEST_GUEST_DEAF", "1");
+    let out = run(cmd, Some("(define x 1)\n(let loop () (loop))\n(+ 1 2)\n"));
+    let took = start.elapsed();
+    assert!(out.status.success(), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("the engine did not stop within 2s of the timeout")
+            && stderr(&out).contains("the engine was restarted"),
+        "{}",
+        describe(&out)
+    );
+    assert!(stdout(&out).ends_with("3\n"), "{}", describe(&out));
+    assert!(took >= Duration::from_secs(3), "took {took:?}");
+}
+
+/// The same guest in a one-shot command: the process is the backstop. It
+/// reports the evaluation in the command's form, after what the program
+/// printed, and ends with the timeout's status, a grace period after the
+/// timeout.
+#[test]
+fn one_shot_backstop_is_the_process() {
+    require_guest();
+    let program = program_file(
+        "deaf-loop.scm",
+        "(display \"before\")\n(newline)\n(define (spin) (spin))\n(spin)\n",
+    );
+    let start = Instant::now();
+    let mut cmd = command("wasm", &["--timeout", "1", "--fuel", "100000000000", "run"]);
+    cmd.arg(&program).env("ARBORES_TEST_GUEST_DEAF", "1");
+    let out = run(cmd, None);
+    let took = start.elapsed();
+    assert_eq!(out.status.code(), Some(5), "{}", describe(&out));
+    assert_eq!(stdout(&out), "before\n", "{}", describe(&out));
+    assert!(
+        stderr(&out).contains(
+            "deaf-loop.scm: timed out after 1s: the engine did not stop within 2s of the timeout"
+        ) && stderr(&out).contains("--timeout")
+            && !stderr(&out).contains("restarted"),
+        "{}",
+        describe(&out)
+    );
+    assert!(
+        took >= Duration::from_secs(3) && took < Duration::from_secs(10),
+        "took {took:?}"
+    );
+
+    // --json: one object, as for any other time limit.
+    let mut cmd = command(
+        "wasm",
+        &[
+            "--json",
+            "--timeout",
+            "1",
+            "--fuel",
+            "100000000000",
+            "eval",
+            "(let loop () (loop))",
+        ],
+    );
+    cmd.env("ARBORES_TEST_GUEST_DEAF", "1");
+    let out = run(cmd, None);
+    assert_eq!(out.status.code(), Some(5), "{}", describe(&out));
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("one JSON object");
+    assert_eq!(v["error"]["kind"], "time-limit", "{v}");
+    assert_eq!(v["exit"], 5, "{v}");
+
+    // A guest that asks stops at the timeout itself, well before.
+    let start = Instant::now();
+    let out = arbores(
+        "wasm",
+        &[
+            "--timeout",
+            "1",
+            "--fuel",
+            "100000000000",
+            "eval",
+            "(let loop () (loop))",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(5), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("timed out after 1s"),
+        "{}",
+        describe(&out)
+    );
+    assert!(!stderr(&out).contains("did not stop"), "{}", describe(&out));
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "took {:?}",
+        start.elapsed()
+    );
+}
+
 // ---------------------------------------------------------------------------
 // The knowledge store
 
