@@ -146,25 +146,78 @@ impl SignCmp for BigInt {
     }
 }
 
+/// The flonum nearest `q`, ties to even, as `exact->inexact` must give.
+/// Dividing the two halves as flonums rounds twice (each half, then the
+/// quotient) once either has more than 53 bits, and scaling both down
+/// first loses the low bits and every subnormal result:
+/// `(inexact (/ (expt 10 400) (+ (expt 10 399) 1)))` came out as
+/// 9.999999999999998 and `(inexact (/ 1 (expt 2 1074)))` as 0.0. So the
+/// quotient is taken in integers, to at least 55 bits with a sticky bit for
+/// the remainder, and rounded once to the bits the result has room for.
 fn rat_to_f64(q: &BigRational) -> f64 {
-    match (q.numer().to_f64(), q.denom().to_f64()) {
-        (Some(n), Some(d)) if n.is_finite() && d.is_finite() => n / d,
-        _ => {
-            // Scale huge numerators/denominators down before dividing.
-            let shift = q.numer().bits().max(q.denom().bits()) as i64 - 60;
-            let n = if shift > 0 {
-                q.numer() >> shift as usize
-            } else {
-                q.numer().clone()
-            };
-            let d = if shift > 0 {
-                q.denom() >> shift as usize
-            } else {
-                q.denom().clone()
-            };
-            n.to_f64().unwrap_or(f64::NAN) / d.to_f64().unwrap_or(f64::NAN)
+    let (n, d) = (q.numer(), q.denom());
+    if let (Some(a), Some(b)) = (n.to_i64(), d.to_i64()) {
+        // Both exact as flonums: IEEE division rounds once, correctly.
+        if a.unsigned_abs() <= 1 << 53 && b.unsigned_abs() <= 1 << 53 {
+            return a as f64 / b as f64;
         }
     }
+    let negative = n.sign() == Sign::Minus;
+    let signed = |x: f64| if negative { -x } else { x };
+    let n = n.abs();
+    let d = d.abs();
+    // n / d lies in [2^(gap-1), 2^(gap+1)).
+    let gap = n.bits() as i64 - d.bits() as i64;
+    if gap > 1025 {
+        return signed(f64::INFINITY);
+    }
+    if gap < -1076 {
+        // Below half the least subnormal: rounds to zero.
+        return signed(0.0);
+    }
+    // quotient = floor(n * 2^s / d), between 2^54 and 2^56.
+    let s = 55 - gap;
+    let (num, den) = if s >= 0 {
+        (n << s as usize, d)
+    } else {
+        (n, d << (-s) as usize)
+    };
+    let (quotient, remainder) = num.div_rem(&den);
+    let sticky = !remainder.is_zero();
+    // The value is quotient * 2^-s; keep 53 bits, or fewer where the
+    // result is subnormal (its last bit is then worth 2^-1074).
+    let len = quotient.bits() as i64;
+    let drop = (len - 53).max(s - 1074);
+    if drop > len + 1 {
+        return signed(0.0);
+    }
+    let drop = drop as usize;
+    let kept = &quotient >> drop;
+    let lost = &quotient - (&kept << drop);
+    let half = BigInt::one() << (drop - 1);
+    let mut mantissa = kept.to_u64().unwrap_or(0);
+    let round_up = match lost.cmp(&half) {
+        Ordering::Greater => true,
+        Ordering::Equal => sticky || mantissa & 1 == 1,
+        Ordering::Less => false,
+    };
+    if round_up {
+        mantissa += 1;
+    }
+    // mantissa <= 2^53 is exact as a flonum, and so is each power of two
+    // below; the products are exact unless the result overflows.
+    let exponent = drop as i64 - s;
+    let pow2 = |e: i64| f64::from_bits(((e + 1023) as u64) << 52);
+    let x = mantissa as f64;
+    signed(if exponent >= -1022 {
+        if exponent > 1023 {
+            f64::INFINITY
+        } else {
+            x * pow2(exponent)
+        }
+    } else {
+        x * pow2(exponent + 52) * pow2(-52)
+    })
 }
 
 // Arithmetic charges its superlinear work (products, quotients, gcds) to
