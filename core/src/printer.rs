@@ -702,9 +702,10 @@ fn write_string_chars(chars: impl Iterator<Item = char>, out: &mut String) {
 
 /// A symbol as `write` shows it: in bars when the reader would otherwise read
 /// it as something else (a number such as `+i` or `+nan.0`, `.`, a `#`
-/// form), or when it holds a delimiter, whitespace or a control character
-/// (R7RS 2.1). Letters of any script are written as they are, as Guile
-/// does (chibi puts any non-ASCII name in bars).
+/// form, or a bad number such as `1+`), or when it holds a delimiter,
+/// whitespace or a control character (R7RS 2.1). Letters of any script are
+/// written as they are, as Guile does (chibi puts any non-ASCII name in
+/// bars).
 fn write_symbol(name: &str, out: &mut String) {
     let needs_bars = name.is_empty()
         || name.chars().any(|c| {
@@ -717,6 +718,8 @@ fn write_symbol(name: &str, out: &mut String) {
         })
         || name.starts_with('#')
         || complex::parse(name, 10).is_some()
+        // `1+` or `-1a` would be read as a bad number (the reader's rule).
+        || crate::reader::promises_number(name)
         || name == ".";
     if !needs_bars {
         out.push_str(name);

@@ -453,16 +453,7 @@ impl<'a> Reader<'a> {
         if let Some(n) = number_atom(&text) {
             return Ok(Syn::Atom(n, pos));
         }
-        let first = text.chars().next().unwrap_or(' ');
-        if first.is_ascii_digit()
-            || ((first == '+' || first == '-' || first == '.') && text.len() > 1 && {
-                let second = text.chars().nth(1).unwrap_or(' ');
-                second.is_ascii_digit()
-                    || (first != '.'
-                        && second == '.'
-                        && text.chars().nth(2).is_some_and(|c| c.is_ascii_digit()))
-            })
-        {
+        if promises_number(&text) {
             return self.err(format!("bad number: {text}"), pos);
         }
         let name = if self.fold_case {
@@ -772,4 +763,21 @@ mod tests {
         assert!(e.out_of_memory, "{}", e.message);
         assert!(e.message.contains("memory limit"), "{}", e.message);
     }
+}
+
+/// Whether a token that is not a number is read as a bad number rather than
+/// as a symbol: it starts as a number does (a digit, or a sign or a point
+/// before one, or a sign and a point before one). `write` puts a symbol so
+/// named in bars, so that it reads back.
+pub(crate) fn promises_number(text: &str) -> bool {
+    let mut chars = text.chars();
+    let first = chars.next().unwrap_or(' ');
+    let second = chars.next();
+    let third = chars.next();
+    first.is_ascii_digit()
+        || (matches!(first, '+' | '-' | '.')
+            && second.is_some_and(|c| {
+                c.is_ascii_digit()
+                    || (first != '.' && c == '.' && third.is_some_and(|c| c.is_ascii_digit()))
+            }))
 }

@@ -17,3 +17,14 @@
          (loop (cdr ss)
                (cons (eq? (car ss) (read (open-input-string (get-output-string out)))) ok))))))
 (newline)
+;; a name that starts as a number does but is not one (the reader refuses
+;; it as a bad number) is written in bars too, so it reads back
+(for-each
+ (lambda (s)
+   (let ((out (open-output-string)))
+     (write s out)
+     (write (list (get-output-string out)
+                  (eq? s (read (open-input-string (get-output-string out))))))
+     (newline)))
+ (list (string->symbol "1+") (string->symbol "+.5x") (string->symbol "-1a")
+       (string->symbol "1.2.3") (string->symbol ".5.") '+.. '-. '.a))
