@@ -2,6 +2,7 @@
 
 use super::{boolean, character, type_error, Ctx, Fault, PrimTable};
 use crate::value::Value;
+use unicode_general_category::{get_general_category, GeneralCategory};
 
 // Long by design: a table, one entry per primitive.
 pub fn register(t: &mut PrimTable) {
@@ -60,7 +61,10 @@ pub fn register(t: &mut PrimTable) {
         ))
     });
     t.add("char-numeric?", 1, Some(1), |c, a| {
-        Ok(boolean(character(c, "char-numeric?", a[0])?.is_numeric()))
+        // R7RS: Numeric_Type=Decimal, the decimal digits (Nd); not every
+        // numeric character (`²`, `½`, Roman numerals), as `is_numeric` is.
+        let ch = character(c, "char-numeric?", a[0])?;
+        Ok(boolean(is_decimal_digit(ch)))
     });
     t.add("char-whitespace?", 1, Some(1), |c, a| {
         Ok(boolean(
@@ -111,20 +115,42 @@ fn cmp(
 }
 
 /// Simple (one-to-one) case mappings: a character maps to one character.
+/// The simple uppercase mapping (UnicodeData.txt). Where the full one is
+/// several characters (`ß` to `SS`) the simple one is mostly the character
+/// itself, but the Greek letters with ypogegrammeni have one of their own:
+/// `ᾳ` upcases to `ᾼ`.
 pub fn upcase(c: char) -> char {
     let mut it = c.to_uppercase();
     match (it.next(), it.next()) {
         (Some(u), None) => u,
-        _ => c,
+        _ => {
+            let simple = match c as u32 {
+                x @ (0x1F80..=0x1F87 | 0x1F90..=0x1F97 | 0x1FA0..=0x1FA7) => x + 8,
+                0x1FB3 => 0x1FBC,
+                0x1FC3 => 0x1FCC,
+                0x1FF3 => 0x1FFC,
+                _ => return c,
+            };
+            char::from_u32(simple).unwrap_or(c)
+        }
     }
 }
 
+/// The simple lowercase mapping (UnicodeData.txt): `İ` downcases to `i`,
+/// though its full lowercase is `i` and a combining dot.
 pub fn downcase(c: char) -> char {
     let mut it = c.to_lowercase();
     match (it.next(), it.next()) {
         (Some(l), None) => l,
+        _ if c == '\u{130}' => 'i',
         _ => c,
     }
+}
+
+/// Unicode's decimal digits: general category Nd.
+fn is_decimal_digit(c: char) -> bool {
+    c.is_ascii_digit()
+        || (!c.is_ascii() && get_general_category(c) == GeneralCategory::DecimalNumber)
 }
 
 /// Simple case folding (Unicode CaseFolding.txt, statuses C and S).
@@ -152,6 +178,7 @@ fn fold_exception(c: char) -> Option<char> {
         0x03F1 => 0x03C1,          // rho symbol
         0x03F5 => 0x03B5,          // lunate epsilon
         0x1E9B => 0x1E61,          // long s with dot above
+        0x0130 => 0x0130,          // I with dot: no simple folding (only full)
         0x1C80 => 0x0432,          // Cyrillic rounded ve ...
         0x1C81 => 0x0434,
         0x1C82 => 0x043E,
@@ -171,22 +198,20 @@ fn digit_value(c: char) -> Option<u32> {
     if let Some(d) = c.to_digit(10) {
         return Some(d);
     }
-    if !c.is_numeric() {
+    if !is_decimal_digit(c) {
         return None;
     }
-    // Decimal digits of other scripts come in contiguous runs of ten starting at a zero.
-    let cp = c as u32;
-    const ZEROS: &[u32] = &[
-        0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6,
-        0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0,
-        0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0,
-        0xAA50, 0xABF0, 0xFF10, 0x104A0, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0, 0x1D7CE,
-        0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6,
-    ];
-    ZEROS
-        .iter()
-        .find(|&&z| cp >= z && cp < z + 10)
-        .map(|&z| cp - z)
+    // Unicode's decimal digits come in whole runs of ten, zero to nine, and
+    // where runs meet (the mathematical digits) each starts on a zero: the
+    // value is the distance from the first digit of the block, modulo ten.
+    let mut first = c as u32;
+    while let Some(prev) = first.checked_sub(1).and_then(char::from_u32) {
+        if !is_decimal_digit(prev) {
+            break;
+        }
+        first -= 1;
+    }
+    Some((c as u32 - first) % 10)
 }
 
 #[cfg(test)]

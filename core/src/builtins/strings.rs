@@ -1,6 +1,6 @@
 //! Strings (R7RS 6.7).
 
-use super::chars::{downcase, foldcase, upcase};
+use super::chars::{foldcase, upcase};
 use super::{
     boolean, character, copy_into, index, list_items, range, register_elements, string, type_error,
     Ctx, Elements, Fault, PrimTable,
@@ -253,14 +253,9 @@ pub fn fold_string(s: &str) -> String {
     for ch in s.chars() {
         match ch {
             'ß' => out.push_str("ss"),
-            c => {
-                let d = downcase(c);
-                if d == c && c.is_uppercase() {
-                    out.extend(c.to_lowercase());
-                } else {
-                    out.push(foldcase(c));
-                }
-            }
+            // A character whose full lowercase is several (`İ`) folds to them.
+            c if c.to_lowercase().nth(1).is_some() => out.extend(c.to_lowercase()),
+            c => out.push(foldcase(c)),
         }
     }
     out
