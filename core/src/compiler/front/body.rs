@@ -98,7 +98,7 @@ impl Front<'_> {
         let mut any_define = false;
         while let Some(mut form) = queue.pop_front() {
             loop {
-                let Syn::List(list, None, fpos) = &form else {
+                let Syn::List(list, tail, fpos) = &form else {
                     break;
                 };
                 let Some(Syn::Sym(head, _)) = list.first() else {
@@ -107,6 +107,10 @@ impl Front<'_> {
                 if let Some(m) = self.macro_of(head, benv) {
                     form = self.expand(&m, &form, benv, *fpos)?;
                     continue;
+                }
+                // A dotted list is a macro use or an error (the expression's).
+                if tail.is_some() {
+                    break;
                 }
                 match self.special(head, benv) {
                     Some(Special::Begin) => {

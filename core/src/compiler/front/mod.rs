@@ -262,7 +262,7 @@ impl<'a> Front<'a> {
         self.toplevel_env = env.clone();
         let mut form = form.clone();
         loop {
-            let Syn::List(items, None, pos) = &form else {
+            let Syn::List(items, tail, pos) = &form else {
                 return Ok(None);
             };
             let Some(Syn::Sym(head, _)) = items.first() else {
@@ -271,6 +271,10 @@ impl<'a> Front<'a> {
             if let Some(m) = self.macro_of(head, env) {
                 form = self.expand(&m, &form, env, *pos)?;
                 continue;
+            }
+            // A dotted list is a macro use or an error (the expression's).
+            if tail.is_some() {
+                return Ok(None);
             }
             let special = self.special(head, env);
             // A bundled library an import needs runs first, then the
@@ -397,9 +401,9 @@ impl<'a> Front<'a> {
                 err("datum labels are only allowed in quoted data", *pos)
             }
             Syn::List(items, tail, pos) => {
-                if tail.is_some() {
-                    return err("a dotted list is not a valid expression", *pos);
-                }
+                // A macro use may be a dotted list, `(m a . b)`, which a
+                // pattern with a tail matches (R7RS 4.3.2); nothing else may.
+                let dotted = || err("a dotted list is not a valid expression", *pos);
                 let Some(head) = items.first() else {
                     return err(
                         "() is not a valid expression; write '() for the empty list",
@@ -417,6 +421,7 @@ impl<'a> Front<'a> {
                                 let out = self.expand(&m, form, env, *pos)?;
                                 return self.compile(stk, &out, env).await;
                             }
+                            Some(GlobalSyntax::Special(_)) if tail.is_some() => return dotted(),
                             Some(GlobalSyntax::Special(sp)) => {
                                 return stk
                                     .run(|stk| self.special_form(stk, sp, items, env, *pos))
@@ -426,6 +431,9 @@ impl<'a> Front<'a> {
                         },
                         Meaning::Var(_) => {}
                     }
+                }
+                if tail.is_some() {
+                    return dotted();
                 }
                 self.application(stk, items, env, *pos).await
             }
