@@ -1,6 +1,8 @@
 //! `quasiquote`: templates to list construction (`cons`, `append`,
 //! `list->vector`), nested levels counted.
 
+use std::rc::Rc;
+
 use reblessive::Stk;
 
 use super::{Env, Front, R};
@@ -31,67 +33,96 @@ impl Front<'_> {
         match t {
             Syn::List(items, tail, pos) => {
                 if let (Some(Syn::Sym(id, _)), None, 2) = (items.first(), tail, items.len()) {
-                    match self.special(id, env) {
-                        Some(Special::Unquote) => {
-                            if depth == 1 {
-                                return self.compile(stk, &items[1], env).await;
-                            }
-                            let inner = self.quasi(stk, &items[1], depth - 1, env).await?;
-                            return Ok(self.wrap_list2(items[0].clone(), inner, *pos));
+                    // A nested `unquote` or `quasiquote` keeps its head and
+                    // its argument is a template one level out or in, built
+                    // as a list so that `,,@x` splices into the `unquote`.
+                    let nested = match self.special(id, env) {
+                        Some(Special::Unquote) if depth == 1 => {
+                            return self.compile(stk, &items[1], env).await;
                         }
-                        Some(Special::Quasiquote) => {
-                            let inner = self.quasi(stk, &items[1], depth + 1, env).await?;
-                            return Ok(self.wrap_list2(items[0].clone(), inner, *pos));
-                        }
-                        _ => {}
+                        Some(Special::Unquote) => Some(depth - 1),
+                        Some(Special::Quasiquote) => Some(depth + 1),
+                        _ => None,
+                    };
+                    if let Some(d) = nested {
+                        let head = Expr::Const(self.datum(&items[0])?);
+                        let rest = self
+                            .quasi_list(stk, &items[1..], &None, d, env, *pos)
+                            .await?;
+                        return Ok(self.prim_call(self.known.prims.cons, vec![head, rest], *pos));
                     }
                 }
-                // Build from the end: tail, then each element (splicing where asked).
-                let mut acc = match tail {
-                    Some(t) => self.quasi(stk, t, depth, env).await?,
-                    None => Expr::Const(Value::Null),
-                };
-                for item in items.iter().rev() {
-                    if let Syn::List(parts, None, ipos) = item {
-                        if let (Some(Syn::Sym(id, _)), 2) = (parts.first(), parts.len()) {
-                            if self.special(id, env) == Some(Special::UnquoteSplicing) {
-                                if depth == 1 {
-                                    let spliced = self.compile(stk, &parts[1], env).await?;
-                                    acc = self.prim_call(
-                                        self.known.prims.append,
-                                        vec![spliced, acc],
-                                        *ipos,
-                                    );
-                                    continue;
-                                }
-                                let inner = self.quasi(stk, &parts[1], depth - 1, env).await?;
-                                let e = self.wrap_list2(parts[0].clone(), inner, *ipos);
-                                acc = self.prim_call(self.known.prims.cons, vec![e, acc], *ipos);
-                                continue;
-                            }
+                // `(a unquote x)` is `(a . ,x)`: the same datum, so the
+                // same template.
+                if tail.is_none() && items.len() >= 3 {
+                    let k = items.len() - 2;
+                    if let Syn::Sym(id, _) = &items[k] {
+                        if self.special(id, env) == Some(Special::Unquote) {
+                            let rest = Syn::List(items[k..].to_vec().into(), None, *pos);
+                            return self
+                                .quasi_list(
+                                    stk,
+                                    &items[..k],
+                                    &Some(Rc::new(rest)),
+                                    depth,
+                                    env,
+                                    *pos,
+                                )
+                                .await;
                         }
                     }
-                    let e = self.quasi(stk, item, depth, env).await?;
-                    acc = self.prim_call(self.known.prims.cons, vec![e, acc], *pos);
                 }
-                Ok(acc)
+                self.quasi_list(stk, items, tail, depth, env, *pos).await
             }
             Syn::Vector(items, pos) => {
-                let as_list = Syn::List(items.clone(), None, *pos);
-                let l = self.quasi(stk, &as_list, depth, env).await?;
+                // Its elements, as they are: `#(1 unquote x)` has three.
+                let l = self.quasi_list(stk, items, &None, depth, env, *pos).await?;
                 Ok(self.prim_call(self.known.prims.list_to_vector, vec![l], *pos))
             }
             other => Ok(Expr::Const(self.datum(other)?)),
         }
     }
 
-    pub(super) fn wrap_list2(&mut self, head: Syn, inner: Expr, pos: Pos) -> Expr {
-        let h = match self.datum(&head) {
-            Ok(v) => v,
-            Err(_) => Value::Unspecified,
+    /// The list of templates `items` ending in `tail`, built from the end:
+    /// the tail, then each element, splicing where asked.
+    async fn quasi_list(
+        &mut self,
+        stk: &mut Stk,
+        items: &[Syn],
+        tail: &Option<Rc<Syn>>,
+        depth: usize,
+        env: &Env,
+        pos: Pos,
+    ) -> R<Expr> {
+        let mut acc = match tail {
+            Some(t) => self.quasi(stk, t, depth, env).await?,
+            None => Expr::Const(Value::Null),
         };
-        let cons = self.known.prims.cons;
-        let tail = self.prim_call(cons, vec![inner, Expr::Const(Value::Null)], pos);
-        self.prim_call(cons, vec![Expr::Const(h), tail], pos)
+        for item in items.iter().rev() {
+            if let Syn::List(parts, None, ipos) = item {
+                if let (Some(Syn::Sym(id, _)), 2) = (parts.first(), parts.len()) {
+                    if self.special(id, env) == Some(Special::UnquoteSplicing) {
+                        if depth == 1 {
+                            let spliced = self.compile(stk, &parts[1], env).await?;
+                            acc =
+                                self.prim_call(self.known.prims.append, vec![spliced, acc], *ipos);
+                            continue;
+                        }
+                        let head = Expr::Const(self.datum(&parts[0])?);
+                        let rest = stk
+                            .run(|stk| {
+                                self.quasi_list(stk, &parts[1..], &None, depth - 1, env, *ipos)
+                            })
+                            .await?;
+                        let e = self.prim_call(self.known.prims.cons, vec![head, rest], *ipos);
+                        acc = self.prim_call(self.known.prims.cons, vec![e, acc], *ipos);
+                        continue;
+                    }
+                }
+            }
+            let e = self.quasi(stk, item, depth, env).await?;
+            acc = self.prim_call(self.known.prims.cons, vec![e, acc], pos);
+        }
+        Ok(acc)
     }
 }
