@@ -236,6 +236,14 @@ pub fn exp(a: &Number) -> Number {
 
 /// The principal logarithm; of a negative real, `log|x| + πi`.
 pub fn log(a: &Number) -> Number {
+    // A negative real: ln |a| + pi i, its magnitude's logarithm taken as
+    // the reals' is (an exact one beyond the flonums' range included).
+    if let Number::Real(r) = a {
+        if r.sign() == std::cmp::Ordering::Less {
+            let re = number::ln(&number::negate(r));
+            return Number::from_c64(Complex64::new(re, PI));
+        }
+    }
     Number::from_c64(a.to_c64().ln())
 }
 

@@ -232,10 +232,9 @@ pub fn register(t: &mut PrimTable) {
         if n.is_exact() && n.is_zero() {
             return Err(Fault::Error("log: undefined for exact 0".into(), vec![]));
         }
-        let x = n.to_f64();
         Ok(Value::Float(match a.get(1) {
-            Some(&b) => x.ln() / num(c, "log", b)?.to_f64().ln(),
-            None => x.ln(),
+            Some(&b) => number::ln(&n) / number::ln(&num(c, "log", b)?),
+            None => number::ln(&n),
         }))
     });
     t.add("number->string", 1, Some(2), |c, a| {

@@ -582,7 +582,65 @@ pub fn sqrt<W: Work>(a: &Num, w: &mut W) -> Result<Num, W::Stop> {
             }
         }
     }
-    Ok(Num::Float(a.to_f64().sqrt()))
+    Ok(Num::Float(match split_pow2(a) {
+        Some((f, e)) if f > 0.0 => {
+            let (f, e) = if e % 2 != 0 { (2.0 * f, e - 1) } else { (f, e) };
+            scale_pow2(f.sqrt(), e / 2)
+        }
+        _ => a.to_f64().sqrt(),
+    }))
+}
+
+/// The natural logarithm of a real, exact ones beyond the flonums' range
+/// included: `(log (expt 10 400))` is 921.03..., not `+inf.0`.
+pub fn ln(a: &Num) -> f64 {
+    match split_pow2(a) {
+        Some((f, e)) if f > 0.0 => {
+            // ln 2 in two parts (fdlibm's): the high one has zero low bits,
+            // so e times it is exact and only the small part rounds.
+            const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-01;
+            const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+            let e = e as f64;
+            e * LN2_HI + (e * LN2_LO + f.ln())
+        }
+        _ => a.to_f64().ln(),
+    }
+}
+
+/// An exact nonzero number too large or too small for a flonum (or in the
+/// subnormals, where it would lose its digits) as `f * 2^e`, `f` a flonum
+/// with magnitude in [1/2, 2): so that its square root or logarithm, which
+/// is within range, is not taken of `+inf.0` or `0.0`. `None` for any other.
+fn split_pow2(a: &Num) -> Option<(f64, i64)> {
+    if !a.is_exact() || a.is_zero() {
+        return None;
+    }
+    let x = a.to_f64();
+    if x.is_finite() && x.abs() >= f64::MIN_POSITIVE {
+        return None;
+    }
+    let q = a.to_rat();
+    let e = q.numer().bits() as i64 - q.denom().bits() as i64;
+    let (n, d) = if e >= 0 {
+        (q.numer().clone(), q.denom() << e as usize)
+    } else {
+        (q.numer() << (-e) as usize, q.denom().clone())
+    };
+    Some((rat_to_f64(&BigRational::new_raw(n, d)), e))
+}
+
+/// `x * 2^k`, by steps that stay within the flonums' exponents.
+fn scale_pow2(mut x: f64, mut k: i64) -> f64 {
+    let pow2 = |e: i64| f64::from_bits(((e + 1023) as u64) << 52);
+    while k > 1000 && x.is_finite() {
+        x *= pow2(1000);
+        k -= 1000;
+    }
+    while k < -1000 && x != 0.0 {
+        x *= pow2(-1000);
+        k += 1000;
+    }
+    x * pow2(k.clamp(-1022, 1023))
 }
 
 // ---- text ------------------------------------------------------------------
