@@ -274,7 +274,9 @@ pub fn div<W: Work>(a: &Num, b: &Num, w: &mut W) -> Result<Option<Num>, W::Stop>
         return Ok(None);
     }
     if let (Num::Int(x), Num::Int(y)) = (a, b) {
-        if *y != 0 && x % y == 0 {
+        // checked: i64::MIN % -1 overflows (and panicked: `(/ (- (expt 2
+        // 63)) -1)`, `floor/` of it); that quotient is a bignum, below.
+        if x.checked_rem(*y) == Some(0) {
             if let Some(q) = x.checked_div(*y) {
                 return Ok(Some(Num::Int(q)));
             }
