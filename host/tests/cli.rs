@@ -1002,24 +1002,34 @@ fn wasm_backstop_ends_a_stuck_evaluation() {
     );
 }
 
-/// A guest that no longer asks `should-stop` (`ARBORES_TEST_GUEST_DEAF`) in
-/// a long-lived session: wasmtime's epoch deadline traps it a grace period
-/// after the timeout, and the REPL goes on in a fresh instance.
+/// `arbores --engine wasm --timeout 1 --fuel HUGE ARGS...` (so that only
+/// the clock stops it), its guest deaf to `should-stop` when `deaf`
+/// (`ARBORES_TEST_GUEST_DEAF`), as a guest that stopped asking would be.
+fn one_second(args: &[&str], deaf: bool) -> Command {
+    require_guest();
+    let mut all = vec!["--timeout", "1", "--fuel", "100000000000"];
+    all.extend_from_slice(args);
+    let mut cmd = command("wasm", &all);
+    if deaf {
+        cmd.env("ARBORES_TEST_GUEST_DEAF", "1");
+    }
+    cmd
+}
+
+/// A deaf guest in a long-lived session: wasmtime's epoch deadline traps it
+/// a grace period after the timeout, and the REPL goes on in a fresh
+/// instance.
 #[test]
 fn repl_backstop_is_the_epoch_deadline() {
-    require_guest();
     let start = Instant::now();
-    let mut cmd = command(
-        "wasm",
-        &["--timeout", "1", "--fuel", "100000000000", "repl"],
-    );
-    cmd.env("ARBORES_TEST_GUEST_DEAF", "1");
-    let out = run(cmd, Some("(define x 1)\n(let loop () (loop))\n(+ 1 2)\n"));
+    let input = "(define x 1)\n(let loop () (loop))\n(+ 1 2)\n";
+    let out = run(one_second(&["repl"], true), Some(input));
     let took = start.elapsed();
     assert!(out.status.success(), "{}", describe(&out));
+    let err = stderr(&out);
     assert!(
-        stderr(&out).contains("the engine did not stop within 2s of the timeout")
-            && stderr(&out).contains("the engine was restarted"),
+        err.contains("the engine did not stop within 2s of the timeout")
+            && err.contains("the engine was restarted"),
         "{}",
         describe(&out)
     );
@@ -1033,23 +1043,22 @@ fn repl_backstop_is_the_epoch_deadline() {
 /// timeout.
 #[test]
 fn one_shot_backstop_is_the_process() {
-    require_guest();
     let program = program_file(
         "deaf-loop.scm",
         "(display \"before\")\n(newline)\n(define (spin) (spin))\n(spin)\n",
     );
     let start = Instant::now();
-    let mut cmd = command("wasm", &["--timeout", "1", "--fuel", "100000000000", "run"]);
-    cmd.arg(&program).env("ARBORES_TEST_GUEST_DEAF", "1");
+    let mut cmd = one_second(&["run"], true);
+    cmd.arg(&program);
     let out = run(cmd, None);
     let took = start.elapsed();
     assert_eq!(out.status.code(), Some(5), "{}", describe(&out));
     assert_eq!(stdout(&out), "before\n", "{}", describe(&out));
+    let err = stderr(&out);
     assert!(
-        stderr(&out).contains(
-            "deaf-loop.scm: timed out after 1s: the engine did not stop within 2s of the timeout"
-        ) && stderr(&out).contains("--timeout")
-            && !stderr(&out).contains("restarted"),
+        err.contains("deaf-loop.scm: timed out after 1s: the engine did not stop within 2s")
+            && err.contains("--timeout")
+            && !err.contains("restarted"),
         "{}",
         describe(&out)
     );
@@ -1059,20 +1068,8 @@ fn one_shot_backstop_is_the_process() {
     );
 
     // --json: one object, as for any other time limit.
-    let mut cmd = command(
-        "wasm",
-        &[
-            "--json",
-            "--timeout",
-            "1",
-            "--fuel",
-            "100000000000",
-            "eval",
-            "(let loop () (loop))",
-        ],
-    );
-    cmd.env("ARBORES_TEST_GUEST_DEAF", "1");
-    let out = run(cmd, None);
+    const SPIN_FOREVER: &str = "(let loop () (loop))";
+    let out = run(one_second(&["--json", "eval", SPIN_FOREVER], true), None);
     assert_eq!(out.status.code(), Some(5), "{}", describe(&out));
     let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("one JSON object");
     assert_eq!(v["error"]["kind"], "time-limit", "{v}");
@@ -1080,30 +1077,15 @@ fn one_shot_backstop_is_the_process() {
 
     // A guest that asks stops at the timeout itself, well before.
     let start = Instant::now();
-    let out = arbores(
-        "wasm",
-        &[
-            "--timeout",
-            "1",
-            "--fuel",
-            "100000000000",
-            "eval",
-            "(let loop () (loop))",
-        ],
-        None,
-    );
+    let out = run(one_second(&["eval", SPIN_FOREVER], false), None);
+    let took = start.elapsed();
     assert_eq!(out.status.code(), Some(5), "{}", describe(&out));
+    let err = stderr(&out);
     assert!(
-        stderr(&out).contains("timed out after 1s"),
-        "{}",
-        describe(&out)
+        err.contains("timed out after 1s") && !err.contains("did not stop"),
+        "{err}"
     );
-    assert!(!stderr(&out).contains("did not stop"), "{}", describe(&out));
-    assert!(
-        start.elapsed() < Duration::from_secs(3),
-        "took {:?}",
-        start.elapsed()
-    );
+    assert!(took < Duration::from_secs(3), "took {took:?}");
 }
 
 // ---------------------------------------------------------------------------
