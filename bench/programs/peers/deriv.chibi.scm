@@ -1,0 +1,11 @@
+;; chibi-scheme: bench/programs/deriv.scm with the imports a chibi program needs
+(import (scheme base) (scheme write) (scheme time) (scheme cxr))
+(define (deriv a)
+  (cond ((not (pair? a)) (if (eq? a 'x) 1 0))
+        ((eq? (car a) '+) (cons '+ (map deriv (cdr a))))
+        ((eq? (car a) '-) (cons '- (map deriv (cdr a))))
+        ((eq? (car a) '*) (list '* a (cons '+ (map (lambda (a) (list '/ (deriv a) a)) (cdr a)))))
+        ((eq? (car a) '/) (list '- (list '/ (deriv (cadr a)) (caddr a)) (list '/ (cadr a) (list '* (caddr a) (caddr a) (deriv (caddr a))))))
+        (else (error "no derivation method available" (car a)))))
+(define (run k) (let loop ((i 0) (r #f)) (if (= i k) r (loop (+ i 1) (deriv '(+ (* 3 x x) (* a x x) (* b x) 5))))))
+(write (run 200000)) (newline)

@@ -1,0 +1,26 @@
+;; chibi-scheme: bench/programs/mbrot.scm with the imports a chibi program needs
+(import (scheme base) (scheme write) (scheme time) (only (chibi) exact->inexact))
+;; The Mandelbrot set's escape counts over a grid of points: inexact
+;; arithmetic in a tight loop, vectors of vectors.
+(define (escape-count cr ci limit)
+  (let loop ((zr 0.0) (zi 0.0) (k 0))
+    (cond ((= k limit) k)
+          ((> (+ (* zr zr) (* zi zi)) 4.0) k)
+          (else (loop (+ (- (* zr zr) (* zi zi)) cr)
+                      (+ (* 2.0 zr zi) ci)
+                      (+ k 1))))))
+(define (grid n)
+  (let ((rows (make-vector n)))
+    (do ((y 0 (+ y 1))) ((= y n) rows)
+      (let ((row (make-vector n 0)))
+        (do ((x 0 (+ x 1))) ((= x n))
+          (vector-set! row x (escape-count (+ -2.0 (* 2.5 (/ (exact->inexact x) n)))
+                                           (+ -1.25 (* 2.5 (/ (exact->inexact y) n)))
+                                           64)))
+        (vector-set! rows y row)))))
+(define (total rows)
+  (let loop ((y 0) (sum 0))
+    (if (= y (vector-length rows))
+        sum
+        (loop (+ y 1) (+ sum (apply + (vector->list (vector-ref rows y))))))))
+(display (total (grid 120))) (newline)
