@@ -772,15 +772,7 @@ fn dispatch(cli: Cli) -> Result<Exit, Failure> {
 /// file) before the process ends with its status.
 fn process_backstop(settings: &Settings, origin: Option<String>, style: Style) -> Backstop {
     let settings = settings.clone();
-    Backstop::ProcessExit(std::sync::Arc::new(move |mut evaluation| {
-        // As a trap of the epoch deadline is reported (`report`).
-        if let Some(e) = &mut evaluation.error {
-            e.message = format!(
-                "timed out after {}: {}",
-                report::duration(settings.timeout),
-                e.message
-            );
-        }
+    Backstop::ProcessExit(std::sync::Arc::new(move |evaluation| {
         let outcome = Outcome::stuck(evaluation);
         let decor = report::Decor::default();
         report::print(&outcome, &settings, origin.as_deref(), style, decor).status()

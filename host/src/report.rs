@@ -175,7 +175,9 @@ fn message_of(outcome: &Outcome, settings: &Settings) -> String {
             "output limit exceeded: the evaluation printed {} (--max-output); the rest was dropped",
             size(settings.output.max().unwrap_or(0))
         ),
-        (ErrorKind::Interrupted, _) if outcome.session_lost => {
+        // A backstop ended it: the epoch trap (the session lost) or the
+        // process's watchdog (no stop was asked for).
+        (ErrorKind::Interrupted, stopped) if outcome.session_lost || stopped.is_none() => {
             format!(
                 "timed out after {}: {}",
                 duration(settings.timeout),
