@@ -59,9 +59,9 @@ use std::collections::{BTreeMap, BinaryHeap};
 
 use super::partial_sums::{NodeSums, Pool};
 pub use super::read_lists::ReadLists;
-use super::read_lists::{ListPool, Parts};
+use super::read_lists::{window_base, ListPool, Parts, Run};
 use super::text::{code_words, implied_words, pieces, stem, Piece, Scratch, IMPLIED_VOCABULARY};
-use super::window_sums::{WindowPool, WindowSums, WINDOW};
+use super::window_sums::{WindowPool, WindowSums};
 use super::{packed_postings, posting_blocks};
 use crate::repo::cas::sorted::SortedMap;
 use crate::repo::cas::{Blobs, StoreError};
@@ -707,8 +707,7 @@ impl LexicalIndex {
         let mut parts = Vec::with_capacity(q.terms.len());
         for (t, term) in q.terms.iter().enumerate() {
             if let Some(known) = read.get(t) {
-                let at = known.binary_search_by_key(&id, |&(n, _)| n);
-                parts.push(at.map_or(0.0, |i| known[i].1));
+                parts.push(known.find(id).unwrap_or(0.0));
                 continue;
             }
             parts.push(match probes.get(&self.map, t, term, id)? {
@@ -757,7 +756,7 @@ impl LexicalIndex {
             alternative,
             most: 0.0,
         };
-        sum_group(g, list, 0, &mut s);
+        sum_group(g, list, &mut s);
         Ok(s.most)
     }
 
@@ -801,7 +800,8 @@ impl LexicalIndex {
         let mut parts = Vec::new();
         posting_blocks::scan_columns(&self.map, &term_key(&q.terms[t]), &mut |block| {
             // The parts from the columns, in a loop of its own: their
-            // divisions are made several at a time.
+            // divisions are made several at a time (made as they are
+            // appended, they took 5% longer).
             parts.clear();
             parts.extend(
                 block
@@ -810,7 +810,7 @@ impl LexicalIndex {
                     .zip(&block.lens)
                     .map(|(&count, &len)| q.part_of_units(count as f32, len as f32)),
             );
-            known.extend(block.ids.iter().copied().zip(parts.iter().copied()));
+            known.extend(&block.ids, &parts);
         })?;
         Ok(known)
     }
@@ -983,56 +983,41 @@ impl LexicalIndex {
         } else {
             0.0
         };
-        let lists: Vec<&[(NodeId, f32)]> = (0..q.terms.len()).map(|t| g.read.list(t)).collect();
+        let lists: Vec<&Parts> = (0..q.terms.len()).map(|t| g.read.list(t)).collect();
         let mut window = self.windows.take();
-        // Where the window starts and ends in each list.
-        let mut from = vec![0usize; lists.len()];
-        let mut to = from.clone();
+        // The window each list is at (an index into its windows).
+        let mut at = vec![0usize; lists.len()];
+        let mut runs = vec![Run::default(); lists.len()];
         let mut acc = Vec::new();
-        loop {
-            // The next window starts at the least node not added yet.
-            let next = lists
-                .iter()
-                .zip(&from)
-                .filter_map(|(l, &i)| l.get(i))
-                .map(|p| p.0)
-                .min();
-            let Some(base) = next else {
-                break;
-            };
-            // Found by walking on, not by binary search: the window is
-            // read next, and the walk brings it into the cache on the way.
+        // The next window is the least that a list has not added yet.
+        while let Some(next) = lists
+            .iter()
+            .zip(&at)
+            .filter_map(|(l, &i)| l.window(i))
+            .min()
+        {
+            let base = window_base(next);
             let mut end = 0;
             for (t, list) in lists.iter().enumerate() {
-                to[t] = from[t]
-                    + list[from[t]..]
-                        .iter()
-                        .take_while(|p| p.0 - base < WINDOW)
-                        .count();
-                if to[t] > from[t] {
-                    end = end.max(list[to[t] - 1].0 - base + 1);
-                }
+                runs[t] = if list.window(at[t]) == Some(next) {
+                    at[t] += 1;
+                    list.run(at[t] - 1)
+                } else {
+                    Run::default()
+                };
+                end = end.max(runs[t].end());
             }
-            let list = |t: usize| &lists[t][from[t]..to[t]];
             for group in &q.groups {
-                sum_group(group, list, base, &mut window);
+                sum_group(group, |t| runs[t], &mut window);
             }
             // A node whose sum is below the few-th best less the margin
             // is neither kept nor counted (`admit` would refuse it).
-            let window_lists = (0..lists.len()).map(list);
-            window.drain(
-                window_lists,
-                base,
-                end as usize,
-                best.wanted(margin),
-                |i, sum| {
-                    if best.admit(sum) >= -margin {
-                        acc.push((base + i as NodeId, sum));
-                    }
-                    best.wanted(margin)
-                },
-            );
-            from.clone_from(&to);
+            window.drain(runs.iter().copied(), end, best.wanted(margin), |i, sum| {
+                if best.admit(sum) >= -margin {
+                    acc.push((base + i as NodeId, sum));
+                }
+                best.wanted(margin)
+            });
         }
         self.windows.give(window);
         g.acc = acc;
@@ -1545,61 +1530,51 @@ impl QueryBuilder<'_> {
 }
 
 /// Adds each node's part of group `g` (its weight times its best
-/// alternative) into `s`, under its id less `base`. `list(t)` gives term
-/// `t`'s parts by ascending node, ids from `base` on. Implied terms are
-/// left out (see `LexicalIndex::add_group`).
-fn sum_group<'l>(
-    g: &Group,
-    list: impl Fn(usize) -> &'l [(NodeId, f32)],
-    base: NodeId,
-    s: &mut impl GroupSums,
-) {
+/// alternative) into `s`. `list(t)` gives term `t`'s parts by ascending
+/// node (its whole list, or its run in the window being added up).
+/// Implied terms are left out (see `LexicalIndex::add_group`).
+fn sum_group<'l, S: GroupSums>(g: &Group, list: impl Fn(usize) -> S::List<'l>, s: &mut S) {
     let read = || g.alternatives.iter().filter(|a| !a.implied);
     if let [a] = &g.alternatives[..] {
         if a.implied {
             return;
         }
         if let [(t, share)] = a.terms[..] {
-            return s.add(list(t), base, g.weight * a.factor * share);
+            return s.add(list(t), g.weight * a.factor * share);
         }
     }
     for a in read() {
         let w = g.weight * a.factor;
         if let [(t, share)] = a.terms[..] {
-            s.raise(list(t), base, w * share);
+            s.raise(list(t), w * share);
             continue;
         }
         for &(t, share) in &a.terms {
-            s.add_to_alternative(list(t), base, share);
+            s.add_to_alternative(list(t), share);
         }
-        s.raise_to_alternative(a.terms.iter().map(|&(t, _)| list(t)), base, w);
+        s.raise_to_alternative(a.terms.iter().map(|&(t, _)| list(t)), w);
     }
-    s.add_best(
-        read().flat_map(|a| a.terms.iter().map(|&(t, _)| list(t))),
-        base,
-    );
+    s.add_best(read().flat_map(|a| a.terms.iter().map(|&(t, _)| list(t))));
 }
 
 /// Where `sum_group` adds a group's parts up: the sums of every node met
-/// (`NodeGroupSums`) or of a window's (`WindowSums`).
+/// (`NodeGroupSums`, from whole lists) or of a window's (`WindowSums`,
+/// from each list's run in the window).
 trait GroupSums {
+    /// What a term's postings are given as.
+    type List<'l>: Copy;
     /// `w` times each part of `list` added to its node's sum.
-    fn add(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32);
+    fn add(&mut self, list: Self::List<'_>, w: f32);
     /// Each node's best alternative raised to `w` times its part.
-    fn raise(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32);
+    fn raise(&mut self, list: Self::List<'_>, w: f32);
     /// `share` times each part added to the node's sum of an alternative.
-    fn add_to_alternative(&mut self, list: &[(NodeId, f32)], base: NodeId, share: f32);
+    fn add_to_alternative(&mut self, list: Self::List<'_>, share: f32);
     /// Each node's best alternative raised to `w` times its sum of the
     /// alternative, which is reset; `lists` are the alternative's.
-    fn raise_to_alternative<'l>(
-        &mut self,
-        lists: impl Iterator<Item = &'l [(NodeId, f32)]>,
-        base: NodeId,
-        w: f32,
-    );
+    fn raise_to_alternative<'l>(&mut self, lists: impl Iterator<Item = Self::List<'l>>, w: f32);
     /// Each node's best alternative added to its sum and reset; `lists`
     /// are the group's.
-    fn add_best<'l>(&mut self, lists: impl Iterator<Item = &'l [(NodeId, f32)]>, base: NodeId);
+    fn add_best<'l>(&mut self, lists: impl Iterator<Item = Self::List<'l>>);
 }
 
 /// The sums of every node met, two more for a group's best alternative
@@ -1612,59 +1587,53 @@ struct NodeGroupSums<'a> {
 }
 
 impl GroupSums for NodeGroupSums<'_> {
-    fn add(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32) {
-        self.most = self.sums.add_list(list, base, w);
+    type List<'l> = &'l Parts;
+
+    fn add(&mut self, list: &Parts, w: f32) {
+        self.most = self.sums.add_list(list.iter(), w);
     }
 
-    fn raise(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32) {
-        self.best.raise_list(list, base, w);
+    fn raise(&mut self, list: &Parts, w: f32) {
+        self.best.raise_list(list.iter(), w);
     }
 
-    fn add_to_alternative(&mut self, list: &[(NodeId, f32)], base: NodeId, share: f32) {
-        self.alternative.add_list(list, base, share);
+    fn add_to_alternative(&mut self, list: &Parts, share: f32) {
+        self.alternative.add_list(list.iter(), share);
     }
 
-    fn raise_to_alternative<'l>(
-        &mut self,
-        _: impl Iterator<Item = &'l [(NodeId, f32)]>,
-        _: NodeId,
-        w: f32,
-    ) {
+    fn raise_to_alternative<'l>(&mut self, _: impl Iterator<Item = &'l Parts>, w: f32) {
         self.best.raise_drained(self.alternative, w);
     }
 
-    fn add_best<'l>(&mut self, _: impl Iterator<Item = &'l [(NodeId, f32)]>, _: NodeId) {
+    fn add_best<'l>(&mut self, _: impl Iterator<Item = &'l Parts>) {
         self.most = self.sums.add_drained(self.best, 1.0);
     }
 }
 
 impl GroupSums for WindowSums {
-    fn add(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32) {
-        WindowSums::add(self, list, base, w);
+    type List<'l> = Run<'l>;
+
+    fn add(&mut self, list: Run<'_>, w: f32) {
+        WindowSums::add(self, list, w);
     }
 
-    fn raise(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32) {
-        WindowSums::raise(self, list, base, w);
+    fn raise(&mut self, list: Run<'_>, w: f32) {
+        WindowSums::raise(self, list, w);
     }
 
-    fn add_to_alternative(&mut self, list: &[(NodeId, f32)], base: NodeId, share: f32) {
-        WindowSums::add_to_alternative(self, list, base, share);
+    fn add_to_alternative(&mut self, list: Run<'_>, share: f32) {
+        WindowSums::add_to_alternative(self, list, share);
     }
 
-    fn raise_to_alternative<'l>(
-        &mut self,
-        lists: impl Iterator<Item = &'l [(NodeId, f32)]>,
-        base: NodeId,
-        w: f32,
-    ) {
+    fn raise_to_alternative<'l>(&mut self, lists: impl Iterator<Item = Run<'l>>, w: f32) {
         for list in lists {
-            WindowSums::raise_to_alternative(self, list, base, w);
+            WindowSums::raise_to_alternative(self, list, w);
         }
     }
 
-    fn add_best<'l>(&mut self, lists: impl Iterator<Item = &'l [(NodeId, f32)]>, base: NodeId) {
+    fn add_best<'l>(&mut self, lists: impl Iterator<Item = Run<'l>>) {
         for list in lists {
-            WindowSums::add_best(self, list, base);
+            WindowSums::add_best(self, list);
         }
     }
 }

@@ -70,16 +70,15 @@ impl NodeSums {
         self.each(std::iter::once((id, v)), sum)
     }
 
-    /// `add` of `w` times each part of `list`, under its id less `base`
-    /// (every id at least `base`); the largest value it leaves.
-    pub fn add_list(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32) -> f32 {
-        self.each(list.iter().map(|&(id, part)| (id - base, w * part)), sum)
+    /// `add` of `w` times each part of `list`; the largest value it
+    /// leaves.
+    pub fn add_list(&mut self, list: impl Iterator<Item = (NodeId, f32)>, w: f32) -> f32 {
+        self.each(list.map(|(id, part)| (id, w * part)), sum)
     }
 
-    /// `raise` to `w` times each part of `list`, under its id less `base`
-    /// (every id at least `base`).
-    pub fn raise_list(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32) {
-        self.each(list.iter().map(|&(id, part)| (id - base, w * part)), larger);
+    /// `raise` to `w` times each part of `list`.
+    pub fn raise_list(&mut self, list: impl Iterator<Item = (NodeId, f32)>, w: f32) {
+        self.each(list.map(|(id, part)| (id, w * part)), larger);
     }
 
     /// `add` of `w` times each value of `from`, which is cleared; the
@@ -239,13 +238,13 @@ mod tests {
         s.add(9, 0.0);
         assert_eq!(s.pairs(), vec![(7, 0.75), (3, 0.25), (9, 0.0)]);
         let mut m = pool.take(100);
-        m.raise_list(&[(15, 1.0), (17, 0.0)], 10, 0.5);
-        m.raise_list(&[(12, 0.0), (15, 0.5)], 10, 0.5);
-        m.raise_list(&[(12, 0.25)], 10, 0.5);
+        m.raise_list([(5, 1.0), (7, 0.0)].into_iter(), 0.5);
+        m.raise_list([(2, 0.0), (5, 0.5)].into_iter(), 0.5);
+        m.raise_list([(2, 0.25)].into_iter(), 0.5);
         assert_eq!(m.pairs(), vec![(5, 0.5), (7, 0.0), (2, 0.125)]);
         // Drained into another: summed with what it holds, times 2.
         let mut t = pool.take(100);
-        t.add_list(&[(2, 1.0), (3, 1.0)], 0, 1.0);
+        t.add_list([(2, 1.0), (3, 1.0)].into_iter(), 1.0);
         assert_eq!(t.add_drained(&mut m, 2.0), 1.25);
         assert_eq!(t.pairs(), vec![(2, 1.25), (3, 1.0), (5, 1.0), (7, 0.0)]);
         assert_eq!(m.count_met(), 0);

@@ -19,10 +19,8 @@
 use std::sync::{Arc, Mutex};
 
 use super::partial_sums::larger;
-use crate::repo::node::NodeId;
+use super::read_lists::{Run, WINDOW};
 
-/// The node ids of a window.
-pub const WINDOW: NodeId = 1 << 15;
 const SLOTS: usize = WINDOW as usize;
 /// A slot no value was put in (values are never negative).
 const UNMET: f32 = -1.0;
@@ -53,12 +51,11 @@ fn unmet() -> Box<[f32; SLOTS]> {
         .unwrap_or_else(|_| unreachable!("a vector of SLOTS slots"))
 }
 
-/// A node's place in the window starting at `base` (the caller gives
-/// only ids of the window; masked so that no other id can reach past it).
+/// The slot of a node's place in the window (masked so that no place can
+/// reach past the slots).
 #[inline(always)]
-fn slot(id: NodeId, base: NodeId) -> usize {
-    debug_assert!(id >= base && id - base < WINDOW);
-    (id.wrapping_sub(base) as usize) & (SLOTS - 1)
+fn slot(place: u16) -> usize {
+    usize::from(place) & (SLOTS - 1)
 }
 
 impl WindowSums {
@@ -71,26 +68,26 @@ impl WindowSums {
     }
 
     /// Adds `w` times each part of `list` to its node's sum.
-    pub fn add(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32) {
-        for &(id, part) in list {
-            let s = &mut self.sums[slot(id, base)];
+    pub fn add(&mut self, list: Run<'_>, w: f32) {
+        for (&place, &part) in list.places.iter().zip(list.parts) {
+            let s = &mut self.sums[slot(place)];
             *s = larger(*s, 0.0) + w * part;
         }
     }
 
     /// Raises each node's best alternative to `w` times its part in `list`.
-    pub fn raise(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32) {
-        for &(id, part) in list {
-            let b = &mut self.best[slot(id, base)];
+    pub fn raise(&mut self, list: Run<'_>, w: f32) {
+        for (&place, &part) in list.places.iter().zip(list.parts) {
+            let b = &mut self.best[slot(place)];
             *b = larger(*b, w * part);
         }
     }
 
     /// Adds `share` times each part of `list` to its node's sum of the
     /// alternative being added up.
-    pub fn add_to_alternative(&mut self, list: &[(NodeId, f32)], base: NodeId, share: f32) {
-        for &(id, part) in list {
-            let a = &mut self.alternative[slot(id, base)];
+    pub fn add_to_alternative(&mut self, list: Run<'_>, share: f32) {
+        for (&place, &part) in list.places.iter().zip(list.parts) {
+            let a = &mut self.alternative[slot(place)];
             *a = larger(*a, 0.0) + share * part;
         }
     }
@@ -98,9 +95,9 @@ impl WindowSums {
     /// Raises the best alternative of each node of `list` to `w` times its
     /// sum of the alternative, which is reset: called with each of the
     /// alternative's lists, once all were added.
-    pub fn raise_to_alternative(&mut self, list: &[(NodeId, f32)], base: NodeId, w: f32) {
-        for &(id, _) in list {
-            let i = slot(id, base);
+    pub fn raise_to_alternative(&mut self, list: Run<'_>, w: f32) {
+        for &place in list.places {
+            let i = slot(place);
             let a = self.alternative[i];
             let v = if a >= 0.0 { w * a } else { UNMET };
             self.best[i] = larger(self.best[i], v);
@@ -111,9 +108,9 @@ impl WindowSums {
     /// Adds the best alternative of each node of `list` to its sum, and
     /// resets it: called with each list of the group, once all were
     /// raised (a node met again adds nothing).
-    pub fn add_best(&mut self, list: &[(NodeId, f32)], base: NodeId) {
-        for &(id, _) in list {
-            let i = slot(id, base);
+    pub fn add_best(&mut self, list: Run<'_>) {
+        for &place in list.places {
+            let i = slot(place);
             let b = self.best[i];
             self.sums[i] = larger(self.sums[i], 0.0) + larger(b, 0.0);
             self.best[i] = UNMET;
@@ -130,15 +127,14 @@ impl WindowSums {
     /// places are (in order, whole runs below `wanted` passed over).
     pub fn drain<'l>(
         &mut self,
-        lists: impl Iterator<Item = &'l [(NodeId, f32)]> + Clone,
-        base: NodeId,
+        lists: impl Iterator<Item = Run<'l>> + Clone,
         end: usize,
         wanted: f32,
         f: impl FnMut(usize, f32) -> f32,
     ) {
-        let postings: usize = lists.clone().map(<[_]>::len).sum();
+        let postings: usize = lists.clone().map(|l| l.len()).sum();
         if postings.saturating_mul(SPARSE) < end {
-            self.drain_lists(lists, base, wanted, f);
+            self.drain_lists(lists, wanted, f);
         } else {
             self.drain_places(end, wanted, f);
         }
@@ -146,14 +142,13 @@ impl WindowSums {
 
     fn drain_lists<'l>(
         &mut self,
-        lists: impl Iterator<Item = &'l [(NodeId, f32)]>,
-        base: NodeId,
+        lists: impl Iterator<Item = Run<'l>>,
         mut wanted: f32,
         mut f: impl FnMut(usize, f32) -> f32,
     ) {
         for list in lists {
-            for &(id, _) in list {
-                let i = slot(id, base);
+            for &place in list.places {
+                let i = slot(place);
                 let v = self.sums[i];
                 if v >= 0.0 {
                     self.sums[i] = UNMET;
@@ -230,6 +225,25 @@ impl WindowPool {
 mod tests {
     use super::*;
 
+    /// A list's postings in a window, as places and parts.
+    struct Owned(Vec<u16>, Vec<f32>);
+
+    impl Owned {
+        fn of(postings: &[(u16, f32)]) -> Owned {
+            Owned(
+                postings.iter().map(|p| p.0).collect(),
+                postings.iter().map(|p| p.1).collect(),
+            )
+        }
+
+        fn run(&self) -> Run<'_> {
+            Run {
+                places: &self.0,
+                parts: &self.1,
+            }
+        }
+    }
+
     /// Every node met in the first `end` places, by walking the places.
     fn drained(w: &mut WindowSums, end: usize) -> Vec<(usize, f32)> {
         let mut out = Vec::new();
@@ -244,19 +258,18 @@ mod tests {
     fn sums_best_alternatives_and_alternatives_sums_by_place() {
         let pool = WindowPool::default();
         let mut w = pool.take();
-        let base = 1000;
-        w.add(&[(1000, 0.5), (1003, 0.25)], base, 2.0);
+        w.add(Owned::of(&[(0, 0.5), (3, 0.25)]).run(), 2.0);
         // A group of two alternatives: one of one term, one of two terms.
-        let one = [(1001, 0.5), (1003, 1.0)];
-        let two_a = [(1001, 1.0), (1002, 0.5)];
-        let two_b = [(1001, 1.0)];
-        w.raise(&one, base, 0.5);
-        w.add_to_alternative(&two_a, base, 0.25);
-        w.add_to_alternative(&two_b, base, 0.75);
-        w.raise_to_alternative(&two_a, base, 0.5);
-        w.raise_to_alternative(&two_b, base, 0.5);
-        for list in [&one[..], &two_a, &two_b] {
-            w.add_best(list, base);
+        let one = Owned::of(&[(1, 0.5), (3, 1.0)]);
+        let two_a = Owned::of(&[(1, 1.0), (2, 0.5)]);
+        let two_b = Owned::of(&[(1, 1.0)]);
+        w.raise(one.run(), 0.5);
+        w.add_to_alternative(two_a.run(), 0.25);
+        w.add_to_alternative(two_b.run(), 0.75);
+        w.raise_to_alternative(two_a.run(), 0.5);
+        w.raise_to_alternative(two_b.run(), 0.5);
+        for list in [&one, &two_a, &two_b] {
+            w.add_best(list.run());
         }
         // 1001: best of 0.25 and 0.5 · (0.25 + 0.75); 1002: 0.5 · 0.125;
         // 1003: 0.5 plus 0.5.
@@ -271,24 +284,28 @@ mod tests {
     #[test]
     fn a_node_met_with_nothing_to_add_is_still_met() {
         let mut w = WindowSums::new();
-        w.add(&[(7, 0.5)], 0, 0.0);
-        w.raise(&[(9, 0.5)], 0, 0.0);
-        w.add_best(&[(9, 0.5)], 0);
+        w.add(Owned::of(&[(7, 0.5)]).run(), 0.0);
+        let nine = Owned::of(&[(9, 0.5)]);
+        w.raise(nine.run(), 0.0);
+        w.add_best(nine.run());
         assert_eq!(drained(&mut w, SLOTS), vec![(7, 0.0), (9, 0.0)]);
     }
 
     #[test]
     fn drain_leaves_out_runs_below_what_is_wanted_and_resets_them() {
         let mut w = WindowSums::new();
-        let list: Vec<(NodeId, f32)> = (0..100).map(|i| (i * 3, 0.5)).collect();
-        let more = [(5, 1.0), (150, 1.0), (299, 2.0)];
-        w.add(&list, 0, 1.0);
-        w.add(&more, 0, 1.0);
+        let list: Vec<(u16, f32)> = (0..100).map(|i| (i * 3, 0.5)).collect();
+        let (list, more) = (
+            Owned::of(&list),
+            Owned::of(&[(5, 1.0), (150, 1.0), (299, 2.0)]),
+        );
+        w.add(list.run(), 1.0);
+        w.add(more.run(), 1.0);
         let mut out = Vec::new();
         // Wanted: at least the largest given so far.
         let mut bar = f32::NEG_INFINITY;
         // As many postings as places: the places are walked.
-        w.drain([&list[..], &more[..]].into_iter(), 0, 300, bar, |i, v| {
+        w.drain([list.run(), more.run()].into_iter(), 300, bar, |i, v| {
             out.push(i);
             bar = bar.max(v);
             bar
@@ -305,12 +322,13 @@ mod tests {
         assert!(drained(&mut w, SLOTS).is_empty());
         // Few nodes for the places: the lists are walked, each node given
         // once, the largest first met here, then those not below it.
-        let (a, b) = ([(40, 1.0), (41, 0.5)], [(40, 1.0), (50, 2.0), (60, 1.0)]);
-        w.add(&a, 0, 1.0);
-        w.add(&b, 0, 1.0);
+        let a = Owned::of(&[(40, 1.0), (41, 0.5)]);
+        let b = Owned::of(&[(40, 1.0), (50, 2.0), (60, 1.0)]);
+        w.add(a.run(), 1.0);
+        w.add(b.run(), 1.0);
         let mut out = Vec::new();
         let mut bar = f32::NEG_INFINITY;
-        w.drain([&a[..], &b[..]].into_iter(), 0, SLOTS, bar, |i, v| {
+        w.drain([a.run(), b.run()].into_iter(), SLOTS, bar, |i, v| {
             out.push((i, v));
             bar = bar.max(v);
             bar
