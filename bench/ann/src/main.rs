@@ -648,6 +648,12 @@ fn stored_and_opened(mut lexical: LexicalIndex) -> LexicalIndex {
     let root = map.seal();
     let mut blobs = Vec::new();
     map.export(&mut blobs);
+    let bytes: usize = blobs.iter().map(|b| b.1.len()).sum();
+    println!(
+        "  lexical index stored: {} blobs, {:.1} MB",
+        blobs.len(),
+        bytes as f64 / 1e6
+    );
     let stored = MemoryBlobs::new();
     stored.extend(blobs);
     LexicalIndex::from_map(SortedMap::open(root.as_ref(), Blobs::new(stored)))

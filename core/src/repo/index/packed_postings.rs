@@ -1,6 +1,12 @@
 //! A block of postings in fixed-width fields: every value of a field takes
 //! as many bits as the block's largest, so that the place of each is known
-//! without reading the ones before it.
+//! without reading the ones before it. The widths written are whole bytes
+//! (the largest's bits rounded up to 8, 16, 24 …; 0 where every value is
+//! 0), so that a field of one or two bytes a value is unpacked by a loop
+//! the compiler widens many values at a time: a tenth more bytes in the
+//! index, a fifth less time for a Chinese query at a million nodes
+//! (docs/PERFORMANCE.md). Blocks written before hold widths of any number
+//! of bits, and read as they did.
 //!
 //! Numbers of one or two bytes each (LEB128) made each posting's place wait
 //! on the size of the one before, and which size comes next is a guess the
@@ -40,6 +46,18 @@ fn width(v: u64) -> u32 {
 /// (ids not ascending, a count of 0): the caller keeps such a block the
 /// other way.
 pub fn encode(block: &[Posting]) -> Option<Vec<u8>> {
+    encode_in(block, true)
+}
+
+/// `encode` with the widths in bits, as blocks were written before whole
+/// bytes (what stores made then hold).
+#[cfg(test)]
+pub fn encode_bits(block: &[Posting]) -> Option<Vec<u8>> {
+    encode_in(block, false)
+}
+
+/// `encode`, the widths rounded up to whole bytes if `whole_bytes`.
+fn encode_in(block: &[Posting], whole_bytes: bool) -> Option<Vec<u8>> {
     let (&(first, _, _), _) = block.split_first()?;
     // The widths, in one pass that also refuses what is no posting list.
     let mut widths = [0u32; 3];
@@ -53,6 +71,12 @@ pub fn encode(block: &[Posting]) -> Option<Vec<u8>> {
     }
     if widths.iter().any(|&w| w > WIDEST) {
         return None;
+    }
+    if whole_bytes {
+        // `WIDEST` is itself whole bytes.
+        for w in &mut widths {
+            *w = w.next_multiple_of(8);
+        }
     }
     let mut w = Writer {
         buf: Vec::with_capacity(16 + block.len() * 3),
@@ -408,6 +432,27 @@ fn unpack<T: Copy>(
     out: &mut Vec<T>,
     mut f: impl FnMut(u64) -> T,
 ) {
+    // A field of whole bytes from a byte's first bit: loops the compiler
+    // widens many values at a time.
+    if field.at % 8 == 0 {
+        let from = field.at / 8;
+        match field.width {
+            8 => {
+                if let Some(bytes) = padded.get(from..from + n) {
+                    out.extend(bytes.iter().map(|&b| f(u64::from(b))));
+                    return;
+                }
+            }
+            16 => {
+                if let Some(bytes) = padded.get(from..from + 2 * n) {
+                    let (pairs, _) = bytes.as_chunks::<2>();
+                    out.extend(pairs.iter().map(|&p| f(u64::from(u16::from_le_bytes(p)))));
+                    return;
+                }
+            }
+            _ => {}
+        }
+    }
     macro_rules! widths {
         ($($w:literal)*) => {
             match field.width {
@@ -501,11 +546,17 @@ fn unpack_width<const W: usize, T: Copy>(
 mod tests {
     use super::*;
 
+    /// Both ways of packing: in whole bytes (what is written) and in bits
+    /// (what stores written before hold).
+    const ENCODERS: [fn(&[Posting]) -> Option<Vec<u8>>; 2] = [encode, encode_bits];
+
     fn round_trip(block: &[Posting]) {
-        let bytes = encode(block).expect("packs");
-        let mut out = Vec::new();
-        decode(&bytes, &mut out).unwrap();
-        assert_eq!(out, block);
+        for encode in ENCODERS {
+            let bytes = encode(block).expect("packs");
+            let mut out = Vec::new();
+            decode(&bytes, &mut out).unwrap();
+            assert_eq!(out, block);
+        }
     }
 
     #[test]
@@ -545,7 +596,10 @@ mod tests {
         let mut cols = Columns::default();
         let mut rows = Vec::new();
         let mut checked = 0;
-        for n in [1usize, 2, 7, 8, 9, 15, 16, 17, 31, 63, 64, 65, 130] {
+        for (n, encode) in [1usize, 2, 7, 8, 9, 15, 16, 17, 31, 63, 64, 65, 130]
+            .into_iter()
+            .flat_map(|n| ENCODERS.map(|e| (n, e)))
+        {
             for w in 0..=WIDEST {
                 for field in 0..3 {
                     let width = |f: usize, small: u32| if f == field { w } else { small };
@@ -580,47 +634,63 @@ mod tests {
                 }
             }
         }
-        assert!(checked > 13 * 57 * 2, "{checked} blocks");
+        assert!(checked > 2 * 13 * 57 * 2, "{checked} blocks");
     }
 
     #[test]
     fn what_does_not_pack_is_refused_not_mangled() {
-        assert_eq!(encode(&[]), None);
-        assert_eq!(encode(&[(1, 0, 3)]), None);
-        assert_eq!(encode(&[(5, 1, 3), (5, 1, 3)]), None);
-        assert_eq!(encode(&[(5, 1, 3), (4, 1, 3)]), None);
-        assert_eq!(encode(&[(0, 1, 3), (1 << 60, 1, 3)]), None);
-        assert_eq!(encode(&[(0, 1, 1 << 60)]), None);
+        for encode in ENCODERS {
+            assert_eq!(encode(&[]), None);
+            assert_eq!(encode(&[(1, 0, 3)]), None);
+            assert_eq!(encode(&[(5, 1, 3), (5, 1, 3)]), None);
+            assert_eq!(encode(&[(5, 1, 3), (4, 1, 3)]), None);
+            assert_eq!(encode(&[(0, 1, 3), (1 << 60, 1, 3)]), None);
+            assert_eq!(encode(&[(0, 1, 1 << 60)]), None);
+        }
+    }
+
+    #[test]
+    fn widths_are_whole_bytes_where_written() {
+        // Gaps of up to 3 bits, counts 1, lengths of 10 bits.
+        let block: Vec<Posting> = (0..64).map(|i| (100 + 5 * i, 1, 600 + i)).collect();
+        let (bytes, bits) = (encode(&block).unwrap(), encode_bits(&block).unwrap());
+        let widths = |b: &[u8]| Layout::read(b).unwrap().fields.map(|f| f.width);
+        assert_eq!(widths(&bytes), [8, 0, 16]);
+        assert_eq!(widths(&bits), [3, 0, 10]);
+        assert!(bytes.len() > bits.len());
     }
 
     #[test]
     fn damaged_bytes_are_errors() {
-        let good = encode(&[(3, 1, 2), (9, 2, 5), (12, 1, 1)]).unwrap();
-        let mut out = Vec::new();
-        // Cut anywhere, or one byte more.
-        for cut in 0..good.len() {
-            assert!(decode(&good[..cut], &mut out).is_err(), "{cut}");
-        }
-        let mut longer = good.clone();
-        longer.push(0);
-        assert!(decode(&longer, &mut out).is_err());
-        // Every single bit flipped: an error, or postings that still
-        // hold what a block must.
-        let mut cols = Columns::default();
-        for i in 0..good.len() * 8 {
-            let mut bad = good.clone();
-            bad[i / 8] ^= 1 << (i % 8);
-            // Both decoders take the same blocks.
-            assert_eq!(
-                cols.decode(&bad).is_ok(),
-                decode(&bad, &mut out).is_ok(),
-                "{i}"
-            );
-            if decode(&bad, &mut out).is_ok() {
-                assert!(out.windows(2).all(|w| w[0].0 < w[1].0), "{i}");
-                assert!(out.iter().all(|p| 1 <= p.1 && p.1 <= p.2), "{i}");
+        for encode in ENCODERS {
+            let good = encode(&[(3, 1, 2), (9, 2, 5), (12, 1, 1)]).unwrap();
+            let mut out = Vec::new();
+            // Cut anywhere, or one byte more.
+            for cut in 0..good.len() {
+                assert!(decode(&good[..cut], &mut out).is_err(), "{cut}");
+            }
+            let mut longer = good.clone();
+            longer.push(0);
+            assert!(decode(&longer, &mut out).is_err());
+            // Every single bit flipped: an error, or postings that still
+            // hold what a block must.
+            let mut cols = Columns::default();
+            for i in 0..good.len() * 8 {
+                let mut bad = good.clone();
+                bad[i / 8] ^= 1 << (i % 8);
+                // Both decoders take the same blocks.
+                assert_eq!(
+                    cols.decode(&bad).is_ok(),
+                    decode(&bad, &mut out).is_ok(),
+                    "{i}"
+                );
+                if decode(&bad, &mut out).is_ok() {
+                    assert!(out.windows(2).all(|w| w[0].0 < w[1].0), "{i}");
+                    assert!(out.iter().all(|p| 1 <= p.1 && p.1 <= p.2), "{i}");
+                }
             }
         }
+        let mut out = Vec::new();
         // A block claiming postings it has no bits for, huge or not.
         for n in [4u64, 1 << 40, u64::MAX] {
             let mut w = Writer { buf: Vec::new() };
