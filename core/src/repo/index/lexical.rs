@@ -2312,6 +2312,101 @@ mod tests {
         }
     }
 
+    /// A store written before postings were packed in whole bytes holds
+    /// blocks packed in bits: read, changed and searched beside new ones,
+    /// they give what an index of new blocks gives.
+    #[test]
+    fn blocks_packed_in_bits_and_in_bytes_give_the_same_answers() {
+        use super::packed_postings::WRITE_BITS;
+        let words = ["sort", "insert", "tree", "pile", "heap", "list", "merge"];
+        let han = ["排序", "插入", "二叉树", "堆", "列表", "归并"];
+        let make = |i: u64| {
+            let (a, b) = (words[(i % 7) as usize], words[(i / 7 % 7) as usize]);
+            let desc = match i % 3 {
+                0 => format!("{a} {b} {a}"),
+                1 => format!("{}{} {a}", han[(i % 6) as usize], han[(i / 6 % 6) as usize]),
+                _ => format!("{} {b}", han[(i / 2 % 6) as usize]),
+            };
+            node(i * 37 + (i % 5) * 40_000, &desc, &[b], "")
+        };
+        let first: Vec<Node> = (0..600).map(make).collect();
+        let later: Vec<Node> = (600..800).map(make).collect();
+        let mut old = LexicalIndex::new(FieldWeights::default());
+        WRITE_BITS.set(true);
+        for n in &first {
+            old.put(n);
+        }
+        WRITE_BITS.set(false);
+        let mut new = LexicalIndex::new(FieldWeights::default());
+        for n in &first {
+            new.put(n);
+        }
+        // As the stores have them: written to blobs and opened again.
+        let reopen = |ix: &mut LexicalIndex| {
+            let map = ix.map().unwrap();
+            let root = map.seal();
+            let mut blobs = Vec::new();
+            map.export(&mut blobs);
+            let bytes: usize = blobs.iter().map(|b| b.1.len()).sum();
+            let stored = crate::repo::cas::MemoryBlobs::new();
+            stored.extend(blobs);
+            let ix = LexicalIndex::from_map(SortedMap::open(
+                root.as_ref(),
+                crate::repo::cas::Blobs::new(stored),
+            ));
+            (ix, bytes)
+        };
+        let ((mut old, old_bytes), (mut new, new_bytes)) = (reopen(&mut old), reopen(&mut new));
+        assert!(
+            old_bytes < new_bytes,
+            "{old_bytes} bytes in bits, {new_bytes} in bytes"
+        );
+        let dictionary = Dictionary::new();
+        let agree = |a: &LexicalIndex, b: &LexicalIndex, ids: &[NodeId]| {
+            for text in ["插入排序", "堆 tree", "归并排序算法", "sort list", "二叉树"]
+            {
+                let (qa, qb) = (
+                    a.query(text, &dictionary).unwrap(),
+                    b.query(text, &dictionary).unwrap(),
+                );
+                for k in [1, 10, 40] {
+                    let (ta, tb) = (a.top_t(&qa, k, &|_| true), b.top_t(&qb, k, &|_| true));
+                    assert_eq!(ta, tb, "{text}, top {k}");
+                    assert!(!ta.is_empty(), "{text}");
+                }
+                for &id in ids {
+                    assert_eq!(a.score_t(&qa, id), b.score_t(&qb, id), "{text}, {id}");
+                }
+            }
+        };
+        let ids = |nodes: &[&Node]| nodes.iter().map(|n| n.id).collect::<Vec<_>>();
+        agree(&old, &new, &ids(&first.iter().collect::<Vec<_>>()));
+        // Changes rewrite the blocks they reach in whole bytes, beside
+        // the old ones the others still are.
+        for ix in [&mut old, &mut new] {
+            for n in &later {
+                ix.put(n);
+            }
+            for n in first.iter().step_by(5) {
+                ix.del(n.id);
+            }
+        }
+        let live: Vec<&Node> = first
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 5 != 0)
+            .map(|(_, n)| n)
+            .chain(&later)
+            .collect();
+        let mut fresh = LexicalIndex::new(FieldWeights::default());
+        for n in &live {
+            fresh.put(n);
+        }
+        let ((old, _), (new, _)) = (reopen(&mut old), reopen(&mut new));
+        agree(&old, &new, &ids(&live));
+        agree(&old, &fresh, &ids(&live));
+    }
+
     #[test]
     fn top_agrees_with_scoring_every_node() {
         agreeing(&(0..400).collect::<Vec<_>>());

@@ -46,7 +46,18 @@ fn width(v: u64) -> u32 {
 /// (ids not ascending, a count of 0): the caller keeps such a block the
 /// other way.
 pub fn encode(block: &[Posting]) -> Option<Vec<u8>> {
+    #[cfg(test)]
+    if WRITE_BITS.get() {
+        return encode_in(block, false);
+    }
     encode_in(block, true)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Whether this thread's `encode` packs in bits, as blocks were written
+    /// before whole bytes: for tests of stores that hold both.
+    pub static WRITE_BITS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// `encode` with the widths in bits, as blocks were written before whole
