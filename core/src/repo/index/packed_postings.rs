@@ -445,7 +445,7 @@ fn unpack<T: Copy>(
 ) {
     // A field of whole bytes from a byte's first bit: loops the compiler
     // widens many values at a time.
-    if field.at % 8 == 0 {
+    if field.at.is_multiple_of(8) {
         let from = field.at / 8;
         match field.width {
             8 => {
@@ -559,7 +559,8 @@ mod tests {
 
     /// Both ways of packing: in whole bytes (what is written) and in bits
     /// (what stores written before hold).
-    const ENCODERS: [fn(&[Posting]) -> Option<Vec<u8>>; 2] = [encode, encode_bits];
+    type Encoder = fn(&[Posting]) -> Option<Vec<u8>>;
+    const ENCODERS: [Encoder; 2] = [encode, encode_bits];
 
     fn round_trip(block: &[Posting]) {
         for encode in ENCODERS {
