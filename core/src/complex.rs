@@ -4,13 +4,12 @@
 //! pair of reals that are both exact or both inexact. A number whose
 //! imaginary part is an exact zero is real and never a `Complex` (R7RS
 //! 6.2.6: `(real? 1+0i)` is true, `(real? 1+0.0i)` false). Exact parts are
-//! added, multiplied and divided exactly; the transcendental functions work
-//! on `num_complex::Complex64`.
+//! added, multiplied and divided exactly; inexact ones are divided and
+//! given to the transcendental functions as a [`C64`] of `float_math`.
 
 use std::f64::consts::PI;
 
-use num_complex::Complex64;
-
+use crate::float_math::{self, C64};
 use crate::number::{self, Num, Work};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -83,10 +82,11 @@ impl Number {
             return Number::Real(magnitude);
         }
         let (m, a) = (magnitude.to_f64(), angle.to_f64());
-        Number::rect(Num::Float(m * a.cos()), Num::Float(m * a.sin()))
+        let z = C64::from_polar(m, a);
+        Number::rect(Num::Float(z.re), Num::Float(z.im))
     }
 
-    fn from_c64(z: Complex64) -> Number {
+    fn from_c64(z: C64) -> Number {
         Number::rect(Num::Float(z.re), Num::Float(z.im))
     }
 
@@ -112,9 +112,9 @@ impl Number {
         }
     }
 
-    fn to_c64(&self) -> Complex64 {
+    fn to_c64(&self) -> C64 {
         let (re, im) = self.parts();
-        Complex64::new(re.to_f64(), im.to_f64())
+        C64::new(re.to_f64(), im.to_f64())
     }
 
     pub fn is_exact(&self) -> bool {
@@ -209,7 +209,7 @@ pub fn magnitude<W: Work>(a: &Number, w: &mut W) -> Done<Num, W::Stop> {
             let square = add(&mul(&c.re, &c.re, w)?, &mul(&c.im, &c.im, w)?, w)?;
             number::sqrt(&square, w).map_err(Failure::Stopped)?
         }
-        Number::Complex(c) => Num::Float(c.re.to_f64().hypot(c.im.to_f64())),
+        Number::Complex(c) => Num::Float(float_math::hypot(c.re.to_f64(), c.im.to_f64())),
     })
 }
 
@@ -222,16 +222,16 @@ pub fn angle(a: &Number) -> Num {
                 Num::Int(0)
             }
         }
-        Number::Real(r) => Num::Float(0f64.atan2(r.to_f64())),
+        Number::Real(r) => Num::Float(float_math::atan2(0.0, r.to_f64())),
         Number::Complex(_) => {
             let [re, im] = a.floats();
-            Num::Float(im.atan2(re))
+            Num::Float(float_math::atan2(im, re))
         }
     }
 }
 
 pub fn exp(a: &Number) -> Number {
-    Number::from_c64(a.to_c64().exp())
+    Number::from_c64(C64::exp(a.to_c64()))
 }
 
 /// The principal logarithm; of a negative real, `log|x| + πi`.
@@ -241,10 +241,10 @@ pub fn log(a: &Number) -> Number {
     if let Number::Real(r) = a {
         if r.sign() == std::cmp::Ordering::Less {
             let re = number::ln(&number::negate(r));
-            return Number::from_c64(Complex64::new(re, PI));
+            return Number::from_c64(C64::new(re, PI));
         }
     }
-    Number::from_c64(a.to_c64().ln())
+    Number::from_c64(C64::ln(a.to_c64()))
 }
 
 /// The principal square root: of a negative real, an imaginary number,
@@ -268,26 +268,26 @@ pub fn sqrt<W: Work>(a: &Number, w: &mut W) -> Done<Number, W::Stop> {
         };
         return Ok(Number::rect(zero, root));
     }
-    Ok(Number::from_c64(a.to_c64().sqrt()))
+    Ok(Number::from_c64(C64::sqrt(a.to_c64())))
 }
 
 pub fn sin(a: &Number) -> Number {
-    Number::from_c64(a.to_c64().sin())
+    Number::from_c64(C64::sin(a.to_c64()))
 }
 pub fn cos(a: &Number) -> Number {
-    Number::from_c64(a.to_c64().cos())
+    Number::from_c64(C64::cos(a.to_c64()))
 }
 pub fn tan(a: &Number) -> Number {
-    Number::from_c64(a.to_c64().tan())
+    Number::from_c64(C64::tan(a.to_c64()))
 }
 pub fn asin(a: &Number) -> Number {
-    Number::from_c64(a.to_c64().asin())
+    Number::from_c64(C64::asin(a.to_c64()))
 }
 pub fn acos(a: &Number) -> Number {
-    Number::from_c64(a.to_c64().acos())
+    Number::from_c64(C64::acos(a.to_c64()))
 }
 pub fn atan(a: &Number) -> Number {
-    Number::from_c64(a.to_c64().atan())
+    Number::from_c64(C64::atan(a.to_c64()))
 }
 
 /// Exact powers of more bits than this are refused (as the real `expt`
@@ -318,7 +318,7 @@ pub fn expt<W: Work>(base: &Number, e: &Number, w: &mut W) -> Done<Number, W::St
             })
         });
     }
-    Ok(Number::from_c64(base.to_c64().powc(e.to_c64())))
+    Ok(Number::from_c64(C64::powc(base.to_c64(), e.to_c64())))
 }
 
 fn exact_power<W: Work>(base: &Number, k: &Num, w: &mut W) -> Done<Number, W::Stop> {
@@ -358,7 +358,7 @@ fn magnitude_bits(a: &Number) -> u64 {
             .map(|k| {
                 let f = k.to_f64().abs();
                 if f.is_finite() {
-                    f.log2().max(0.0) as u64 + 1
+                    float_math::log2(f).max(0.0) as u64 + 1
                 } else {
                     u64::MAX / 4
                 }

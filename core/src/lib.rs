@@ -13,9 +13,12 @@
 
 // The modules in layers, lowest first: a module uses only modules of its
 // own layer or below (docs/ARCHITECTURE.md, "Layers"; checked by
-// tests/layers.rs). `repo` stands beside them: it uses only itself, and
+// tests/tidy.rs). `repo` stands beside them: it uses only itself, and
 // any layer may use it.
 //
+// 0. the transcendental functions of floats: uses nothing of the crate,
+//    and every module, `repo` too, may use it
+mod float_math;
 // 1. data: the values in memory
 mod chunked;
 mod complex;

@@ -8,6 +8,9 @@
 //! - Size: no function of the core, the host or the bindings is longer
 //!   than 150 lines unless a comment beside it gives the reason, starting
 //!   "Long by design:".
+//! - Floats: no file of the core but `float_math` computes a
+//!   transcendental function (the standard float methods, `num_complex`,
+//!   `libm`, `pxfm`), so that every face gives the same bits.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,6 +18,7 @@ use std::path::{Path, PathBuf};
 /// The core's layers, lowest first. A module may use the modules of its
 /// own layer and of every layer below. `lib` is the crate root.
 const CORE_LAYERS: &[(&str, &[&str])] = &[
+    ("float math", &["float_math"]),
     (
         "leaves",
         &[
@@ -39,8 +43,13 @@ const CORE_LAYERS: &[(&str, &[&str])] = &[
     ("api", &["api", "sessions", "lib"]),
 ];
 
-/// Beside the layers: uses only itself; every layer may use it.
+/// Beside the layers: uses only itself (and `CORE_BESIDE_USES`); every
+/// layer may use it.
 const CORE_BESIDE: &str = "repo";
+
+/// What the module beside the layers may use: the lowest layer, which
+/// uses nothing of the crate.
+const CORE_BESIDE_USES: &[&str] = &["float_math"];
 
 /// The host's modules, lowest first.
 const HOST_LAYERS: &[(&str, &[&str])] = &[
@@ -284,9 +293,10 @@ fn layer_violations(
             .to_string();
         let used = used_modules(&code_of(&text), &path);
         if Some(top.as_str()) == beside {
-            for m in used.iter().filter(|m| **m != top) {
+            let allowed = |m: &String| *m == top || CORE_BESIDE_USES.contains(&m.as_str());
+            for m in used.iter().filter(|m| !allowed(m)) {
                 problems.push(format!(
-                    "{shown}: `{top}` uses only itself, but it uses `{m}`"
+                    "{shown}: `{top}` uses only itself and {CORE_BESIDE_USES:?}, but it uses `{m}`"
                 ));
             }
             continue;
@@ -457,6 +467,108 @@ fn unsafe_code_is_in_one_file() {
         holding,
         [UNSAFE_ALLOWED],
         "`unsafe` outside {UNSAFE_ALLOWED} (or not in it any more: move the constant)"
+    );
+}
+
+/// The one module of the core that computes transcendental functions of
+/// floats (docs/ARCHITECTURE.md, "Invariants"), with pxfm.
+const FLOAT_MATH: &str = "float_math";
+
+/// The float methods that are not correctly rounded on every target (std
+/// calls glibc natively and Rust's `libm` in wasm32): `sqrt`, `mul_add`
+/// and the rounding ones are IEEE 754's everywhere and stay allowed.
+const TRANSCENDENTAL: &[&str] = &[
+    "exp", "exp2", "exp_m1", "ln", "ln_1p", "log", "log2", "log10", "sin", "cos", "tan", "sin_cos",
+    "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "powf",
+    "powi", "cbrt", "hypot", "gamma", "ln_gamma",
+];
+
+/// The crates whose functions must go through `float_math`.
+const MATH_CRATES: &[&str] = &["num_complex", "libm", "pxfm"];
+
+/// Where a file's code computes a transcendental function: a method
+/// call `.exp(`, a path `f64::exp` or `f32::sin`, or a math crate named.
+fn transcendental_uses(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        let mut found = |what: String| out.push(format!("{}: {what}", n + 1));
+        for name in TRANSCENDENTAL {
+            if line.contains(&format!(".{name}(")) {
+                found(format!(".{name}("));
+            }
+            for ty in ["f64", "f32"] {
+                let path = format!("{ty}::{name}");
+                let ends_word = |i: usize| {
+                    !line
+                        .as_bytes()
+                        .get(i + path.len())
+                        .copied()
+                        .is_some_and(is_ident_byte)
+                };
+                if line.match_indices(&path).any(|(i, _)| ends_word(i)) {
+                    found(path);
+                }
+            }
+        }
+        for krate in MATH_CRATES {
+            let starts_word = |i: usize| i == 0 || !is_ident_byte(line.as_bytes()[i - 1]);
+            if line
+                .match_indices(&format!("{krate}::"))
+                .any(|(i, _)| starts_word(i))
+            {
+                found(format!("{krate}::"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn transcendental_functions_are_float_math_s() {
+    let src = root().join("core/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let tests = test_module_files(&files);
+    let mut problems = Vec::new();
+    for file in files.iter().filter(|f| !tests.contains(f)) {
+        let path = module_path(&src, file);
+        if path.first().map(String::as_str) == Some(FLOAT_MATH) {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("a readable source file");
+        let shown = file.strip_prefix(root()).unwrap_or(file).display();
+        for place in transcendental_uses(&code_of(&text)) {
+            problems.push(format!("{shown}:{place}"));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "transcendental functions outside core/src/{FLOAT_MATH} (call `crate::{FLOAT_MATH}`, \
+         whose functions give the same bits on every face):\n{}",
+        problems.join("\n")
+    );
+    // The module exists, and is where the math crate is used.
+    let own = src.join(FLOAT_MATH).join("mod.rs");
+    let text = std::fs::read_to_string(&own).expect("core/src/float_math/mod.rs");
+    assert!(
+        text.contains("pxfm::"),
+        "{} no longer uses pxfm",
+        own.display()
+    );
+}
+
+#[test]
+fn the_float_checker_sees_calls_paths_and_crates() {
+    let code = code_of(
+        "let a = x.exp(); let b = f64::sin; let c = y.atan2(x);\n\
+         use num_complex::Complex64; let d = x.sqrt() + x.mul_add(y, z);\n\
+         let e = my_exp(x); let f = f64::exponent; let g = xlibm::y; // x.ln()\n\
+         #[cfg(test)]\nmod tests { fn t() { 1f64.cos(); } }\n",
+    );
+    let uses: Vec<String> = transcendental_uses(&code);
+    assert_eq!(
+        uses,
+        ["1: .exp(", "1: f64::sin", "1: .atan2(", "2: num_complex::"]
     );
 }
 

@@ -3,6 +3,7 @@
 use std::cmp::Ordering;
 
 use super::{boolean, complex, integer, num, type_error, Ctx, Fault, PrimTable};
+use crate::float_math;
 use crate::number::{self, IntDiv, Num, Rounding};
 use crate::value::{Object, Value};
 
@@ -202,12 +203,24 @@ pub fn register(t: &mut PrimTable) {
         let n = num(c, "square", a[0])?;
         Ok(number::mul(&n, &n, &mut c.budget)?.into_value(c.heap))
     });
-    t.add("exp", 1, Some(1), |c, a| float1(c, a, "exp", f64::exp));
-    t.add("sin", 1, Some(1), |c, a| float1(c, a, "sin", f64::sin));
-    t.add("cos", 1, Some(1), |c, a| float1(c, a, "cos", f64::cos));
-    t.add("tan", 1, Some(1), |c, a| float1(c, a, "tan", f64::tan));
-    t.add("asin", 1, Some(1), |c, a| float1(c, a, "asin", f64::asin));
-    t.add("acos", 1, Some(1), |c, a| float1(c, a, "acos", f64::acos));
+    t.add("exp", 1, Some(1), |c, a| {
+        float1(c, a, "exp", float_math::exp)
+    });
+    t.add("sin", 1, Some(1), |c, a| {
+        float1(c, a, "sin", float_math::sin)
+    });
+    t.add("cos", 1, Some(1), |c, a| {
+        float1(c, a, "cos", float_math::cos)
+    });
+    t.add("tan", 1, Some(1), |c, a| {
+        float1(c, a, "tan", float_math::tan)
+    });
+    t.add("asin", 1, Some(1), |c, a| {
+        float1(c, a, "asin", float_math::asin)
+    });
+    t.add("acos", 1, Some(1), |c, a| {
+        float1(c, a, "acos", float_math::acos)
+    });
     t.add("atan", 1, Some(2), |c, a| {
         if a.len() == 1 {
             if let Some(r) = complex::unary(c, "atan", a[0]) {
@@ -216,8 +229,8 @@ pub fn register(t: &mut PrimTable) {
         }
         let y = num(c, "atan", a[0])?.to_f64();
         Ok(Value::Float(match a.get(1) {
-            Some(&x) => y.atan2(num(c, "atan", x)?.to_f64()),
-            None => y.atan(),
+            Some(&x) => float_math::atan2(y, num(c, "atan", x)?.to_f64()),
+            None => float_math::atan(y),
         }))
     });
     t.add("log", 1, Some(2), |c, a| {
@@ -233,7 +246,7 @@ pub fn register(t: &mut PrimTable) {
             return Err(Fault::Error("log: undefined for exact 0".into(), vec![]));
         }
         Ok(Value::Float(match a.get(1) {
-            Some(&b) => number::ln(&n) / number::ln(&num(c, "log", b)?),
+            Some(&b) => number::log_base(&n, &num(c, "log", b)?),
             None => number::ln(&n),
         }))
     });

@@ -14,6 +14,8 @@ use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
+use crate::float_math;
+
 pub use work::{Unmetered, Work};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -534,7 +536,7 @@ pub fn expt<W: Work>(base: &Num, e: &Num, w: &mut W) -> Result<Option<Num>, W::S
         }
         _ => {
             let (b, x) = (base.to_f64(), e.to_f64());
-            Ok(Some(Num::Float(b.powf(x))))
+            Ok(Some(Num::Float(float_math::pow(b, x))))
         }
     }
 }
@@ -603,9 +605,26 @@ pub fn ln(a: &Num) -> f64 {
             const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-01;
             const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
             let e = e as f64;
-            e * LN2_HI + (e * LN2_LO + f.ln())
+            e * LN2_HI + (e * LN2_LO + float_math::ln(f))
         }
-        _ => a.to_f64().ln(),
+        _ => float_math::ln(a.to_f64()),
+    }
+}
+
+/// `(log a base)` of reals whose logarithms are real: in base 2 or 10 the
+/// correctly rounded `log2` or `log10` of a flonum-sized `a` (`(log 1000
+/// 10)` is 3.0, not the 2.9999999999999996 of ln 1000 / ln 10), otherwise
+/// the quotient of the natural logarithms.
+pub fn log_base(a: &Num, base: &Num) -> f64 {
+    let x = a.to_f64();
+    let plain = x > 0.0 && x.is_finite() && split_pow2(a).is_none();
+    let b = base.to_f64();
+    if plain && b == 2.0 {
+        float_math::log2(x)
+    } else if plain && b == 10.0 {
+        float_math::log10(x)
+    } else {
+        ln(a) / ln(base)
     }
 }
 

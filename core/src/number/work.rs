@@ -18,6 +18,8 @@ use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, Zero};
 
+use crate::float_math;
+
 /// Units one piece may cost: about 4 ms, so that a limit stops any
 /// arithmetic within about ten milliseconds.
 pub const PIECE: u64 = 1 << 22;
@@ -54,7 +56,7 @@ pub fn mul_cost(n: u64, m: u64) -> u64 {
     if m <= 32 {
         return n.saturating_mul(m).saturating_mul(2);
     }
-    let per_slice = 14.0 * (m as f64).powf(1.47);
+    let per_slice = 14.0 * float_math::pow(m as f64, 1.47);
     ((n / m + 1) as f64 * per_slice) as u64
 }
 
@@ -254,7 +256,7 @@ pub fn to_radix<W: Work>(a: &BigUint, radix: u32, w: &mut W) -> Result<String, W
         return Ok(a.to_str_radix(radix));
     }
     let block_limbs = (PIECE as f64).sqrt() as usize;
-    let digits_per_limb = (64.0 / (radix as f64).log2()).floor() as usize;
+    let digits_per_limb = (64.0 / float_math::log2(radix as f64)).floor() as usize;
     let d = block_limbs * digits_per_limb;
     let power = num_traits::pow(BigUint::from(radix), d);
     let mut blocks = Vec::new();

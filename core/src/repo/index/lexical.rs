@@ -632,7 +632,7 @@ impl LexicalIndex {
     fn idf(docs: u64, df: u64) -> f32 {
         let n = docs as f32;
         let df = df as f32;
-        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+        crate::float_math::ln_f32(1.0 + (n - df + 0.5) / (df + 0.5))
     }
 
     /// Analyses a query. Each word is a group of alternatives: the word

@@ -131,7 +131,7 @@ impl Graph {
             links,
             ef_construction: config.ef_construction.max(1),
             heuristic: config.heuristic,
-            level_mult: 1.0 / (links as f64).ln(),
+            level_mult: 1.0 / crate::float_math::ln(links as f64),
             rng: config.seed,
             codes: Vec::new(),
             scales: Vec::new(),
@@ -386,7 +386,7 @@ impl Graph {
         z ^= z >> 31;
         // Uniform in (0, 1].
         let u = ((z >> 11) + 1) as f64 / (1u64 << 53) as f64;
-        ((-u.ln() * self.level_mult) as usize).min(MAX_LEVEL)
+        ((-crate::float_math::ln(u) * self.level_mult) as usize).min(MAX_LEVEL)
     }
 
     /// Adds a member; its slot, or `None` if the graph is full.
