@@ -131,12 +131,27 @@
 
 ;; ---- multiple values ----------------------------------------------------------
 
+;; R7RS 7.3's definition: every init is evaluated where the let-values
+;; stands (none sees another binding's variables), into temporaries the
+;; variables are bound to at the end.
 (define-syntax let-values
   (syntax-rules ()
-    ((_ () body0 body1 ...) (let () body0 body1 ...))
-    ((_ ((formals expr) rest ...) body0 body1 ...)
-     (call-with-values (lambda () expr)
-       (lambda formals (let-values (rest ...) body0 body1 ...))))))
+    ((_ (binding ...) body0 body1 ...)
+     (let-values "bind" (binding ...) () (body0 body1 ...)))
+    ((_ "bind" () tmps body)
+     (let tmps (let () . body)))
+    ((_ "bind" ((b0 e0) binding ...) tmps body)
+     (let-values "mktmp" b0 e0 () (binding ...) tmps body))
+    ((_ "mktmp" () e0 args bindings tmps body)
+     (call-with-values
+         (lambda () e0)
+       (lambda args (let-values "bind" bindings tmps body))))
+    ((_ "mktmp" (a . b) e0 (arg ...) bindings (tmp ...) body)
+     (let-values "mktmp" b e0 (arg ... x) bindings (tmp ... (a x)) body))
+    ((_ "mktmp" a e0 (arg ...) bindings (tmp ...) body)
+     (call-with-values
+         (lambda () e0)
+       (lambda (arg ... . x) (let-values "bind" bindings (tmp ... (a x)) body))))))
 
 (define-syntax let*-values
   (syntax-rules ()

@@ -109,12 +109,20 @@ fn a_compile_error_leaves_the_forms_before_it_done() {
 #[test]
 fn the_prelude_s_macros_place_their_errors_in_the_user_s_text() {
     // A use that matches no rule of a macro the prelude defines.
+    let e = error_of("(define x 1)\n  (par . 1)");
+    assert_eq!(
+        e.message,
+        "no syntax-rules pattern of 'par' matches this use"
+    );
+    assert_eq!(e.position, at(2, 3));
+    // A malformed binding of a prelude binding form: checked before it
+    // expands, at the binding.
     let e = error_of("(define x 1)\n  (let-values (((a b) (values 1 2)) c) a)");
     assert_eq!(
         e.message,
-        "no syntax-rules pattern of 'let-values' matches this use"
+        "let-values: the binding c is not (formals init); each binding must be (formals init)"
     );
-    assert_eq!(e.position, at(2, 3));
+    assert_eq!(e.position, at(2, 37));
     // An error inside an expansion: the user's own subform, and frames
     // at the use, never at a line of the prelude.
     let e = error_of("(let-values (((a b) (values 1 2)))\n (car a))");

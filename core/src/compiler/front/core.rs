@@ -42,8 +42,21 @@ impl Front<'_> {
         let mut clauses = Vec::new();
         for c in args {
             let Some(parts) = c.as_list().filter(|p| !p.is_empty()) else {
-                return err("case-lambda clause must be (formals body ...)", c.pos());
+                return err(
+                    format!(
+                        "case-lambda: the clause {} is not (formals body ...)",
+                        self.shown(c)
+                    ),
+                    c.pos(),
+                );
             };
+            self.check_formals(&parts[0], c, "case-lambda", &mut Vec::new())?;
+            if parts.len() < 2 {
+                return err(
+                    format!("case-lambda: the clause {} has no body", self.shown(c)),
+                    c.pos(),
+                );
+            }
             clauses.push(
                 self.lambda(stk, &parts[0], &parts[1..], env, None, c.pos())
                     .await?,

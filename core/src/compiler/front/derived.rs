@@ -6,8 +6,8 @@ use reblessive::Stk;
 use super::{bindings_and_body, err, Env, Front, R};
 use crate::compiler::ast::{Expr, LambdaExpr};
 use crate::pos::Pos;
-use crate::syntax::scope::{Binding, Scope, VarId};
-use crate::syntax::{Atom, Ident, Syn};
+use crate::syntax::scope::{Binding, Macro, Scope, VarId};
+use crate::syntax::{Ident, Syn};
 use crate::value::code::Inline;
 use crate::value::Value;
 use std::rc::Rc;
@@ -29,10 +29,11 @@ impl Front<'_> {
                 let Some(bs) = bindings.as_list() else {
                     return err("let bindings must be a list", bindings.pos());
                 };
-                let mut formals = Vec::new();
+                let mut formals: Vec<Syn> = Vec::new();
                 let mut inits = Vec::new();
                 for b in bs {
                     let (id, init) = self.binding_pair(b, "let")?;
+                    self.check_unique(&formals, &id, b, "let")?;
                     formals.push(Syn::Sym(id, b.pos()));
                     inits.push(self.compile(stk, &init, env).await?);
                 }
@@ -127,14 +128,63 @@ impl Front<'_> {
         Ok(self.letrec(vars, steps, body))
     }
 
+    /// A binding `(variable init)` of form `kw` (R7RS 4.2.2), else an
+    /// error naming the form and the binding, at the binding.
     pub(super) fn binding_pair(&mut self, b: &Syn, kw: &str) -> R<(Ident, Syn)> {
-        match b.as_list() {
-            Some([Syn::Sym(id, _), init]) => Ok((id.clone(), init.clone())),
-            Some([Syn::Sym(id, p)]) => Ok((id.clone(), Syn::Atom(Atom::Unspecified, *p))),
-            _ => err(
-                format!("{kw}: each binding must be (name expression)"),
-                b.pos(),
+        let shape = if kw.ends_with("-syntax") {
+            "(keyword transformer)"
+        } else {
+            "(variable init)"
+        };
+        let what = match b.as_list() {
+            Some([Syn::Sym(id, _), init]) => return Ok((id.clone(), init.clone())),
+            Some([Syn::Sym(..)]) if shape.starts_with("(variable") => "has no init",
+            Some([Syn::Sym(..)]) => "has no transformer",
+            Some([Syn::Sym(..), ..]) => "has more than two elements",
+            Some([]) => "is empty",
+            Some(_) => "does not start with an identifier",
+            None => "is not a list",
+        };
+        err(
+            format!(
+                "{kw}: the binding {} {what}; each binding must be {shape}",
+                self.shown(b)
             ),
+            b.pos(),
+        )
+    }
+
+    /// An error if `id` is already among the variables `earlier` (R7RS: a
+    /// variable may appear only once in the bindings of `let`, `letrec`,
+    /// `do` ...); `b` is the binding that names it again.
+    pub(super) fn check_unique(&self, earlier: &[Syn], id: &Ident, b: &Syn, kw: &str) -> R<()> {
+        if earlier
+            .iter()
+            .any(|e| matches!(e, Syn::Sym(x, _) if x.same(id)))
+        {
+            let what = if kw.ends_with("-syntax") {
+                "keyword"
+            } else {
+                "variable"
+            };
+            return err(
+                format!(
+                    "{kw}: duplicate {what} '{}' in the binding {}",
+                    self.name(id.sym),
+                    self.shown(b)
+                ),
+                b.pos(),
+            );
+        }
+        Ok(())
+    }
+
+    /// Syntax as an error message shows it: at most about 100 characters.
+    pub(super) fn shown(&self, s: &Syn) -> String {
+        let text = crate::printer::syn_to_string(s, self.syms);
+        match text.char_indices().nth(100) {
+            Some((i, _)) => format!("{}...", &text[..i]),
+            None => text,
         }
     }
 
@@ -151,8 +201,11 @@ impl Front<'_> {
     ) -> R<(&'s [Syn], Rc<Scope>)> {
         let (bs, body) = bindings_and_body(args, pos, kw)?;
         let scope = Scope::new(env.clone());
+        let mut seen = Vec::new();
         for b in bs {
             let (id, spec) = self.binding_pair(b, kw)?;
+            self.check_unique(&seen, &id, b, kw)?;
+            seen.push(Syn::Sym(id.clone(), b.pos()));
             bind(self, &scope, id, spec)?;
         }
         Ok((body, scope))
@@ -172,7 +225,11 @@ impl Front<'_> {
             let (id, init) = self.binding_pair(b, kw)?;
             if kw == "let" && scope.bindings.borrow().iter().any(|(x, _)| x.same(&id)) {
                 return err(
-                    format!("let: duplicate variable '{}'", self.name(id.sym)),
+                    format!(
+                        "let: duplicate variable '{}' in the binding {}",
+                        self.name(id.sym),
+                        self.shown(b)
+                    ),
                     b.pos(),
                 );
             }
@@ -391,16 +448,31 @@ impl Front<'_> {
         // Inits are evaluated outside the loop.
         let mut params = Vec::new();
         let mut steps_syn = Vec::new();
+        let mut seen: Vec<Syn> = Vec::new();
         for s in specs {
-            let Some(parts) = s.as_list() else {
-                return err("do: each variable must be (var init [step])", s.pos());
+            let what = match s.as_list() {
+                Some([Syn::Sym(..), _] | [Syn::Sym(..), _, _]) => None,
+                Some([Syn::Sym(..)]) => Some("has no init"),
+                Some([Syn::Sym(..), ..]) => Some("has more than three elements"),
+                Some([]) => Some("is empty"),
+                Some(_) => Some("does not start with an identifier"),
+                None => Some("is not a list"),
             };
-            let (Some(Syn::Sym(id, _)), Some(init)) = (parts.first(), parts.get(1)) else {
-                return err("do: each variable must be (var init [step])", s.pos());
-            };
-            if parts.len() > 3 {
-                return err("do: each variable must be (var init [step])", s.pos());
+            if let Some(what) = what {
+                return err(
+                    format!(
+                        "do: the binding {} {what}; each binding must be (variable init step) or (variable init)",
+                        self.shown(s)
+                    ),
+                    s.pos(),
+                );
             }
+            let parts = s.as_list().unwrap_or_default();
+            let (Some(Syn::Sym(id, _)), Some(init)) = (parts.first(), parts.get(1)) else {
+                return err("do: each binding must be (variable init step)", s.pos());
+            };
+            self.check_unique(&seen, id, s, "do")?;
+            seen.push(parts[0].clone());
             inits.push(self.compile(stk, init, env).await?);
             params.push((id.clone(), parts.get(2).cloned()));
             steps_syn.push(parts.get(2).cloned().unwrap_or_else(|| parts[0].clone()));
@@ -460,5 +532,153 @@ impl Front<'_> {
                 pos,
             })
         }
+    }
+}
+
+/// The binding forms the prelude defines as macros (R7RS 4.2.2, 4.2.6,
+/// 4.2.7, 5.3.3): their uses checked before they expand, so that a
+/// malformed binding is an error naming the form and the binding, at the
+/// binding, rather than "no pattern matches" at the form.
+impl Front<'_> {
+    pub(super) fn check_prelude_use(&self, m: &Macro, form: &Syn) -> R<()> {
+        let Some(items) = form.as_list() else {
+            return Ok(());
+        };
+        let kw = self.syms.name(m.name);
+        let pos = form.pos();
+        let needs_body = |rest: &[Syn]| {
+            if rest.is_empty() {
+                err(
+                    format!("{kw} needs at least one expression in its body"),
+                    pos,
+                )
+            } else {
+                Ok(())
+            }
+        };
+        match kw {
+            "let-values" | "let*-values" => {
+                let (bs, body) = bindings_and_body(&items[1..], pos, kw)?;
+                let mut seen = Vec::new();
+                for b in bs {
+                    let Some([formals, _]) = b.as_list() else {
+                        return err(
+                            format!(
+                                "{kw}: the binding {} is not (formals init); each binding must be (formals init)",
+                                self.shown(b)
+                            ),
+                            b.pos(),
+                        );
+                    };
+                    if kw == "let*-values" {
+                        seen.clear();
+                    }
+                    self.check_formals(formals, b, kw, &mut seen)?;
+                }
+                needs_body(body)
+            }
+            "define-values" => match &items[1..] {
+                [formals, _] => self.check_formals(formals, form, kw, &mut Vec::new()),
+                _ => err("define-values takes formals and an expression", pos),
+            },
+            "receive" => match &items[1..] {
+                [formals, _, body @ ..] => {
+                    self.check_formals(formals, form, kw, &mut Vec::new())?;
+                    needs_body(body)
+                }
+                _ => err("receive takes formals, an expression and a body", pos),
+            },
+            "parameterize" => {
+                let (bs, body) = bindings_and_body(&items[1..], pos, kw)?;
+                for b in bs {
+                    if !matches!(b.as_list(), Some([_, _])) {
+                        return err(
+                            format!(
+                                "parameterize: the binding {} is not (parameter value); each binding must be (parameter value)",
+                                self.shown(b)
+                            ),
+                            b.pos(),
+                        );
+                    }
+                }
+                needs_body(body)
+            }
+            "guard" => {
+                let Some(spec) = items.get(1) else {
+                    return err("guard needs (variable clause ...) and a body", pos);
+                };
+                let Some([Syn::Sym(..), clauses @ ..]) = spec.as_list() else {
+                    return err(
+                        format!(
+                            "guard: {} is not (variable clause ...): it must start with the identifier the condition is bound to",
+                            self.shown(spec)
+                        ),
+                        spec.pos(),
+                    );
+                };
+                for c in clauses {
+                    if !matches!(c.as_list(), Some([_, ..])) {
+                        return err(
+                            format!(
+                                "guard: the clause {} is not (test expression ...)",
+                                self.shown(c)
+                            ),
+                            c.pos(),
+                        );
+                    }
+                }
+                needs_body(&items[2..])
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Formals of a `lambda`-like binding (an identifier, or a proper or
+    /// dotted list of identifiers) in `within` of form `kw`, each not
+    /// already among `seen` (to which they are added).
+    pub(super) fn check_formals(
+        &self,
+        formals: &Syn,
+        within: &Syn,
+        kw: &str,
+        seen: &mut Vec<Ident>,
+    ) -> R<()> {
+        let names: Vec<&Syn> = match formals {
+            Syn::Sym(..) => vec![formals],
+            Syn::List(items, tail, _) => items.iter().chain(tail.as_deref()).collect(),
+            _ => {
+                return err(
+                    format!(
+                        "{kw}: {} are not formals: expected an identifier or a list of identifiers",
+                        self.shown(formals)
+                    ),
+                    formals.pos(),
+                )
+            }
+        };
+        for n in names {
+            let Syn::Sym(id, _) = n else {
+                return err(
+                    format!(
+                        "{kw}: {} in {} is not an identifier",
+                        self.shown(n),
+                        self.shown(within)
+                    ),
+                    n.pos(),
+                );
+            };
+            if seen.iter().any(|s| s.same(id)) {
+                return err(
+                    format!(
+                        "{kw}: duplicate variable '{}' in {}",
+                        self.name(id.sym),
+                        self.shown(within)
+                    ),
+                    n.pos(),
+                );
+            }
+            seen.push(id.clone());
+        }
+        Ok(())
     }
 }

@@ -325,6 +325,15 @@ impl<'a> Front<'a> {
                 pos,
             );
         }
+        // A use of a prelude binding form in the program's own text is
+        // checked first (its own expansion steps are not).
+        if m.builtin {
+            if let Some(Syn::Sym(head, _)) = form.as_list().and_then(|i| i.first()) {
+                if !introduced_by_builtin(head) {
+                    self.check_prelude_use(m, form)?;
+                }
+            }
+        }
         let ex = Expander::new(m, env.clone(), self.known.underscore);
         ex.expand(form, &mut self.expansion_budget).map_err(|e| {
             let e = if e.starts_with("no syntax-rules pattern") {

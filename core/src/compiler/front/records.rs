@@ -44,23 +44,18 @@ impl Front<'_> {
                 .unwrap_or(Ident::plain(self.known.tmp)),
             other => return err("define-record-type: bad type name", other.pos()),
         };
-        let mut fields: Vec<Ident> = Vec::new();
-        let mut field_specs = Vec::new();
-        for f in &args[3.min(args.len())..] {
-            let Some(parts) = f.as_list().filter(|p| !p.is_empty() && p.len() <= 3) else {
+        let (fields, field_specs) = self.record_fields(&args[3.min(args.len())..])?;
+        match args.get(2) {
+            Some(Syn::Sym(..)) | None => {}
+            Some(other) => {
                 return err(
-                    "define-record-type: field must be (name accessor [modifier])",
-                    f.pos(),
-                );
-            };
-            let Syn::Sym(fid, _) = &parts[0] else {
-                return err(
-                    "define-record-type: field name must be an identifier",
-                    parts[0].pos(),
-                );
-            };
-            fields.push(fid.clone());
-            field_specs.push(parts.to_vec());
+                    format!(
+                        "define-record-type: the predicate name {} is not an identifier",
+                        self.shown(other)
+                    ),
+                    other.pos(),
+                )
+            }
         }
         let p = pos;
         let sym = |s: &str, me: &mut Self| Syn::Sym(Ident::plain(me.syms.intern(s)), p);
@@ -167,6 +162,67 @@ impl Front<'_> {
         Ok(out)
     }
 
+    /// The fields of a `define-record-type` (R7RS 5.5): each field spec
+    /// is (field accessor) or (field accessor modifier), of identifiers,
+    /// each field named once. The names, and each spec's parts.
+    #[allow(clippy::type_complexity)]
+    fn record_fields(&self, specs: &[Syn]) -> R<(Vec<Ident>, Vec<Vec<Syn>>)> {
+        let mut fields: Vec<Ident> = Vec::new();
+        let mut field_specs = Vec::new();
+        // R7RS 5.5: each field spec is (field accessor) or (field accessor
+        // modifier), of identifiers, each field named once.
+        for f in specs {
+            let what = match f.as_list() {
+                Some(parts @ ([_, _] | [_, _, _])) => {
+                    match parts.iter().find(|p| !matches!(p, Syn::Sym(..))) {
+                        Some(bad) => return err(
+                            format!(
+                                "define-record-type: {} in the field spec {} is not an identifier",
+                                self.shown(bad),
+                                self.shown(f)
+                            ),
+                            bad.pos(),
+                        ),
+                        None => None,
+                    }
+                }
+                Some([_]) => Some("has no accessor"),
+                Some([]) => Some("is empty"),
+                Some(_) => Some("has more than three elements"),
+                None => Some("is not a list"),
+            };
+            if let Some(what) = what {
+                return err(
+                    format!(
+                        "define-record-type: the field spec {} {what}; each must be (field accessor) or (field accessor modifier)",
+                        self.shown(f)
+                    ),
+                    f.pos(),
+                );
+            }
+            let parts = f.as_list().unwrap_or_default();
+            let Some(Syn::Sym(fid, _)) = parts.first() else {
+                return err(
+                    "define-record-type: field name must be an identifier",
+                    f.pos(),
+                );
+            };
+            if fields.iter().any(|x| x.same(fid)) {
+                return err(
+                    format!(
+                        "define-record-type: duplicate field '{}' in the field spec {}",
+                        self.name(fid.sym),
+                        self.shown(f)
+                    ),
+                    f.pos(),
+                );
+            }
+            fields.push(fid.clone());
+            field_specs.push(parts.to_vec());
+        }
+        Ok((fields, field_specs))
+    }
+
     /// The second, hidden name through which a record type's procedures
     /// refer to the type, so that a constructor, predicate or accessor
     /// named like the type replaces the type name's binding without
@@ -202,6 +258,15 @@ impl Front<'_> {
                     a.pos(),
                 );
             };
+            if out.iter().any(|f: &Ident| f.same(aid)) {
+                return err(
+                    format!(
+                        "define-record-type: the constructor names the field '{}' twice",
+                        self.name(aid.sym)
+                    ),
+                    a.pos(),
+                );
+            }
             if !fields.iter().any(|f| f.same(aid)) {
                 return err(
                     format!(

@@ -1,0 +1,52 @@
+;; R7RS 4.2.2, 4.2.4, 4.2.6, 4.2.7, 4.3.1, 5.3.3, 5.5: each binding of a
+;; binding form has its one shape; a malformed one, a variable bound
+;; twice where "it is an error for a variable to appear more than once",
+;; is refused when the form is compiled, naming the form and the binding.
+(define (compile-error form)
+  (guard (e ((error-object? e) (error-object-message e)))
+    (eval form (interaction-environment))
+    'accepted))
+(for-each
+ (lambda (form) (write (compile-error form)) (newline))
+ '((let ((x)) x)
+   (let ((x 1 2)) x)
+   (let ((1 2)) 1)
+   (let (x) x)
+   (let ((x 1) (x 2)) x)
+   (let loop ((x)) x)
+   (let loop ((x 1) (x 2)) x)
+   (let* ((x)) x)
+   (letrec ((x)) x)
+   (letrec ((f (lambda () 1)) (f (lambda () 2))) (f))
+   (letrec* ((x 1 2)) x)
+   (do ((i)) (#t 1))
+   (do ((i 0 1 2)) (#t 1))
+   (do ((i 0 1) (i 0)) (#t 1))
+   (let-values ((a)) a)
+   (let-values (((a a) (values 1 2))) a)
+   (let-values (((a) 1) ((a) 2)) a)
+   (let-values (((a 1) 1)) a)
+   (let*-values (((a b) (values 1 2) 3)) a)
+   (define-values (a a) (values 1 2))
+   (parameterize ((p)) 1)
+   (case-lambda ((a a) 1))
+   (case-lambda (a))
+   (define-record-type point (make-point x) point? (x))
+   (define-record-type point (make-point x) point? (x px) (x py))
+   (define-record-type point (make-point x x) point? (x px))
+   (guard (1) 2)
+   (guard (e 5) 2)
+   (let-syntax ((m)) 1)))
+;; What is allowed stays allowed: let* may bind a name again, each
+;; let*-values binding sees the ones before it.
+(write (let* ((x 1) (x (+ x 1))) x)) (newline)
+(write (let*-values (((a) 1) ((a) (+ a 1))) a)) (newline)
+(write (do ((i 0 (+ i 1)) (acc '() (cons i acc))) ((= i 3) acc))) (newline)
+;; R7RS 4.2.6: let-values evaluates every init where the form stands,
+;; none sees the variables the form binds.
+(write (let ((a 'outer))
+         (let-values (((a) (values 'inner)) ((b) (values a)))
+           (list a b))))
+(newline)
+(write (let-values (((a . rest) (values 1 2 3)) (all (values 4 5))) (list a rest all)))
+(newline)
