@@ -175,14 +175,16 @@ impl Front<'_> {
             let what = match f.as_list() {
                 Some(parts @ ([_, _] | [_, _, _])) => {
                     match parts.iter().find(|p| !matches!(p, Syn::Sym(..))) {
-                        Some(bad) => return err(
-                            format!(
+                        Some(bad) => {
+                            return err(
+                                format!(
                                 "define-record-type: {} in the field spec {} is not an identifier",
                                 self.shown(bad),
                                 self.shown(f)
                             ),
-                            bad.pos(),
-                        ),
+                                bad.pos(),
+                            )
+                        }
                         None => None,
                     }
                 }
