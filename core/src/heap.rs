@@ -745,7 +745,7 @@ pub(crate) fn children(obj: &Object, template: &mut dyn FnMut(&Rc<Template>)) ->
             kids.push(*t);
             kids.extend_from_slice(f);
         }
-        Object::Promise { value, .. } => kids.push(*value),
+        Object::Promise { value, .. } | Object::Environment(value) => kids.push(*value),
         Object::Parameter { value, converter } => {
             kids.push(*value);
             kids.push(*converter);
@@ -767,8 +767,7 @@ pub(crate) fn children(obj: &Object, template: &mut dyn FnMut(&Rc<Template>)) ->
         | Object::Rat(_)
         | Object::Complex(_)
         | Object::RecordType(_)
-        | Object::Port(_)
-        | Object::Environment => {}
+        | Object::Port(_) => {}
     }
     kids
 }

@@ -454,6 +454,16 @@
         (lambda () (parameterize ((current-output-port port)) (thunk)))
       (lambda results (close-port port) (apply values results)))))
 
+;; R7RS 6.12: the environment of the import sets, for `eval`. A bundled
+;; library they draw on that has not run yet runs first (its body's
+;; forms, as an import at top level runs them).
+(define (environment . sets)
+  (let loop ()
+    (let ((r (%environment sets)))
+      (if (%environment? r)
+          r
+          (begin (for-each (lambda (t) (t)) r) (loop))))))
+
 ;; Reads and evaluates each form of the file in turn, as the REPL would.
 (define (load file . env)
   (let ((port (open-input-file file))

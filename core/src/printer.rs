@@ -643,7 +643,7 @@ fn atom(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut String)
             } else {
                 "#<output-port>"
             }),
-            Object::Environment => out.push_str("#<environment>"),
+            Object::Environment(_) => out.push_str("#<environment>"),
             Object::HashTable(t) => out.push_str(&format!("#<hash-table {}>", t.len())),
             // What `Printer` writes itself.
             Object::Pair(..)

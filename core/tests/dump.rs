@@ -386,3 +386,31 @@ fn a_dump_whose_calls_do_not_print_within_the_limits_is_refused() {
     b.set_limits(arbores_core::Limits::default());
     assert_eq!(b.load_suspension(&bytes).unwrap().calls, s.calls);
 }
+
+/// R7RS 6.12's environments are values: one alive across a suspension
+/// (and one made of a bundled library) comes back in a fresh engine with
+/// its bindings, and the top level's.
+#[test]
+fn environments_alive_at_a_suspension_dump_and_resume() {
+    let mut a = engine();
+    let s = suspended(a.start(
+        "(define env (environment '(only (scheme base) + quote) '(prefix (scheme list) l:)))
+         (define top (interaction-environment))
+         (define r (search \"x\"))
+         (list r (eval '(+ 1 (l:fold + 0 '(1 2))) env)
+               (guard (e (#t (error-object-message e))) (eval 'car env))
+               (eval '(car '(9)) top))",
+    ));
+    let bytes = a.dump(s.id).unwrap();
+    let mut b = engine();
+    let loaded = b.load_suspension(&bytes).unwrap();
+    let expected = "(\"A\" 4 \"unbound variable: car (not in the environment)\" 9)";
+    assert_eq!(
+        finish(&mut b, loaded.id, &["\"A\""]),
+        (Some(expected.to_string()), String::new())
+    );
+    assert_eq!(
+        b.eval("(eval '(l:first '(5 6)) env)").value.as_deref(),
+        Some("5")
+    );
+}

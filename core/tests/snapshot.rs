@@ -376,3 +376,25 @@ fn listings_name_the_program_s_bindings_only() {
         "(42 #t)"
     );
 }
+
+/// A global holding an environment of `environment`'s is restored with
+/// its bindings.
+#[test]
+fn an_environment_in_a_session_round_trips() {
+    let mut a = Engine::new();
+    eval(
+        &mut a,
+        "(define env (environment '(prefix (only (scheme base) car quote) b:)))",
+    );
+    let bytes = a.save_session().unwrap();
+    let mut b = Engine::new();
+    b.restore_session(&bytes).unwrap();
+    assert_eq!(eval(&mut b, "(eval '(b:car (b:quote (1 2))) env)"), "1");
+    assert_eq!(
+        b.eval("(eval '(car '(1)) env)")
+            .error
+            .map(|e| e.message)
+            .as_deref(),
+        Some("unbound variable: car (not in the environment)")
+    );
+}

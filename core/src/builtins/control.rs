@@ -34,6 +34,25 @@ pub fn register(t: &mut PrimTable) {
         Control::ContinuationWinders,
     );
     t.control("eval", 1, Some(2), Control::Eval);
+    t.control("%environment", 1, Some(1), Control::Environment);
+    // The names an environment of `environment`'s binds, in order.
+    t.add("%environment-names", 1, Some(1), |c, a| {
+        let names = match c.heap.obj(a[0]) {
+            Some(Object::Environment(names)) => *names,
+            _ => return Err(type_error(c, "%environment-names", "an environment", a[0])),
+        };
+        let items: Vec<Value> = match c.heap.obj(names) {
+            Some(Object::Vector(items)) => items.iter().step_by(2).copied().collect(),
+            _ => vec![],
+        };
+        Ok(c.heap.list(&items))
+    });
+    t.add("%environment?", 1, Some(1), |c, a| {
+        Ok(boolean(matches!(
+            c.heap.obj(a[0]),
+            Some(Object::Environment(_))
+        )))
+    });
     t.control("%arb:eval-at-tier", 2, Some(2), Control::EvalAtTier);
     t.control("%arb:load-ended", 1, None, Control::LoadEnded);
     t.control("%suspend", 1, Some(1), Control::Suspend);
@@ -219,18 +238,19 @@ pub fn register(t: &mut PrimTable) {
             _ => Err(type_error(c, "parameterize", "a parameter object", a[0])),
         }
     });
-    // environments
-    t.add("environment", 0, None, |c, _| {
-        Ok(c.heap.alloc(Object::Environment))
-    });
+    // environments: `environment` is the prelude's, over `%environment`;
+    // the R5RS two are the top level, as `interaction-environment` is
+    // (chibi's are environments of their own; R7RS leaves them optional).
     t.add("interaction-environment", 0, Some(0), |c, _| {
-        Ok(c.heap.alloc(Object::Environment))
+        Ok(c.heap.alloc(Object::Environment(Value::Bool(false))))
     });
-    t.add("scheme-report-environment", 0, Some(1), |c, _| {
-        Ok(c.heap.alloc(Object::Environment))
+    t.add("scheme-report-environment", 1, Some(1), |c, a| {
+        report_version(c, "scheme-report-environment", a[0])?;
+        Ok(c.heap.alloc(Object::Environment(Value::Bool(false))))
     });
-    t.add("null-environment", 0, Some(1), |c, _| {
-        Ok(c.heap.alloc(Object::Environment))
+    t.add("null-environment", 1, Some(1), |c, a| {
+        report_version(c, "null-environment", a[0])?;
+        Ok(c.heap.alloc(Object::Environment(Value::Bool(false))))
     });
     // time, from the clock the host passes in
     t.add("current-second", 0, Some(0), |c, _| {
@@ -250,6 +270,15 @@ pub fn register(t: &mut PrimTable) {
         Ok(c.heap.list(&syms))
     });
     t.add("void", 0, None, |_, _| Ok(Value::Unspecified));
+}
+
+/// The version of an R5RS environment: 5 (R7RS 6.12: "if version is
+/// equal to 5"), the only one there is.
+fn report_version(c: &Ctx, who: &str, v: Value) -> Result<(), Fault> {
+    match v {
+        Value::Int(5) => Ok(()),
+        _ => Err(type_error(c, who, "the version 5", v)),
+    }
 }
 
 fn record_error(c: &Ctx, who: Value, ty: Value, got: Value) -> Fault {

@@ -273,6 +273,10 @@ pub enum Control {
     SetHandlers,
     ContinuationWinders,
     Eval,
+    /// `(%environment SETS)`: the environment of the import sets SETS (a
+    /// list of data), or, when a bundled library they draw on has not run
+    /// yet, the list of thunks that run its body (then ask again).
+    Environment,
     /// `(%arb:eval-at-tier LEVEL EXPR)`: evaluates EXPR (a datum or source
     /// text) with the tier lowered to LEVEL for its dynamic extent.
     EvalAtTier,

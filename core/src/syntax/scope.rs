@@ -57,14 +57,31 @@ pub struct Scope {
     /// in it is left out of backtraces, like the prelude's, so an error
     /// points at the program's call.
     pub internal: bool,
+    /// Within the code `eval` compiles in an environment `environment`
+    /// made (R7RS 6.12): a name no scope binds is looked up in that
+    /// environment's bindings, not the session's globals.
+    pub in_environment: bool,
 }
 
 impl Scope {
     pub fn new(parent: Option<Rc<Scope>>) -> Rc<Scope> {
+        let in_environment = parent.as_ref().is_some_and(|p| p.in_environment);
         Rc::new(Scope {
             bindings: RefCell::new(Vec::new()),
             parent,
             internal: false,
+            in_environment,
+        })
+    }
+
+    /// The outermost scope of code `eval` compiles in an environment of
+    /// `environment`'s (see `in_environment`).
+    pub fn new_environment() -> Rc<Scope> {
+        Rc::new(Scope {
+            bindings: RefCell::new(Vec::new()),
+            parent: None,
+            internal: false,
+            in_environment: true,
         })
     }
 
@@ -74,6 +91,7 @@ impl Scope {
             bindings: RefCell::new(Vec::new()),
             parent: None,
             internal: true,
+            in_environment: false,
         })
     }
 
@@ -158,6 +176,19 @@ impl Meaning {
 /// Resolves an identifier through the lexical scopes, following aliases back
 /// to the scopes of the macros that introduced them.
 pub fn resolve(id: &Ident, scope: &Option<Rc<Scope>>) -> Meaning {
+    resolve_free(id, scope).unwrap_or_else(|free| Meaning::Global(free.sym))
+}
+
+/// An identifier no scope binds: its name (the one written where it was
+/// first introduced), and whether that place is code `eval` compiles in
+/// an environment (`Scope::in_environment`).
+pub struct Free {
+    pub sym: Sym,
+    pub in_environment: bool,
+}
+
+/// [`resolve`], telling a name no scope binds apart.
+pub fn resolve_free(id: &Ident, scope: &Option<Rc<Scope>>) -> Result<Meaning, Free> {
     let mut id = id.clone();
     let mut scope = scope.clone();
     loop {
@@ -169,11 +200,11 @@ pub fn resolve(id: &Ident, scope: &Option<Rc<Scope>>) -> Meaning {
         while let Some(sc) = s {
             for (bid, b) in sc.bindings.borrow().iter().rev() {
                 if bid.same(&id) {
-                    return match b {
+                    return Ok(match b {
                         Binding::Var(v) => Meaning::Var(*v),
                         Binding::Macro(m) => Meaning::Macro(m.clone()),
                         Binding::Global(s) => Meaning::Global(*s),
-                    };
+                    });
                 }
             }
             s = sc.parent.clone();
@@ -183,7 +214,12 @@ pub fn resolve(id: &Ident, scope: &Option<Rc<Scope>>) -> Meaning {
                 id = a.orig.clone();
                 scope = a.env.clone();
             }
-            None => return Meaning::Global(id.sym),
+            None => {
+                return Err(Free {
+                    sym: id.sym,
+                    in_environment: scope.as_ref().is_some_and(|s| s.in_environment),
+                })
+            }
         }
     }
 }

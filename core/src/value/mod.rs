@@ -196,8 +196,12 @@ pub enum Object {
     },
     Error(Box<ErrorObject>),
     Port(Box<Port>),
-    /// An environment specifier as returned by `environment`.
-    Environment,
+    /// An environment specifier for `eval`. `#f`: the session's top level
+    /// (`interaction-environment`), mutable. Otherwise what `environment`
+    /// made of its import sets: a vector of symbols `#(NAME GLOBAL ...)`,
+    /// each name it binds with the global (or syntax) the name stands
+    /// for; immutable (R7RS 6.12).
+    Environment(Value),
     /// A hash table (`(scheme hash-table)`).
     HashTable(Box<crate::value::table::HashTable>),
 }

@@ -7,14 +7,46 @@ use std::rc::Rc;
 use super::call::Next;
 use super::{Vm, VmError};
 use crate::builtins::{Control, Fault};
+use crate::compiler::front::EvalEnv;
 use crate::datum;
 use crate::pos::Pos;
 use crate::printer;
 use crate::reader;
 use crate::repo::Tier;
+use crate::symbol::Sym;
 use crate::syntax::{Ident, Syn};
 use crate::value::code::{Frame, Template};
 use crate::value::{Closure, Object, Value};
+
+/// Every symbol `s` holds, once each (shared parts walked once: the walk
+/// is iterative, and bounded by the size of the syntax, not its
+/// unfolding).
+fn symbols_of(s: &Syn) -> std::collections::BTreeSet<Sym> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut todo = vec![s];
+    while let Some(s) = todo.pop() {
+        match s {
+            Syn::Sym(id, _) => {
+                out.insert(id.sym);
+            }
+            Syn::List(items, tail, _) => {
+                if seen.insert(items.as_ptr() as usize) {
+                    todo.extend(items.iter());
+                    todo.extend(tail.as_deref());
+                }
+            }
+            Syn::Vector(items, _) => {
+                if seen.insert(items.as_ptr() as usize) {
+                    todo.extend(items.iter());
+                }
+            }
+            Syn::LabelDef(_, inner, _) => todo.push(inner),
+            Syn::Atom(..) | Syn::LabelRef(..) => {}
+        }
+    }
+    out
+}
 
 impl Vm {
     /// Performs control primitive `c`, called with `n` arguments above
@@ -84,7 +116,11 @@ impl Vm {
                 self.handlers = arg(self, 0);
                 self.answer(callee_idx, Value::Unspecified, tail)
             }
-            Control::Eval => self.eval_datum(callee_idx, arg(self, 0)),
+            Control::Eval => {
+                let env = (n == 2).then(|| arg(self, 1));
+                self.eval_datum(callee_idx, arg(self, 0), env)
+            }
+            Control::Environment => self.environment(callee_idx, arg(self, 0), tail),
             Control::EvalAtTier => self.eval_at_tier(callee_idx, arg(self, 0), arg(self, 1), tail),
             Control::LoadEnded => {
                 let done = !matches!(arg(self, 0), Value::Bool(false));
@@ -203,13 +239,114 @@ impl Vm {
         Ok(Next::Call(middle.len() + items.len()))
     }
 
+    /// `(%environment SETS)`: the environment of the import sets, or the
+    /// thunks of the body of a bundled library they need that has not run
+    /// yet (the prelude's `environment` runs them and asks again).
+    fn environment(&mut self, callee_idx: usize, sets: Value, tail: bool) -> Result<Next, VmError> {
+        let fail =
+            |vm: &mut Vm, message: String| vm.fail(callee_idx, Fault::Error(message, vec![]));
+        let mut specs = Vec::new();
+        let mut l = sets;
+        while let Some((set, rest)) = self.heap.pair(l) {
+            match datum::to_syntax(&self.heap, &mut self.syms, set) {
+                Ok(s) => specs.push(s),
+                Err(msg) => return fail(self, format!("environment: {msg}")),
+            }
+            l = rest;
+        }
+        let mut front = self.front();
+        let found = front.next_bundled_body(&specs).and_then(|body| match body {
+            Some(body) => Ok(Err(body)),
+            None => front.environment_bindings(&specs).map(Ok),
+        });
+        drop(front);
+        let bindings = match found {
+            Ok(Ok(bindings)) => bindings,
+            Ok(Err((forms, scope))) => {
+                let mut thunks = Vec::new();
+                for f in &forms {
+                    match self.compile_form(f, &scope, true) {
+                        Ok(t) => thunks.push(self.thunk(t)),
+                        Err(e) if e.out_of_memory => {
+                            return self.fail(callee_idx, Fault::OutOfMemory)
+                        }
+                        Err(e) => return fail(self, format!("environment: {}", e.message)),
+                    }
+                }
+                let list = self.heap.list(&thunks);
+                return self.answer(callee_idx, list, tail);
+            }
+            Err(e) if e.out_of_memory => return self.fail(callee_idx, Fault::OutOfMemory),
+            Err(e) => return fail(self, e.message),
+        };
+        let mut items = Vec::with_capacity(bindings.len() * 2);
+        for (name, target) in bindings {
+            items.push(Value::Sym(name));
+            items.push(Value::Sym(target));
+        }
+        if let Err(e) = self.heap.check_room(items.len() * 16 + 64) {
+            return self.fail(callee_idx, e.into());
+        }
+        let names = self.heap.alloc(Object::Vector(items));
+        let env = self.heap.alloc(Object::Environment(names));
+        self.answer(callee_idx, env, tail)
+    }
+
+    /// The bindings of an environment `environment` made, with an unbound
+    /// global for every other name `expr` holds; `None` for the top level.
+    fn eval_env(&mut self, env: Value, expr: &Syn) -> Result<Option<Rc<EvalEnv>>, Fault> {
+        let names = match self.heap.obj(env) {
+            Some(Object::Environment(Value::Bool(false))) => return Ok(None),
+            Some(Object::Environment(names)) => *names,
+            _ => {
+                let shown = printer::shown(&self.heap, &self.syms, env);
+                return Err(Fault::Error(
+                    format!("eval: expected an environment, got {shown}"),
+                    vec![],
+                ));
+            }
+        };
+        let mut ev = EvalEnv::default();
+        match self.heap.obj(names) {
+            Some(Object::Vector(items)) if items.len() % 2 == 0 => {
+                for pair in items.chunks(2) {
+                    let (Value::Sym(n), Value::Sym(t)) = (pair[0], pair[1]) else {
+                        return Err(Fault::Error("eval: a damaged environment".into(), vec![]));
+                    };
+                    ev.names.insert(n, t);
+                }
+            }
+            _ => return Err(Fault::Error("eval: a damaged environment".into(), vec![])),
+        }
+        for s in symbols_of(expr) {
+            if !ev.names.contains_key(&s) {
+                let why = format!("{} (not in the environment)", self.syms.name(s));
+                ev.missing.insert(s, self.syms.intern(&why));
+            }
+        }
+        Ok(Some(Rc::new(ev)))
+    }
+
     /// `(eval expr [environment])`: compiled, then called as a thunk.
-    fn eval_datum(&mut self, callee_idx: usize, expr: Value) -> Result<Next, VmError> {
+    fn eval_datum(
+        &mut self,
+        callee_idx: usize,
+        expr: Value,
+        env: Option<Value>,
+    ) -> Result<Next, VmError> {
         let syn = match datum::to_syntax(&self.heap, &mut self.syms, expr) {
             Ok(s) => s,
             Err(msg) => return self.fail(callee_idx, Fault::Error(format!("eval: {msg}"), vec![])),
         };
-        match self.compile_form(&syn, &None, false) {
+        let eval_env = match env.map(|e| self.eval_env(e, &syn)).transpose() {
+            Ok(ev) => ev.flatten(),
+            Err(f) => return self.fail(callee_idx, f),
+        };
+        let compiled = match eval_env {
+            Some(ev) => self.compile_in_environment(&syn, ev),
+            None => self.compile_form(&syn, &None, false),
+        };
+        match compiled {
             Ok(t) => {
                 self.stack.truncate(callee_idx);
                 let c = self.thunk(t);

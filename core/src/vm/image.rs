@@ -842,7 +842,12 @@ impl<'a> Dumper<'a> {
                 out.bytes(&p.bytes);
                 out.u(p.pos as u64);
             }
-            Object::Environment => out.byte(18),
+            // 18: the top level (the only environment of older dumps).
+            Object::Environment(Value::Bool(false)) => out.byte(18),
+            Object::Environment(names) => {
+                out.byte(21);
+                self.value(out, names, image);
+            }
             Object::Complex(z) => {
                 out.byte(19);
                 num(out, &z.re);
@@ -1499,7 +1504,8 @@ impl Vm {
                     kind,
                 }))
             }
-            18 => Object::Environment,
+            18 => Object::Environment(Value::Bool(false)),
+            21 => Object::Environment(self.read_value(inp, l)?),
             19 => {
                 let re = self.read_num(inp)?;
                 let im = self.read_num(inp)?;

@@ -473,6 +473,32 @@ impl Vm {
             })
     }
 
+    /// Compiles `form` for `eval` in an environment `environment` made:
+    /// its names mean what the environment binds them to, and nothing
+    /// else of the session.
+    pub fn compile_in_environment(
+        &mut self,
+        form: &Syn,
+        ev: Rc<crate::compiler::front::EvalEnv>,
+    ) -> Result<Rc<Template>, CompileError> {
+        let mut front = self.front();
+        front.eval_env = Some(ev);
+        let env = Some(Scope::new_environment());
+        let mut stack = reblessive::Stack::new();
+        let expr = stack
+            .enter(|stk| front.toplevel(stk, form, &env))
+            .finish()?;
+        let vars = std::mem::take(&mut front.vars);
+        stack
+            .enter(|stk| Gen::new(&vars, false).toplevel(stk, &expr, form.pos()))
+            .finish()
+            .map_err(|_| CompileError {
+                message: "procedure has too many local variables".into(),
+                pos: form.pos(),
+                out_of_memory: false,
+            })
+    }
+
     /// If `form` is a top-level `begin` or `define-library` (or an import
     /// of a bundled library not yet run), its forms, each with the
     /// environment it runs in (so each is compiled after the previous one

@@ -35,7 +35,7 @@
 (for-each
  (lambda (spec)
    (write (guard (e (#t (error-object-message e)))
-            (eval (list 'import spec) (environment '(scheme base)))))
+            (eval (list 'import spec) (interaction-environment))))
    (newline))
  '((only (scheme base) car frobnicate) (except (scheme char) car) (rename (scheme base) (kar car))
    (prefix (scheme base)) (only (scheme nothing) x)))

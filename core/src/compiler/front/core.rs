@@ -126,6 +126,15 @@ impl Front<'_> {
                         *vpos,
                     );
                 }
+                if self.in_eval_env(env) && !self.engine_code(id) {
+                    return err(
+                        format!(
+                            "set!: cannot assign '{}': the bindings of an environment of (environment ...) are immutable (R7RS 6.12)",
+                            self.name(id.sym)
+                        ),
+                        *vpos,
+                    );
+                }
                 // The engine's code sets its own cell only: what it keeps
                 // there (`%host-tools`, `par`'s escape) is its own state.
                 let s = self.cell_for(s, id);

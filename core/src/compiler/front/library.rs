@@ -328,6 +328,47 @@ impl Front<'_> {
         Ok(())
     }
 
+    /// The bindings of `(environment SET ...)` (R7RS 6.12): each name the
+    /// import sets bring in, with the global it stands for. A name two
+    /// sets bind to different globals is an error (R7RS 5.2).
+    pub fn environment_bindings(&mut self, specs: &[Syn]) -> R<Vec<(Sym, Sym)>> {
+        let mut out: Vec<(Sym, Sym)> = Vec::new();
+        for spec in specs {
+            let names = self.import_set(spec).map_err(|mut e| {
+                if let Some(rest) = e.message.strip_prefix("import: ") {
+                    e.message = format!("environment: {rest}");
+                }
+                e
+            })?;
+            for (name, target) in names {
+                match out.iter().find(|(n, _)| *n == name) {
+                    Some((_, t)) if *t != target => {
+                        return err(
+                            format!(
+                                "environment: {} is imported twice, with different bindings",
+                                self.name(name)
+                            ),
+                            spec.pos(),
+                        )
+                    }
+                    Some(_) => {}
+                    None => out.push((name, target)),
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The body of the first bundled library the import sets `specs`
+    /// draw on that has not run in this engine yet (those it needs come
+    /// first), to run at top level in its scope; none when all have run.
+    pub fn next_bundled_body(&mut self, specs: &[Syn]) -> R<Option<(Vec<Syn>, Env)>> {
+        match self.bundled_to_load(specs)?.first() {
+            Some(b) => self.load_bundled(b).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// The library names an import set draws on (one; none if malformed,
     /// which `import_set` reports).
     fn import_set_libraries(&self, spec: &Syn) -> Vec<String> {

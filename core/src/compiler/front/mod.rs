@@ -45,7 +45,7 @@ use crate::heap::Heap;
 use crate::host::Host;
 use crate::pos::Pos;
 use crate::symbol::{Sym, SymbolTable};
-use crate::syntax::scope::{resolve, Macro, Meaning, Scope, VarId};
+use crate::syntax::scope::{resolve, resolve_free, Macro, Meaning, Scope, VarId};
 use crate::syntax::{Atom, Ident, Syn};
 use crate::value::code::Inline;
 use crate::value::Value;
@@ -95,6 +95,19 @@ pub struct Front<'a> {
     /// Compiling the engine's own code: the prelude or a bundled
     /// library's body.
     pub internal: bool,
+    /// Compiling for `eval` in an environment `environment` made: its
+    /// bindings (the code's outermost scope is `Scope::new_environment`).
+    pub eval_env: Option<Rc<EvalEnv>>,
+}
+
+/// The bindings of an environment `environment` made (R7RS 6.12), as
+/// `eval` compiles in it: each name with the global (or syntax) it stands
+/// for, and for each other name the expression holds, the unbound global
+/// a reference to it stands for (whose name says why).
+#[derive(Default)]
+pub struct EvalEnv {
+    pub names: std::collections::BTreeMap<Sym, Sym>,
+    pub missing: std::collections::BTreeMap<Sym, Sym>,
 }
 
 /// The bindings and the body of `(KW (BINDING...) BODY...)`, whose
@@ -139,7 +152,26 @@ impl<'a> Front<'a> {
             toplevel_env: None,
             host: None,
             internal: false,
+            eval_env: None,
         }
+    }
+
+    /// Is `env` within code `eval` compiles in an environment of
+    /// `environment`'s, where nothing may be defined or assigned (R7RS
+    /// 6.12: its bindings are immutable, as is the environment)?
+    fn in_eval_env(&self, env: &Env) -> bool {
+        self.eval_env.is_some() && env.as_ref().is_some_and(|s| s.in_environment)
+    }
+
+    /// The error of a definition (by `kw`) where `in_eval_env` holds.
+    fn check_mutable_env(&self, env: &Env, pos: Pos, kw: &str) -> R<()> {
+        if self.in_eval_env(env) {
+            return err(
+                format!("{kw}: the environment of (environment ...) is immutable (R7RS 6.12): nothing can be defined in it"),
+                pos,
+            );
+        }
+        Ok(())
     }
 
     fn name(&self, s: Sym) -> String {
@@ -164,7 +196,24 @@ impl<'a> Front<'a> {
     /// program's own text (not introduced by a macro, not in a library or
     /// a stored node), means nothing.
     fn meaning(&self, id: &Ident, env: &Env) -> Meaning {
-        match resolve(id, env) {
+        let found = match resolve_free(id, env) {
+            Ok(m) => m,
+            // A name of code `eval` compiles in an environment: what the
+            // environment binds it to, else unbound (the session's
+            // globals are not there).
+            Err(free) if free.in_environment && !self.engine_code(id) => {
+                if let Some(ev) = &self.eval_env {
+                    let g = ev
+                        .names
+                        .get(&free.sym)
+                        .or_else(|| ev.missing.get(&free.sym));
+                    return Meaning::Global(g.copied().unwrap_or(free.sym));
+                }
+                Meaning::Global(free.sym)
+            }
+            Err(free) => Meaning::Global(free.sym),
+        };
+        match found {
             // The engine's own code (the prelude, a bundled library's
             // body, what a prelude macro introduces) means the globals it
             // names, whatever a program's imports renamed to those names
@@ -232,6 +281,7 @@ impl<'a> Front<'a> {
     /// A definition by `kw` where it is compiled as a global one: only at
     /// the top level (a body's definitions are handled by `body`).
     fn check_toplevel(&self, env: &Env, pos: Pos, kw: &str) -> R<()> {
+        self.check_mutable_env(env, pos, kw)?;
         if self.at_toplevel(env) {
             return Ok(());
         }
@@ -645,6 +695,7 @@ impl<'a> Front<'a> {
                 self.toplevel_seq(stk, &chosen, env).await
             }
             Special::Import => {
+                self.check_mutable_env(env, pos, "import")?;
                 self.import(args)?;
                 Ok(Expr::Const(Value::Unspecified))
             }
