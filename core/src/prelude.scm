@@ -5,6 +5,9 @@
 ;; ---- dynamic state: winders, handlers, continuations -----------------------
 
 (define (dynamic-wind before thunk after)
+  (%check-procedure 'dynamic-wind before)
+  (%check-procedure 'dynamic-wind thunk)
+  (%check-procedure 'dynamic-wind after)
   (before)
   (%set-winders! (cons (cons before after) (%winders)))
   (%apply-values
@@ -44,6 +47,8 @@
   (%throw k vals))
 
 (define (call-with-values producer consumer)
+  (%check-procedure 'call-with-values producer)
+  (%check-procedure 'call-with-values consumer)
   (%apply-values consumer (producer)))
 
 ;; ---- exceptions -------------------------------------------------------------
@@ -184,6 +189,7 @@
 
 (define (make-parameter value . conv)
   (let ((converter (if (pair? conv) (car conv) #f)))
+    (if (pair? conv) (%check-procedure 'make-parameter converter))
     (%make-parameter (if converter (converter value) value) converter)))
 
 (define (%parameterize params values thunk)
@@ -256,19 +262,22 @@
   (if (null? pred)
       (%member x lst)
       (let ((same? (car pred)))
+        (%check-procedure 'member same?)
         (let loop ((l lst))
-          (cond ((null? l) #f)
-                ((same? x (car l)) l)
-                (else (loop (cdr l))))))))
+          (cond ((pair? l) (if (same? x (car l)) l (loop (cdr l))))
+                ((null? l) #f)
+                (else (%expected 'member "a proper list" lst)))))))
 
 (define (assoc x alist . pred)
   (if (null? pred)
       (%assoc x alist)
       (let ((same? (car pred)))
+        (%check-procedure 'assoc same?)
         (let loop ((l alist))
-          (cond ((null? l) #f)
-                ((same? x (caar l)) (car l))
-                (else (loop (cdr l))))))))
+          (cond ((and (pair? l) (pair? (car l)))
+                 (if (same? x (caar l)) (car l) (loop (cdr l))))
+                ((null? l) #f)
+                (else (%expected 'assoc "an association list" alist)))))))
 
 ;; The errors of the bundled libraries for an argument of the wrong kind:
 ;; "WHO: expected WHAT", the argument as the irritant.
@@ -343,6 +352,8 @@
       '()))
 
 (define (map f first . rest)
+  (%check-procedure 'map f)
+  (%check-lists 'map first rest)
   (if (null? rest)
       (%map1 f first 1000)
       (let loop ((ls (cons first rest)) (acc '()))
@@ -352,6 +363,8 @@
               (reverse acc))))))
 
 (define (for-each f first . rest)
+  (%check-procedure 'for-each f)
+  (%check-lists 'for-each first rest)
   (if (null? rest)
       (let loop ((l first))
         (if (pair? l)
@@ -362,16 +375,44 @@
               (begin (apply f cars) (loop (%cdrs ls)))))))
   (if #f #f))
 
+;; The lists of `map` and `for-each`: each a proper list, or, when there
+;; are several, a circular one (they stop at the shortest, R7RS 6.10), as
+;; Guile checks them.
+(define (%check-lists who first rest)
+  (if (null? rest)
+      (%check-list who first)
+      (for-each (lambda (l)
+                  (if (not (or (list? l) (%circular? l)))
+                      (%expected who "a proper or circular list" l)))
+                (cons first rest))))
+
+(define (%circular? l)
+  (let loop ((slow l) (fast l))
+    (and (pair? fast) (pair? (cdr fast))
+         (let ((slow (cdr slow)) (fast (cddr fast)))
+           (or (eq? slow fast) (loop slow fast))))))
+
+(define (%check-all who check what xs)
+  (for-each (lambda (x) (if (not (check x)) (%expected who what x))) xs))
+
 (define (vector-map f v . rest)
+  (%check-procedure 'vector-map f)
+  (%check-all 'vector-map vector? "a vector" (cons v rest))
   (list->vector (apply map f (vector->list v) (map vector->list rest))))
 
 (define (vector-for-each f v . rest)
+  (%check-procedure 'vector-for-each f)
+  (%check-all 'vector-for-each vector? "a vector" (cons v rest))
   (apply for-each f (vector->list v) (map vector->list rest)))
 
 (define (string-map f s . rest)
+  (%check-procedure 'string-map f)
+  (%check-all 'string-map string? "a string" (cons s rest))
   (list->string (apply map f (string->list s) (map string->list rest))))
 
 (define (string-for-each f s . rest)
+  (%check-procedure 'string-for-each f)
+  (%check-all 'string-for-each string? "a string" (cons s rest))
   (apply for-each f (string->list s) (map string->list rest)))
 
 (define (filter keep? lst)
@@ -422,6 +463,8 @@
     (get-output-string port)))
 
 (define (call-with-port port proc)
+  (if (not (port? port)) (%expected 'call-with-port "a port" port))
+  (%check-procedure 'call-with-port proc)
   (call-with-values (lambda () (proc port))
     (lambda results (close-port port) (apply values results))))
 

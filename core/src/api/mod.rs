@@ -648,6 +648,9 @@ fn position(p: Pos) -> Position {
 }
 
 #[cfg(test)]
+mod error_sweep;
+
+#[cfg(test)]
 mod tests {
     use super::split_forms;
 

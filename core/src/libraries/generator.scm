@@ -371,12 +371,15 @@
       (and (pair? opt) (begin (check-count who (car opt)) (car opt))))
 
     (define (generator->list gen . n)
+      (%check-procedure 'generator->list gen)
       (reverse (take-reversed gen (limit 'generator->list n))))
 
     (define (generator->reverse-list gen . n)
+      (%check-procedure 'generator->reverse-list gen)
       (take-reversed gen (limit 'generator->reverse-list n)))
 
     (define (generator->vector gen . n)
+      (%check-procedure 'generator->vector gen)
       (list->vector (reverse (take-reversed gen (limit 'generator->vector n)))))
 
     ;; (generator->vector! vector at gen): fills vector from at on; returns
@@ -394,6 +397,7 @@
                   (begin (vector-set! v i x) (loop (+ i 1))))))))
 
     (define (generator->string gen . n)
+      (%check-procedure 'generator->string gen)
       (list->string (reverse (take-reversed gen (limit 'generator->string n)))))
 
     (define (generator-fold proc seed gen . gens)

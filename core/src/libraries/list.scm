@@ -128,15 +128,24 @@
     ;; ---- selectors -----------------------------------------------------------
 
     (define (first l) (car l))
-    (define (second l) (cadr l))
-    (define (third l) (caddr l))
-    (define (fourth l) (cadddr l))
-    (define (fifth l) (car (cddddr l)))
-    (define (sixth l) (cadr (cddddr l)))
-    (define (seventh l) (caddr (cddddr l)))
-    (define (eighth l) (cadddr (cddddr l)))
-    (define (ninth l) (car (cddddr (cddddr l))))
-    (define (tenth l) (cadr (cddddr (cddddr l))))
+    ;; The element at index k of list l, for `second` to `tenth`.
+    (define (nth who l k)
+      (let loop ((x l) (i k))
+        (cond ((not (pair? x))
+               (error (string-append (symbol->string who) ": expected a list of at least "
+                                     (number->string (+ k 1)) " elements")
+                      l))
+              ((= i 0) (car x))
+              (else (loop (cdr x) (- i 1))))))
+    (define (second l) (nth 'second l 1))
+    (define (third l) (nth 'third l 2))
+    (define (fourth l) (nth 'fourth l 3))
+    (define (fifth l) (nth 'fifth l 4))
+    (define (sixth l) (nth 'sixth l 5))
+    (define (seventh l) (nth 'seventh l 6))
+    (define (eighth l) (nth 'eighth l 7))
+    (define (ninth l) (nth 'ninth l 8))
+    (define (tenth l) (nth 'tenth l 9))
 
     (define (car+cdr p) (values (car p) (cdr p)))
 
@@ -202,7 +211,9 @@
                   n))
             n)))
 
-    (define (concatenate lists) (apply append lists))
+    (define (concatenate lists)
+      (%check-list 'concatenate lists)
+      (apply append lists))
     (define concatenate! concatenate)
     (define append! append)
     (define reverse! reverse)
@@ -214,14 +225,20 @@
 
     (define append-reverse! append-reverse)
 
-    (define (zip l . rest) (apply map list l rest))
+    (define (zip l . rest)
+      (%check-list 'zip l)
+      (apply map list l rest))
 
-    (define (unzip1 l) (map car l))
-    (define (unzip2 l) (values (map car l) (map cadr l)))
-    (define (unzip3 l) (values (map car l) (map cadr l) (map caddr l)))
+    (define (unzip1 l) (%check-list 'unzip1 l) (map car l))
+    (define (unzip2 l) (%check-list 'unzip2 l) (values (map car l) (map cadr l)))
+    (define (unzip3 l)
+      (%check-list 'unzip3 l)
+      (values (map car l) (map cadr l) (map caddr l)))
     (define (unzip4 l)
+      (%check-list 'unzip4 l)
       (values (map car l) (map cadr l) (map caddr l) (map cadddr l)))
     (define (unzip5 l)
+      (%check-list 'unzip5 l)
       (values (map car l) (map cadr l) (map caddr l) (map cadddr l)
               (map (lambda (x) (car (cddddr x))) l)))
 
@@ -446,6 +463,7 @@
     (define (delete x l . eq)
       (let ((= (if (pair? eq) (car eq) equal?)))
         (check-procedure 'delete =)
+        (%check-list 'delete l)
         (filter (lambda (y) (not (= x y))) l)))
 
     (define delete! delete)
@@ -469,11 +487,13 @@
     (define (alist-cons key datum alist) (cons (cons key datum) alist))
 
     (define (alist-copy alist)
+      (%check-list 'alist-copy alist)
       (map (lambda (entry) (cons (car entry) (cdr entry))) alist))
 
     (define (alist-delete key alist . eq)
       (let ((= (if (pair? eq) (car eq) equal?)))
         (check-procedure 'alist-delete =)
+        (%check-list 'alist-delete alist)
         (filter (lambda (entry) (not (= key (car entry)))) alist)))
 
     (define alist-delete! alist-delete)

@@ -222,7 +222,10 @@ impl Vm {
         match r {
             Ok(v) => self.deliver(callee_idx, v, tail),
             Err(e) => {
+                let callee = self.stack[callee_idx];
                 self.stack.truncate(callee_idx);
+                let e = self.named_by_primitive(e, callee);
+                let e = self.as_called(e, Some(callee));
                 self.raise_fault(e)?;
             }
         }
@@ -273,9 +276,12 @@ impl Vm {
                         Ok(Next::Call(n))
                     }
                     None => {
+                        let who = self
+                            .global_name_of(f)
+                            .unwrap_or_else(|| "case-lambda".into());
                         self.stack.truncate(callee_idx);
                         self.raise_fault(Fault::Error(
-                            format!("case-lambda: no clause accepts {n} arguments"),
+                            format!("{who}: no clause accepts {n} arguments"),
                             vec![],
                         ))?;
                         Ok(Next::Done)
@@ -304,8 +310,9 @@ impl Vm {
                 let v = *value;
                 if n != 0 {
                     self.stack.truncate(callee_idx);
+                    let who = self.global_name_of(f).unwrap_or_else(|| "parameter".into());
                     self.raise_fault(Fault::Error(
-                        "parameter: a parameter object takes no arguments".into(),
+                        format!("{who}: a parameter object takes no arguments, got {n}"),
                         vec![],
                     ))?;
                     return Ok(Next::Done);
@@ -332,7 +339,10 @@ impl Vm {
     ) -> Result<(), VmError> {
         let np = t.nparams as usize;
         if n != np && !(t.rest && n >= np) {
-            let name = self.proc_name(&t);
+            let name = match t.name {
+                Some(_) => self.proc_name(&t),
+                None => self.global_name_of(f).unwrap_or_else(|| self.proc_name(&t)),
+            };
             let msg = arity_message(&name, np, if t.rest { None } else { Some(np) }, n);
             self.stack.truncate(callee_idx);
             return self.raise_fault(Fault::Error(msg, vec![]));

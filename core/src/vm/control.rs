@@ -63,6 +63,14 @@ impl Vm {
             Control::Apply => self.apply(callee_idx, n),
             Control::CallCC => {
                 let f = arg(self, 0);
+                if !self.is_procedure(f) {
+                    let who = match self.stack[callee_idx] {
+                        Value::Prim(id) => self.prims.get(id).map(|p| p.name),
+                        _ => None,
+                    };
+                    let who = who.unwrap_or("call-with-current-continuation");
+                    return self.expected_procedure(callee_idx, who, f);
+                }
                 self.check_capture_room(callee_idx)?;
                 let k = self.capture(callee_idx, tail);
                 self.stack.truncate(callee_idx);
@@ -200,6 +208,33 @@ impl Vm {
         names.into_iter().collect()
     }
 
+    fn is_procedure(&self, v: Value) -> bool {
+        match v {
+            Value::Prim(_) => true,
+            _ => matches!(
+                self.heap.obj(v),
+                Some(
+                    Object::Closure(_)
+                        | Object::CaseLambda(_)
+                        | Object::Continuation(_)
+                        | Object::Parameter { .. }
+                )
+            ),
+        }
+    }
+
+    /// `WHO: expected a procedure, got F`, raised in place of the call.
+    fn expected_procedure(
+        &mut self,
+        callee_idx: usize,
+        who: &str,
+        f: Value,
+    ) -> Result<Next, VmError> {
+        let shown = printer::shown(&self.heap, &self.syms, f);
+        let message = format!("{who}: expected a procedure, got {shown}");
+        self.fail(callee_idx, Fault::Error(message, vec![]))
+    }
+
     /// The primitive's value `v`: the call is over.
     fn answer(&mut self, callee_idx: usize, v: Value, tail: bool) -> Result<Next, VmError> {
         self.deliver(callee_idx, v, tail);
@@ -216,6 +251,9 @@ impl Vm {
     /// `(apply f a ... lst)`.
     fn apply(&mut self, callee_idx: usize, n: usize) -> Result<Next, VmError> {
         let f = self.stack[callee_idx + 1];
+        if !self.is_procedure(f) {
+            return self.expected_procedure(callee_idx, "apply", f);
+        }
         let lst = self.stack[callee_idx + n];
         let mut items = Vec::new();
         let mut l = lst;

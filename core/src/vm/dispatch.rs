@@ -800,6 +800,7 @@ impl Vm {
             return match self.inline(iop) {
                 Ok(()) => Ok(true),
                 Err(f) => {
+                    let f = self.as_called(f, None);
                     self.raise_fault(f)?;
                     Ok(false)
                 }

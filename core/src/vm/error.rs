@@ -247,3 +247,147 @@ impl Vm {
         )
     }
 }
+
+/// The errors of the engine's own procedures name the procedure the
+/// program called: `(string-for-each 5 5)` fails in `string->list`, which
+/// the prelude's `string-for-each` calls, and says `string-for-each:
+/// expected a string, got 5`.
+impl Vm {
+    /// A primitive `callee` (None: an inline one) failed with `f` (not an
+    /// error the engine's Scheme code raised itself, which names its
+    /// procedure as it means to): when
+    /// the engine's code called it on its own (not a procedure the
+    /// program handed it, such as `map`'s first argument), the fault
+    /// named after the engine's procedure the program called, if that one
+    /// has a name of its own.
+    pub(super) fn as_called(&mut self, f: Fault, callee: Option<Value>) -> Fault {
+        let Some((name, base)) = self.engine_entry() else {
+            return f;
+        };
+        if let Some(callee) = callee {
+            // Handed in by the program: its own errors are its own.
+            let top = self.stack.len();
+            if self.stack[base.min(top)..top].iter().any(|v| v.eq(callee)) {
+                return f;
+            }
+        }
+        let name = self.syms.name(name).to_string();
+        match f {
+            Fault::Error(m, irritants) => Fault::Error(renamed(&m, &name), irritants),
+            Fault::FileError(m) => Fault::FileError(renamed(&m, &name)),
+            Fault::ReadError(m) => Fault::ReadError(renamed(&m, &name)),
+            other => other,
+        }
+    }
+
+    /// The engine's procedure the program called, when it is the code
+    /// running: an activation of a procedure the prelude or a bundled
+    /// library defines at its top level (not one of its `%` helpers, a
+    /// local loop or a `lambda`), with where its frame starts on the
+    /// stack. (When the procedure the program called has handed over to
+    /// another of the engine's by a tail call, that one is running: its
+    /// name is the one given.)
+    fn engine_entry(&mut self) -> Option<(crate::symbol::Sym, usize)> {
+        if !self.tmpl.internal {
+            return None;
+        }
+        let name = self.tmpl.name?;
+        let base = self.fp.saturating_sub(1);
+        let text = self.syms.name(name).to_string();
+        if text.starts_with('%') || text.contains('@') {
+            return None;
+        }
+        // Defined at the engine's top level: the prelude's own cell, or
+        // a bundled library's hidden global, holds a procedure.
+        // Defined at the engine's top level: the prelude's own cell holds
+        // a procedure, or a bundled library exports it (its helpers, such
+        // as `locate` of (scheme hash-table), are no procedure a program
+        // calls).
+        let cell = self
+            .syms
+            .intern(&format!("{text}{}", crate::compiler::globals::ENGINE_CELL));
+        if let Some(g) = self.globals.lookup(cell) {
+            if !matches!(self.globals.values[g as usize], Value::Undefined) {
+                return Some((name, base));
+            }
+        }
+        for hidden in crate::compiler::front::bundled_hidden_names(&text) {
+            let s = self.syms.intern(&hidden);
+            let exported = self
+                .globals
+                .bundled_exports
+                .values()
+                .any(|pairs| pairs.iter().any(|(_, g)| *g == s));
+            if exported {
+                return Some((name, base));
+            }
+        }
+        None
+    }
+}
+
+impl Vm {
+    /// A fault of primitive `callee` whose message names no procedure
+    /// (`standard input: ...`) names it.
+    pub(super) fn named_by_primitive(&self, f: Fault, callee: Value) -> Fault {
+        let Value::Prim(id) = callee else { return f };
+        let Some(prim) = self.prims.get(id) else {
+            return f;
+        };
+        let name = |m: String| {
+            if names_who(&m).is_some() {
+                m
+            } else {
+                format!("{}: {m}", prim.name)
+            }
+        };
+        match f {
+            Fault::Error(m, irritants) => Fault::Error(name(m), irritants),
+            Fault::FileError(m) => Fault::FileError(name(m)),
+            other => other,
+        }
+    }
+
+    /// The name of a global that holds `v` (a parameter object, a
+    /// `case-lambda` or a `lambda` has no name of its own), for an error
+    /// about it: a program's name, else the name an engine's global has
+    /// in its library (`NAME@(LIBRARY)`).
+    pub(super) fn global_name_of(&self, v: Value) -> Option<String> {
+        let g = &self.globals;
+        let mut engine = None;
+        for (i, x) in g.values.iter().enumerate() {
+            if !x.eq(v) {
+                continue;
+            }
+            let Some(s) = g.names.get(i) else { continue };
+            let name = self.syms.name(*s);
+            if name.starts_with('%') {
+                continue;
+            }
+            match name.split_once("@(") {
+                None if !name.contains('@') => return Some(name.to_string()),
+                Some((plain, _)) if engine.is_none() && !plain.is_empty() => {
+                    engine = Some(plain.to_string())
+                }
+                _ => {}
+            }
+        }
+        engine
+    }
+}
+
+/// The procedure a message starts by naming (`car: expected ...`), if any.
+fn names_who(message: &str) -> Option<&str> {
+    let (who, _) = message.split_once(": ")?;
+    (!who.is_empty() && !who.contains(char::is_whitespace)).then_some(who)
+}
+
+/// `message` naming `name` instead of the procedure it names, or with
+/// `name` in front when it names none.
+fn renamed(message: &str, name: &str) -> String {
+    match names_who(message) {
+        Some(who) if who == name => message.to_string(),
+        Some(who) => format!("{name}{}", &message[who.len()..]),
+        None => format!("{name}: {message}"),
+    }
+}

@@ -741,3 +741,19 @@ fn introduced_by_builtin(id: &Ident) -> bool {
     }
     builtin
 }
+
+/// The hidden globals a name defined by each bundled library becomes
+/// (`fold@(scheme list)`, ...).
+pub fn bundled_hidden_names(name: &str) -> impl Iterator<Item = String> + '_ {
+    bundled::BUNDLED.iter().map(move |b| b.hidden(name))
+}
+
+/// Every library `import` knows by name, standard and bundled (one name
+/// of each bundled library: its canonical one), for the tests that go
+/// over all of them.
+#[cfg(test)]
+pub(crate) fn library_names() -> Vec<&'static str> {
+    let standard = standard::STANDARD.iter().map(|(name, _)| *name);
+    let bundled = bundled::BUNDLED.iter().map(|b| b.canonical());
+    standard.chain(bundled).collect()
+}
