@@ -364,18 +364,18 @@ pub fn search(
     let (lq, qv) = queries(lexical, scoring, text)?;
     let wanted = fusion.candidates.max(query.top_k.saturating_mul(3));
     let mut ids: Vec<NodeId> = Vec::new();
+    // The vector index's candidates come with their cosines (`score_of`'s
+    // own): only the lexical top's others are looked up.
+    let mut cosines: Vec<SemanticHit> = Vec::new();
     if let Some(v) = &qv {
         let candidates = SemanticQuery {
             top_k: wanted,
             threshold: 0.0,
             kind: query.kind,
         };
-        ids.extend(
-            semantic
-                .search_prepared(v, &candidates)?
-                .iter()
-                .map(|h| h.id),
-        );
+        cosines = semantic.search_prepared(v, &candidates)?;
+        ids.extend(cosines.iter().map(|h| h.id));
+        cosines.sort_unstable_by_key(|h| h.id);
     }
     let keep = |id: NodeId| match query.kind {
         None => Ok(true),
@@ -405,9 +405,10 @@ pub fn search(
     let mut probes = Probes::new(&lq);
     let mut scored: Vec<(NodeId, f32, Result<f32, (f32, f32)>)> = Vec::with_capacity(ids.len());
     for id in ids {
-        let cosine = match &qv {
-            Some(v) => semantic.score_of(id, v)?,
-            None => 0.0,
+        let cosine = match (&qv, cosines.binary_search_by_key(&id, |h| h.id)) {
+            (Some(_), Ok(i)) => cosines[i].score,
+            (Some(v), Err(_)) => semantic.score_of(id, v)?,
+            (None, _) => 0.0,
         };
         let fused = match (known.get(&id), bound) {
             (Some(&l), _) => Ok(fusion.fuse(cosine, l)),
