@@ -1498,20 +1498,30 @@ impl QueryBuilder<'_> {
         let number = |t: &str| terms.binary_search_by(|x| (**x).cmp(t)).unwrap_or(0);
         let groups: Vec<Group> = groups
             .iter()
-            .map(|(weight, common, alts, _)| Group {
-                weight: *weight,
-                common: *common,
-                alternatives: alts
-                    .iter()
-                    .map(|(factor, ts)| {
-                        let sum: f32 = ts.iter().map(|t| t.1).sum::<f32>().max(f32::MIN_POSITIVE);
-                        Alternative {
-                            implied: ts.iter().all(|t| t.0.starts_with(IMPLIED)),
-                            factor: *factor,
-                            terms: ts.iter().map(|(t, idf)| (number(t), idf / sum)).collect(),
-                        }
-                    })
-                    .collect(),
+            .map(|(weight, common, alts, _)| {
+                let mut alternatives: Vec<Alternative> = Vec::with_capacity(alts.len());
+                for (factor, ts) in alts {
+                    let sum: f32 = ts.iter().map(|t| t.1).sum::<f32>().max(f32::MIN_POSITIVE);
+                    let a = Alternative {
+                        implied: ts.iter().all(|t| t.0.starts_with(IMPLIED)),
+                        factor: *factor,
+                        terms: ts.iter().map(|(t, idf)| (number(t), idf / sum)).collect(),
+                    };
+                    // The same terms twice (a word and a gloss of it that
+                    // says the same, two glosses alike): a node gets the
+                    // best alternative, so the one of larger factor alone
+                    // gives every node its part, and its lists are added
+                    // up once. (The word's weight above counted both.)
+                    match alternatives.iter_mut().find(|b| b.terms == a.terms) {
+                        Some(b) => b.factor = b.factor.max(a.factor),
+                        None => alternatives.push(a),
+                    }
+                }
+                Group {
+                    weight: *weight,
+                    common: *common,
+                    alternatives,
+                }
             })
             .collect();
         let total = groups.iter().map(|g| g.weight).sum::<f32>() + unknown;
@@ -1946,6 +1956,40 @@ mod tests {
             ids(&ix.top_t(&ix.query_plain("排序"), 10, &only_even)),
             vec![2]
         );
+    }
+
+    #[test]
+    fn alternatives_of_the_same_terms_are_added_up_once_with_their_largest_factor() {
+        let ix = index();
+        let glosses = |g: &[(&str, f32)]| -> Vec<(String, f32)> {
+            g.iter().map(|&(w, f)| (w.to_string(), f)).collect()
+        };
+        // "json" glossed as "parse" twice and as itself: the word's own
+        // terms (factor 1) and "parse" once, at the larger factor.
+        let twice = ix.query_t(
+            "json",
+            &glosses(&[("parse", 0.3), ("json", 0.5), ("parse", 0.6)]),
+        );
+        let once = ix.query_t("json", &glosses(&[("parse", 0.6)]));
+        let [g] = &twice.groups[..] else {
+            panic!("one group: {:?}", twice.groups)
+        };
+        let factors: Vec<f32> = g.alternatives.iter().map(|a| a.factor).collect();
+        assert_eq!(factors, vec![1.0, 0.6]);
+        // The same nodes found as by "parse" alone; the top's scores are
+        // the exact scores (the weight still counts each gloss).
+        for id in 1..=4 {
+            assert_eq!(
+                ix.score_t(&twice, id) > 0.0,
+                ix.score_t(&once, id) > 0.0,
+                "node {id}"
+            );
+        }
+        let top = ix.top_t(&twice, 4, &|_| true);
+        for (s, id) in &top {
+            assert_eq!(*s, ix.score_t(&twice, *id));
+        }
+        assert_eq!(top.first().map(|h| h.1), Some(3));
     }
 
     #[test]
