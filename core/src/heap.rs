@@ -741,6 +741,10 @@ pub(crate) fn children(obj: &Object, template: &mut dyn FnMut(&Rc<Template>)) ->
                 template(&f.template);
             }
         }
+        Object::Escape(e) => {
+            kids.push(e.winders);
+            kids.push(e.handlers);
+        }
         Object::Record(t, f) => {
             kids.push(*t);
             kids.extend_from_slice(f);

@@ -89,10 +89,21 @@
            (lambda results (%set-handlers! hs) (apply values results))
            ((car hs) obj))))))
 
+;; R7RS's reference expansion, but for `guard-k`: an escape-only
+;; continuation (`%call/ec`), which records where the guard's frame is
+;; instead of copying the stack, so entering a guard costs O(1) and
+;; nested guards O(depth), where a full continuation per guard cost
+;; O(depth^2). It is only ever invoked while the guard's frame is on the
+;; stack: from the handler (called deeper, in the raise's dynamic
+;; environment) and at the body's normal return, also when a full
+;; continuation brought the body back (its copy of the stack holds the
+;; frame). `handler-k`, needed for the re-raise when no clause matches,
+;; stays a full continuation: it is captured only when something is
+;; raised.
 (define-syntax guard
   (syntax-rules ()
     ((guard (var clause ...) e1 e2 ...)
-     ((call/cc
+     ((%call/ec
        (lambda (guard-k)
          (with-exception-handler
           (lambda (condition)

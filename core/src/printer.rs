@@ -632,6 +632,7 @@ fn atom(heap: &Heap, syms: &SymbolTable, v: Value, mode: Mode, out: &mut String)
             },
             Object::CaseLambda(_) => out.push_str("#<procedure>"),
             Object::Continuation(_) => out.push_str("#<continuation>"),
+            Object::Escape(_) => out.push_str("#<escape-continuation>"),
             Object::Box(_) => out.push_str("#<box>"),
             Object::RecordType(rt) => {
                 out.push_str(&format!("#<record-type {}>", syms.name(rt.name)))

@@ -414,3 +414,51 @@ fn environments_alive_at_a_suspension_dump_and_resume() {
         Some("5")
     );
 }
+
+/// A suspension inside 200 nested guards (each entered with an escape
+/// continuation, `%call/ec`: a frame of the VM's and an object in the
+/// dump) and a `dynamic-wind`: loaded in a fresh engine, an answer
+/// returns through every guard, and an error answer is caught by the
+/// guard whose clause matches after the 149 inner ones re-raised it (each
+/// leaving the `dynamic-wind` to test its clauses and entering it again
+/// to re-raise).
+#[test]
+fn a_suspension_inside_nested_guards_resumes_through_them() {
+    const NESTED: &str = r#"
+(define log '())
+(define (note x) (set! log (cons x log)))
+(define (nest n)
+  (if (= n 0)
+      (dynamic-wind
+        (lambda () (note 'in))
+        (lambda () (search "deep"))
+        (lambda () (note 'out)))
+      (guard (e ((and (string? e) (= n 100)) (list 'caught-at n))
+                ((and (error-object? e) (= n 150)) (list 'error-at n (error-object-message e))))
+        (let ((v (nest (- n 1))))
+          (if (pair? v) v (+ v 1))))))
+(list (nest 200) (length log) (car log))
+"#;
+    let mut a = engine();
+    let s = suspended(a.start(NESTED));
+    let bytes = a.dump(s.id).unwrap();
+    let mut b = engine();
+    let l = b.load_suspension(&bytes).unwrap();
+    assert_eq!(
+        finish(&mut b, l.id, &["0"]).0.as_deref(),
+        Some("(200 2 out)")
+    );
+    let mut c = engine();
+    let l = c.load_suspension(&bytes).unwrap();
+    let r = c
+        .resume(l.id, vec![ToolAnswer::Error("no such page".into())])
+        .unwrap();
+    let Run::Done(ev) = r else {
+        panic!("still suspended")
+    };
+    assert_eq!(ev.error, None);
+    assert_eq!(
+        ev.value.as_deref(),
+        Some("((error-at 150 \"no such page\") 300 out)")
+    );
+}

@@ -398,3 +398,33 @@ fn an_environment_in_a_session_round_trips() {
         Some("unbound variable: car (not in the environment)")
     );
 }
+
+/// A session with guards in its procedures, and an escape continuation
+/// (what `guard` enters a guard with) kept in a global: restored in a
+/// fresh engine, the guards work, and the escape, whose frame is not on
+/// the new engine's stack, is an error when called, not a crash.
+#[test]
+fn guards_and_an_escape_in_a_session_round_trip() {
+    let mut a = Engine::new();
+    eval(
+        &mut a,
+        "(define (safe-div x y) (guard (e ((error-object? e) 'undefined)) (quotient x y)))
+         (define (depth n) (if (= n 0) (raise 'bottom) (guard (e ((string? e) 'no)) (depth (- n 1)))))
+         (define kept (%call/ec (lambda (k) k)))",
+    );
+    let bytes = a.save_session().unwrap();
+    let mut b = Engine::new();
+    b.restore_session(&bytes).unwrap();
+    assert_eq!(
+        eval(&mut b, "(list (safe-div 7 2) (safe-div 1 0))"),
+        "(3 undefined)"
+    );
+    assert_eq!(eval(&mut b, "(guard (e (#t e)) (depth 1000))"), "bottom");
+    assert_eq!(eval(&mut b, "kept"), "#<escape-continuation>");
+    assert!(
+        eval_err(&mut b, "(kept 1)").contains("called after the extent"),
+        "{}",
+        eval_err(&mut b, "(kept 1)")
+    );
+    assert_eq!(eval(&mut b, "(procedure? kept)"), "#t");
+}

@@ -20,6 +20,7 @@ pub fn register(t: &mut PrimTable) {
         Control::CallCC,
     );
     t.control("call/cc", 1, Some(1), Control::CallCC);
+    t.control("%call/ec", 1, Some(1), Control::CallEC);
     t.control("%apply-values", 2, Some(2), Control::ApplyValues);
     t.control("%throw", 2, Some(2), Control::Throw);
     t.control("%abort", 1, Some(1), Control::Abort);
@@ -328,7 +329,7 @@ fn procedure_info(c: &mut Ctx, v: Value) -> Value {
                 }
                 Some((name, if least == u16::MAX { 0 } else { least }, most))
             }
-            Some(Object::Continuation(_)) => Some((None, 0, None)),
+            Some(Object::Continuation(_) | Object::Escape(_)) => Some((None, 0, None)),
             Some(Object::Parameter { .. }) => Some((None, 0, Some(1))),
             _ => None,
         },
@@ -353,6 +354,7 @@ pub fn is_procedure(c: &Ctx, v: Value) -> bool {
                 Object::Closure(_)
                     | Object::CaseLambda(_)
                     | Object::Continuation(_)
+                    | Object::Escape(_)
                     | Object::Parameter { .. }
             )
         ),

@@ -264,6 +264,9 @@ pub type KnowledgeFn = fn(&mut KCtx, &[Value]) -> Value;
 pub enum Control {
     Apply,
     CallCC,
+    /// `(%call/ec F)`: calls F with an escape-only continuation of the
+    /// call (`value::Escape`).
+    CallEC,
     ApplyValues,
     Throw,
     Abort,

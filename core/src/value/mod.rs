@@ -105,6 +105,31 @@ pub struct Continuation {
     pub tier: Tier,
 }
 
+/// An escape-only continuation, made by `%call/ec` (what `guard` enters a
+/// guard with): not a copy of the stacks but a note of where the frame of
+/// its `%call/ec` call is. The call pushes an internal frame (the VM's
+/// `escape_return` template) whose closure slot holds this very object,
+/// at index `frame` of the frames, its callee slot at stack index
+/// `height`. Invoking it while that frame is on the current stack (the
+/// object in that slot of that frame: one activation, or a copy of it
+/// that a full continuation brought back) drops everything above the
+/// frame and returns from it, with the dynamic state of the call put
+/// back; invoking it anywhere else is an error. Entering costs O(1)
+/// where a full continuation copies the whole stack.
+#[derive(Clone)]
+pub struct Escape {
+    /// The index of its internal frame in the VM's frames.
+    pub frame: u32,
+    /// The stack index of that frame's callee slot (its fp less one).
+    pub height: u32,
+    /// The `dynamic-wind` list at the call.
+    pub winders: Value,
+    /// The exception handler stack at the call.
+    pub handlers: Value,
+    /// The tier of the code that made it.
+    pub tier: Tier,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorObjectKind {
     /// Raised by `error` or by a primitive.
@@ -181,6 +206,8 @@ pub enum Object {
     /// A mutable cell shared by closures that capture an assigned variable.
     Box(Value),
     Continuation(Box<Continuation>),
+    /// An escape-only continuation (`%call/ec`).
+    Escape(Box<Escape>),
     /// More or fewer than one value, as returned by `values`.
     Values(Vec<Value>),
     Record(Value, Box<[Value]>),
@@ -219,6 +246,7 @@ impl Object {
             Object::Rat(r) => (r.numer().bits() + r.denom().bits()) as usize / 8,
             Object::Closure(c) => c.free.len() * 16,
             Object::Continuation(k) => k.stack.capacity() * 16 + k.frames.capacity() * 32,
+            Object::Escape(_) => std::mem::size_of::<Escape>(),
             Object::Record(_, f) => f.len() * 16,
             Object::RecordType(t) => t.fields.capacity() * 4,
             Object::Port(p) => p.chars.capacity() * 4 + p.bytes.capacity(),

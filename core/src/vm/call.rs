@@ -16,6 +16,9 @@ use crate::value::{Object, Value};
 pub(super) enum Next {
     Done,
     Call(usize),
+    /// As `Call`, the call in tail position whatever the first call was
+    /// (`%call/ec` calls its procedure from the frame it made).
+    TailCall(usize),
 }
 
 /// What a knowledge primitive makes of a string argument, in copies of
@@ -27,6 +30,7 @@ impl Vm {
     /// In tail position the current frame is replaced.
     pub(super) fn call(&mut self, n: usize, tail: bool) -> Result<(), VmError> {
         let mut n = n;
+        let mut tail = tail;
         loop {
             let callee_idx = self.stack.len() - n - 1;
             let f = self.stack[callee_idx];
@@ -49,6 +53,10 @@ impl Vm {
             match next {
                 Next::Done => return Ok(()),
                 Next::Call(m) => n = m,
+                Next::TailCall(m) => {
+                    n = m;
+                    tail = true;
+                }
             }
         }
     }
@@ -304,6 +312,35 @@ impl Vm {
                     }
                 }
                 self.throw(f, &vals);
+                Ok(Next::Done)
+            }
+            Some(Object::Escape(e)) => {
+                let same_winders = e.winders.eq(self.winders);
+                // Checked before any `dynamic-wind` after thunk runs: an
+                // escape whose frame is gone leaves everything as it is.
+                if !self.escape_is_live(f) {
+                    self.stack.truncate(callee_idx);
+                    self.raise_fault(Fault::Error(
+                        super::continuation::DEAD_ESCAPE.into(),
+                        vec![],
+                    ))?;
+                    return Ok(Next::Done);
+                }
+                let vals: Vec<Value> = self.stack[callee_idx + 1..].to_vec();
+                if !same_winders {
+                    if let Some(g) = self.hooks.invoke_continuation {
+                        // As for a continuation: the prelude runs the
+                        // after thunks, then `%throw` escapes.
+                        let invoke = self.globals.values[g as usize];
+                        let list = self.heap.list(&vals);
+                        self.stack.truncate(callee_idx);
+                        self.stack.push(invoke);
+                        self.stack.push(f);
+                        self.stack.push(list);
+                        return Ok(Next::Call(2));
+                    }
+                }
+                self.escape(f, &vals);
                 Ok(Next::Done)
             }
             Some(Object::Parameter { value, .. }) => {

@@ -2,10 +2,29 @@
 //! `dynamic-wind` list, the handler stack, the tier); a throw puts them
 //! back. Assigned variables live in boxes, so re-entering a continuation
 //! does not bring back their old values.
+//!
+//! Escape-only continuations (`%call/ec`, what `guard` enters a guard
+//! with) copy nothing: the call pushes a frame of the internal template
+//! `escape_return` (a lone `Return`) whose closure slot holds the escape
+//! object, and calls the procedure above it. The frame marks the
+//! activation: an escape is live while its frame is on the current
+//! stack, found at the index it records holding that very object (the
+//! frame of one activation, or its copy in a full continuation that was
+//! re-entered: a generator that leaves a guard's body and comes back).
+//! Escaping is dropping what is above the frame and resuming it with
+//! the values, which then returns as the call would have; a dead escape
+//! is a Scheme error, checked before any after thunk runs.
 
+use std::rc::Rc;
+
+use super::call::Next;
 use super::{Vm, VmError};
 use crate::value::code::Frame;
-use crate::value::{Continuation, Object, Value};
+use crate::value::{Continuation, Escape, Object, Value};
+
+/// The error of an escape invoked when its frame is not on the stack.
+pub(super) const DEAD_ESCAPE: &str =
+    "escape continuation: called after the extent of the %call/ec that made it ended";
 
 impl Vm {
     /// Resumes continuation `k` with `vals`.
@@ -51,6 +70,89 @@ impl Vm {
             }
         }
         Ok(())
+    }
+
+    /// `(%call/ec f)`, its arguments above `callee_idx`: calls `f` with
+    /// an escape of the call.
+    pub(super) fn call_with_escape(&mut self, callee_idx: usize, f: Value, tail: bool) -> Next {
+        // The continuation of the call, as for a closure's: in tail
+        // position the caller's (this frame slides away), else this one.
+        let base = if tail {
+            let base = self.fp - 1;
+            self.stack.drain(base..callee_idx);
+            base
+        } else {
+            self.push_frame();
+            callee_idx
+        };
+        let k = self.heap.alloc(Object::Escape(Box::new(Escape {
+            frame: self.frames.len() as u32,
+            height: base as u32,
+            winders: self.winders,
+            handlers: self.handlers,
+            tier: self.tier,
+        })));
+        self.frames.push(Frame {
+            template: self.escape_return.clone(),
+            pc: 0,
+            fp: (base + 1) as u32,
+            closure: k,
+        });
+        // `f` is called in tail position from a frame of the same template
+        // just above (its callee slot is `f`'s): whatever `f` is (a
+        // closure, a primitive, `call/cc`, a continuation), the escape's
+        // frame is in `frames` while it runs, and its return comes back
+        // to that frame, which returns. Nothing is copied.
+        self.stack.truncate(base);
+        self.stack.push(k);
+        self.stack.push(f);
+        self.stack.push(k);
+        self.tmpl = self.escape_return.clone();
+        self.pc = 0;
+        self.fp = base + 2;
+        self.closure = k;
+        Next::TailCall(1)
+    }
+
+    /// Whether escape `k`'s frame is on the current stack: the frame at
+    /// its index is of `escape_return` with `k` itself in its closure
+    /// slot (`k` is live, so no other object has its reference), at its
+    /// height.
+    pub(super) fn escape_is_live(&self, k: Value) -> bool {
+        let Some(Object::Escape(e)) = self.heap.obj(k) else {
+            return false;
+        };
+        let (frame, height) = (e.frame as usize, e.height as usize);
+        self.frames.get(frame).is_some_and(|fr| {
+            Rc::ptr_eq(&fr.template, &self.escape_return)
+                && fr.closure.eq(k)
+                && fr.fp as usize == height + 1
+        }) && self.stack.len() > height
+    }
+
+    /// Escapes to live escape `k` with `vals`: everything above its frame
+    /// is dropped, the dynamic state of its call put back, and the frame
+    /// resumed with the values (its `Return` then returns from the call).
+    /// The caller has checked `escape_is_live` and run the after thunks.
+    pub(super) fn escape(&mut self, k: Value, vals: &[Value]) {
+        let v = match vals.len() {
+            1 => vals[0],
+            _ => self.heap.alloc(Object::Values(vals.to_vec())),
+        };
+        let Some(Object::Escape(e)) = self.heap.obj(k) else {
+            return;
+        };
+        let (frame, height) = (e.frame as usize, e.height as usize);
+        self.winders = e.winders;
+        self.handlers = e.handlers;
+        // Never more rights than the session has now, as for a throw.
+        self.tier = e.tier.max(self.session_tier);
+        self.frames.truncate(frame + 1);
+        self.stack.truncate(height + 1);
+        self.acc = v;
+        if let Some(fr) = self.frames.pop() {
+            self.resume_frame(fr);
+        }
     }
 
     pub(super) fn capture(&mut self, callee_idx: usize, tail: bool) -> Value {

@@ -78,6 +78,13 @@ impl Vm {
                 self.stack.push(k);
                 Ok(Next::Call(1))
             }
+            Control::CallEC => {
+                let f = arg(self, 0);
+                if !self.is_procedure(f) {
+                    return self.expected_procedure(callee_idx, "%call/ec", f);
+                }
+                Ok(self.call_with_escape(callee_idx, f, tail))
+            }
             Control::ApplyValues => {
                 // (%apply-values f v): spread multiple values as arguments.
                 let f = arg(self, 0);
@@ -100,13 +107,20 @@ impl Vm {
                     vals.push(a);
                     l = d;
                 }
-                if !matches!(self.heap.obj(k), Some(Object::Continuation(_))) {
-                    return self.fail(
-                        callee_idx,
-                        Fault::Error("%throw: not a continuation".into(), vec![]),
-                    );
+                match self.heap.obj(k) {
+                    Some(Object::Continuation(_)) => self.throw(k, &vals),
+                    Some(Object::Escape(_)) if self.escape_is_live(k) => self.escape(k, &vals),
+                    Some(Object::Escape(_)) => {
+                        let message = super::continuation::DEAD_ESCAPE.into();
+                        return self.fail(callee_idx, Fault::Error(message, vec![]));
+                    }
+                    _ => {
+                        return self.fail(
+                            callee_idx,
+                            Fault::Error("%throw: not a continuation".into(), vec![]),
+                        );
+                    }
                 }
-                self.throw(k, &vals);
                 Ok(Next::Done)
             }
             Control::Abort => {
@@ -165,6 +179,7 @@ impl Vm {
             Control::ContinuationWinders => {
                 let v = match self.heap.obj(arg(self, 0)) {
                     Some(Object::Continuation(c)) => c.winders,
+                    Some(Object::Escape(e)) => e.winders,
                     _ => Value::Null,
                 };
                 self.answer(callee_idx, v, tail)
@@ -217,6 +232,7 @@ impl Vm {
                     Object::Closure(_)
                         | Object::CaseLambda(_)
                         | Object::Continuation(_)
+                        | Object::Escape(_)
                         | Object::Parameter { .. }
                 )
             ),

@@ -47,8 +47,8 @@ use crate::symbol::Sym;
 use crate::value::code::{Frame, Op, Template};
 use crate::value::table::{HashTable, Kind as TableKind};
 use crate::value::{
-    Closure, Continuation, ErrorObject, ErrorObjectKind, Object, Port, PortKind, RecordType, Ref,
-    Value,
+    Closure, Continuation, ErrorObject, ErrorObjectKind, Escape, Object, Port, PortKind,
+    RecordType, Ref, Value,
 };
 
 const MAGIC: &[u8; 8] = b"ARBSUSP\0";
@@ -284,6 +284,7 @@ const T_HALT: u64 = 0;
 const T_RESTORE_TIER: u64 = 1;
 const T_PRELUDE: u64 = 2;
 const T_LOCAL: u64 = 3;
+const T_ESCAPE_RETURN: u64 = 4;
 
 /// Which binding of a session snapshot writes each object (its entry, and
 /// its number there): an object reached from several bindings is written
@@ -396,7 +397,10 @@ impl Vm {
 /// Whether template `t` needs no number of its own: already numbered,
 /// or one of the VM's internal templates.
 fn self_or_known(d: &Dumper, t: &Rc<Template>, p: *const Template) -> bool {
-    d.tmpl_ids.contains_key(&p) || Rc::ptr_eq(t, &d.vm.halt) || Rc::ptr_eq(t, &d.vm.restore_tier)
+    d.tmpl_ids.contains_key(&p)
+        || Rc::ptr_eq(t, &d.vm.halt)
+        || Rc::ptr_eq(t, &d.vm.restore_tier)
+        || Rc::ptr_eq(t, &d.vm.escape_return)
 }
 
 /// `payload` in an envelope: the magic, the format, the engine's
@@ -553,6 +557,7 @@ impl<'a> Dumper<'a> {
                     || self.tmpl_ids.contains_key(&p)
                     || Rc::ptr_eq(&t, &self.vm.halt)
                     || Rc::ptr_eq(&t, &self.vm.restore_tier)
+                    || Rc::ptr_eq(&t, &self.vm.escape_return)
                 {
                     continue;
                 }
@@ -605,6 +610,8 @@ impl<'a> Dumper<'a> {
             out.u(T_HALT);
         } else if Rc::ptr_eq(t, &self.vm.restore_tier) {
             out.u(T_RESTORE_TIER);
+        } else if Rc::ptr_eq(t, &self.vm.escape_return) {
+            out.u(T_ESCAPE_RETURN);
         } else if let Some(i) = image.template_ids.get(&p) {
             out.u(T_PRELUDE);
             out.u(*i as u64);
@@ -783,6 +790,14 @@ impl<'a> Dumper<'a> {
                 self.value(out, k.winders, image);
                 self.value(out, k.handlers, image);
                 out.byte(k.tier.level());
+            }
+            Object::Escape(e) => {
+                out.byte(22);
+                out.u(e.frame as u64);
+                out.u(e.height as u64);
+                self.value(out, e.winders, image);
+                self.value(out, e.handlers, image);
+                out.byte(e.tier.level());
             }
             Object::Values(v) => {
                 out.byte(11);
@@ -1340,6 +1355,7 @@ impl Vm {
         match read_template_ref_kind(inp, l)? {
             (T_HALT, _) => Ok(self.halt.clone()),
             (T_RESTORE_TIER, _) => Ok(self.restore_tier.clone()),
+            (T_ESCAPE_RETURN, _) => Ok(self.escape_return.clone()),
             (T_PRELUDE, i) => Ok(l.image.templates[i].clone()),
             (_, i) => match &l.tmpls[i] {
                 Some(t) => Ok(t.clone()),
@@ -1440,6 +1456,15 @@ impl Vm {
             9 => Object::Box(self.read_value(inp, l)?),
             10 => Object::Continuation(Box::new(self.read_continuation(inp, l)?)),
             11 => Object::Values(self.read_values(inp, l)?),
+            // Any frame and height are safe: an escape is used only when
+            // the frame at its index is its own (`Vm::escape_is_live`).
+            22 => Object::Escape(Box::new(Escape {
+                frame: inp.u32()?,
+                height: inp.u32()?,
+                winders: self.read_value(inp, l)?,
+                handlers: self.read_value(inp, l)?,
+                tier: Tier::from_level(inp.byte()?).ok_or("unknown tier")?,
+            })),
             12 => {
                 let t = self.read_value(inp, l)?;
                 Object::Record(t, self.read_values(inp, l)?.into_boxed_slice())
@@ -1611,6 +1636,7 @@ fn read_template_ref_kind(inp: &mut In, l: &Loader) -> R<(u64, usize)> {
     match inp.u()? {
         T_HALT => Ok((T_HALT, 0)),
         T_RESTORE_TIER => Ok((T_RESTORE_TIER, 0)),
+        T_ESCAPE_RETURN => Ok((T_ESCAPE_RETURN, 0)),
         T_PRELUDE => Ok((
             T_PRELUDE,
             inp.index(l.image.templates.len(), "prelude template")?,

@@ -152,6 +152,10 @@ pub struct Vm {
     halt: Rc<Template>,
     /// The frame below code run by `%arb:eval-at-tier`: puts the tier back.
     restore_tier: Rc<Template>,
+    /// The frame a `%call/ec` call pushes below its procedure, the
+    /// escape object in its closure slot: it only returns
+    /// (`continuation::escape`).
+    escape_return: Rc<Template>,
     // registers
     pc: usize,
     fp: usize,
@@ -175,6 +179,7 @@ struct Idle {
     image: Option<Rc<image::PreludeImage>>,
     halt: Rc<Template>,
     restore_tier: Rc<Template>,
+    escape_return: Rc<Template>,
 }
 
 impl Vm {
@@ -199,6 +204,7 @@ impl Vm {
         }
         let halt = Template::internal(vec![Op::Halt]);
         let restore_tier = Template::internal(vec![Op::RestoreTier, Op::Return]);
+        let escape_return = Template::internal(vec![Op::Return]);
         let mut heap = Heap::new();
         heap.prims = prims
             .prims
@@ -222,6 +228,7 @@ impl Vm {
             image: None,
             halt,
             restore_tier,
+            escape_return,
         });
         vm.refresh_inline();
         vm
@@ -250,6 +257,7 @@ impl Vm {
             image: self.image.clone(),
             halt: self.halt.clone(),
             restore_tier: self.restore_tier.clone(),
+            escape_return: self.escape_return.clone(),
         })
     }
 
@@ -289,6 +297,7 @@ impl Vm {
             image: parts.image,
             halt: parts.halt.clone(),
             restore_tier: parts.restore_tier,
+            escape_return: parts.escape_return,
             pc: 0,
             fp: 0,
             tmpl: parts.halt,
