@@ -126,7 +126,7 @@ impl Vm {
         self.frames.get(frame).is_some_and(|fr| {
             Rc::ptr_eq(&fr.template, &self.escape_return)
                 && fr.closure.eq(k)
-                && fr.fp as usize == height + 1
+                && (fr.fp as usize).checked_sub(1) == Some(height)
         }) && self.stack.len() > height
     }
 
