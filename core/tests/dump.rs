@@ -462,3 +462,25 @@ fn a_suspension_inside_nested_guards_resumes_through_them() {
         Some("((error-at 150 \"no such page\") 300 out)")
     );
 }
+
+/// A suspension in a handler of an error raised by the procedure
+/// `%call/ec` called (a primitive, called from the frame `%call/ec`
+/// made): the frames of its continuation fit their stack, so the dump
+/// loads and resumes.
+#[test]
+fn a_suspension_in_a_handler_of_an_escape_s_procedure_dumps() {
+    let mut a = engine();
+    let s = suspended(a.start(
+        "(call/cc (lambda (out)
+           (with-exception-handler
+             (lambda (e) (out (list 'answered (search \"h\"))))
+             (lambda () (+ 1 (%call/ec car))))))",
+    ));
+    let bytes = a.dump(s.id).unwrap();
+    let mut b = engine();
+    let l = b.load_suspension(&bytes).unwrap();
+    assert_eq!(
+        finish(&mut b, l.id, &["\"x\""]).0.as_deref(),
+        Some("(answered \"x\")")
+    );
+}

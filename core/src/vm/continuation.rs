@@ -99,11 +99,15 @@ impl Vm {
             closure: k,
         });
         // `f` is called in tail position from a frame of the same template
-        // just above (its callee slot is `f`'s): whatever `f` is (a
+        // just above, as code of its own would call it (the callee above
+        // the frame's slots, of which it has none): whatever `f` is (a
         // closure, a primitive, `call/cc`, a continuation), the escape's
-        // frame is in `frames` while it runs, and its return comes back
-        // to that frame, which returns. Nothing is copied.
+        // frame is in `frames` while it runs, its return comes back to
+        // that frame, which returns, and a fault raised in its place
+        // leaves a frame that fits its stack (`verify::check_frames`, in
+        // a dump of the handler's continuation). Nothing is copied.
         self.stack.truncate(base);
+        self.stack.push(k);
         self.stack.push(k);
         self.stack.push(f);
         self.stack.push(k);
