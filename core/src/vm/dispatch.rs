@@ -62,7 +62,9 @@ fn flonum_op(op: Inline, x: f64, y: f64) -> Option<Value> {
 /// they take the general path, `Vm::inline`). Natively it does. In the
 /// guest the larger fast path made Cranelift's loop slower for the
 /// programs without flonums (docs/PERFORMANCE.md, "The instruction
-/// loop's calls"), and the general path is what flonums take there.
+/// loop's calls"), and the general path is what flonums take there; its
+/// first step (`Vm::inline_general`) makes two flonums' arithmetic and
+/// comparison, outside the loop.
 const FLONUM_FAST_PATH: bool = !cfg!(target_arch = "wasm32");
 
 /// Whether the instruction loop, after an instruction that called out and
@@ -796,6 +798,21 @@ impl Vm {
     /// (`false`: control moved).
     pub(super) fn inline_general(&mut self, iop: Inline) -> Result<bool, VmError> {
         let acc = self.acc;
+        if !FLONUM_FAST_PATH {
+            // In the guest two flonums take this path (`FLONUM_FAST_PATH`):
+            // their arithmetic and comparison are made here, before
+            // `inline`'s whole match (docs/PERFORMANCE.md, "Flonums past
+            // the guest's loop").
+            if let (Value::Float(q), Some(&Value::Float(p))) = (acc, self.stack.last()) {
+                if iop.arity() == 2 && self.inline_intact(iop) {
+                    if let Some(r) = flonum_op(iop, p, q) {
+                        self.stack.pop();
+                        self.acc = r;
+                        return Ok(true);
+                    }
+                }
+            }
+        }
         if self.inline_intact(iop) {
             return match self.inline(iop) {
                 Ok(()) => Ok(true),
