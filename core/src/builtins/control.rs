@@ -346,10 +346,16 @@ fn procedure_info(c: &mut Ctx, v: Value) -> Value {
 }
 
 pub fn is_procedure(c: &Ctx, v: Value) -> bool {
+    is_procedure_in(c.heap, v)
+}
+
+/// Whether `v` can be called: a primitive, a closure, a `case-lambda`, a
+/// continuation (full or escape-only) or a parameter object.
+pub fn is_procedure_in(heap: &crate::heap::Heap, v: Value) -> bool {
     match v {
         Value::Prim(_) => true,
         _ => matches!(
-            c.heap.obj(v),
+            heap.obj(v),
             Some(
                 Object::Closure(_)
                     | Object::CaseLambda(_)

@@ -16,7 +16,7 @@ mod bitwise;
 mod chars;
 mod charsets;
 mod complex;
-mod control;
+pub(crate) mod control;
 mod files;
 mod hashtables;
 mod io;

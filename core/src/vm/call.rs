@@ -26,6 +26,21 @@ pub(super) enum Next {
 const TEXT_COPIES: usize = 2;
 
 impl Vm {
+    /// Continuation (or escape) `k`, called with `vals` where the
+    /// `dynamic-wind` list is not the one it was made in: a call of the
+    /// prelude's `%invoke-continuation`, which runs the after and before
+    /// thunks on the way and then throws (None without the prelude).
+    fn wind_to(&mut self, callee_idx: usize, k: Value, vals: &[Value]) -> Option<Next> {
+        let g = self.hooks.invoke_continuation?;
+        let invoke = self.globals.values[g as usize];
+        let list = self.heap.list(vals);
+        self.stack.truncate(callee_idx);
+        self.stack.push(invoke);
+        self.stack.push(k);
+        self.stack.push(list);
+        Some(Next::Call(2))
+    }
+
     /// Calls the procedure below the `n` arguments on top of the stack.
     /// In tail position the current frame is replaced.
     pub(super) fn call(&mut self, n: usize, tail: bool) -> Result<(), VmError> {
@@ -300,15 +315,8 @@ impl Vm {
                 let same_winders = k.winders.eq(self.winders);
                 let vals: Vec<Value> = self.stack[callee_idx + 1..].to_vec();
                 if !same_winders {
-                    if let Some(g) = self.hooks.invoke_continuation {
-                        // Let the prelude run the dynamic-wind handlers, then throw.
-                        let invoke = self.globals.values[g as usize];
-                        let list = self.heap.list(&vals);
-                        self.stack.truncate(callee_idx);
-                        self.stack.push(invoke);
-                        self.stack.push(f);
-                        self.stack.push(list);
-                        return Ok(Next::Call(2));
+                    if let Some(next) = self.wind_to(callee_idx, f, &vals) {
+                        return Ok(next);
                     }
                 }
                 self.throw(f, &vals);
@@ -328,16 +336,10 @@ impl Vm {
                 }
                 let vals: Vec<Value> = self.stack[callee_idx + 1..].to_vec();
                 if !same_winders {
-                    if let Some(g) = self.hooks.invoke_continuation {
-                        // As for a continuation: the prelude runs the
-                        // after thunks, then `%throw` escapes.
-                        let invoke = self.globals.values[g as usize];
-                        let list = self.heap.list(&vals);
-                        self.stack.truncate(callee_idx);
-                        self.stack.push(invoke);
-                        self.stack.push(f);
-                        self.stack.push(list);
-                        return Ok(Next::Call(2));
+                    // As for a continuation: the prelude runs the after
+                    // thunks, then `%throw` escapes.
+                    if let Some(next) = self.wind_to(callee_idx, f, &vals) {
+                        return Ok(next);
                     }
                 }
                 self.escape(f, &vals);

@@ -224,19 +224,7 @@ impl Vm {
     }
 
     fn is_procedure(&self, v: Value) -> bool {
-        match v {
-            Value::Prim(_) => true,
-            _ => matches!(
-                self.heap.obj(v),
-                Some(
-                    Object::Closure(_)
-                        | Object::CaseLambda(_)
-                        | Object::Continuation(_)
-                        | Object::Escape(_)
-                        | Object::Parameter { .. }
-                )
-            ),
-        }
+        crate::builtins::control::is_procedure_in(&self.heap, v)
     }
 
     /// `WHO: expected a procedure, got F`, raised in place of the call.
