@@ -701,6 +701,18 @@ impl LexicalIndex {
         read: &ReadLists,
         probes: &mut Probes,
     ) -> Result<f32, StoreError> {
+        self.score_looked_up(q, id, read, &Probed::new(0), probes)
+    }
+
+    /// `score_read`, with the parts `looked_up` holds for `id` too.
+    fn score_looked_up(
+        &self,
+        q: &LexicalQuery,
+        id: NodeId,
+        read: &ReadLists,
+        looked_up: &Probed,
+        probes: &mut Probes,
+    ) -> Result<f32, StoreError> {
         if q.total <= 0.0 {
             return Ok(0.0);
         }
@@ -708,6 +720,10 @@ impl LexicalIndex {
         for (t, term) in q.terms.iter().enumerate() {
             if let Some(known) = read.get(t) {
                 parts.push(known.find(id).unwrap_or(0.0));
+                continue;
+            }
+            if let Some(part) = looked_up.get(t, id) {
+                parts.push(part);
                 continue;
             }
             parts.push(match probes.get(&self.map, t, term, id)? {
@@ -891,12 +907,29 @@ impl LexicalIndex {
         // A word most nodes hold is read only for the candidates the
         // others leave short (`gather`).
         let whole = costs.whole && !q.groups.iter().any(|g| g.common);
+        let unread = if whole {
+            heavy_groups(q, costs.unread_share)
+        } else {
+            Vec::new()
+        };
         let mut g = if whole {
-            self.gather_whole(q, Some(k))?
+            self.gather_whole(q, Some(k), &unread)?
         } else {
             self.gather(q, k, keep, costs)?
         };
         let mut bar = kth_kept(g.acc.iter().copied(), g.acc.len(), k, &mut g.kept, keep)?;
+        if !unread.is_empty() && bar.is_none_or(|b| g.rest * (1.0 + 1e-4) + 1e-6 >= b) {
+            // A node the lists read never met could still enter the top
+            // by the groups left unread: they are read after all, and the
+            // lists added up again.
+            for &i in &unread {
+                self.read_group(q, &q.groups[i], &mut g.read)?;
+            }
+            g.rest = implied_most(q);
+            g.unread = false;
+            self.sum_windows(q, Some(k), &mut g);
+            bar = kth_kept(g.acc.iter().copied(), g.acc.len(), k, &mut g.kept, keep)?;
+        }
         if g.floor > 0.0 && bar.is_none_or(|b| b < g.floor) {
             // Fewer than k of the best nodes met are kept: the nodes
             // left out below them may be needed after all (the lists
@@ -964,11 +997,22 @@ impl LexicalIndex {
     /// them) are kept in `acc`: `floor` says below what nodes were left
     /// out, and the caller gathers again without `few` if the top needs
     /// them (when `keep` turns down more than `k` of the best `2k`).
-    fn gather_whole(&self, q: &LexicalQuery, few: Option<usize>) -> Result<Gathered, StoreError> {
+    ///
+    /// The groups `unread` names are not read (their terms' lists are,
+    /// where another group has them): what they could add is in `rest`.
+    fn gather_whole(
+        &self,
+        q: &LexicalQuery,
+        few: Option<usize>,
+        unread: &[usize],
+    ) -> Result<Gathered, StoreError> {
         let mut g = Gathered::new(q, &self.lists);
-        g.rest = implied_most(q);
-        for group in &q.groups {
-            self.read_group(q, group, &mut g.read)?;
+        g.rest = implied_most(q) + unread.iter().map(|&i| q.groups[i].weight).sum::<f32>();
+        g.unread = !unread.is_empty();
+        for (i, group) in q.groups.iter().enumerate() {
+            if !unread.contains(&i) {
+                self.read_group(q, group, &mut g.read)?;
+            }
         }
         self.sum_windows(q, few, &mut g);
         Ok(g)
@@ -1152,6 +1196,29 @@ impl LexicalIndex {
             .map(|&(id, partial)| (partial, id))
             .collect();
         candidates.sort_unstable_by(by_score);
+        // Where groups were left unread (`heavy_groups`), their lists are
+        // looked up for every candidate at once, in node order: a block
+        // decoded for all of its candidates, none for the blocks between.
+        let mut looked_up = Probed::new(q.terms.len());
+        if g.unread && candidates.len() > 1 {
+            let mut ids: Vec<NodeId> = candidates.iter().map(|c| c.1).collect();
+            ids.sort_unstable();
+            for t in 0..q.terms.len() {
+                if g.read.is_read(t) || q.terms[t].starts_with(IMPLIED) {
+                    continue;
+                }
+                let mut parts = vec![0.0f32; ids.len()];
+                posting_blocks::lookup_sorted(
+                    &self.map,
+                    &term_key(&q.terms[t]),
+                    &ids,
+                    &mut |at, count, len| {
+                        parts[at] = q.part(u64::from(count), u64::from(len));
+                    },
+                )?;
+                looked_up.set(t, &ids, parts);
+            }
+        }
         // The best k exact scores so far (as sums), least on top.
         let mut best: BinaryHeap<Reverse<u32>> = BinaryHeap::with_capacity(k + 1);
         // Once a term not read has been looked up for as many candidates
@@ -1174,14 +1241,14 @@ impl LexicalIndex {
                 continue;
             }
             for (t, probed) in probed.iter_mut().enumerate() {
-                if !g.read.is_read(t) {
+                if !g.read.is_read(t) && !looked_up.has(t) {
                     *probed += 1;
                     if probed.saturating_mul(costs.probe) >= q.dfs[t] {
                         g.read.set(t, self.read_parts(q, t)?);
                     }
                 }
             }
-            let s = self.score_read(q, id, &g.read, &mut probes)?;
+            let s = self.score_looked_up(q, id, &g.read, &looked_up, &mut probes)?;
             hits.push((s, id));
             // Scores are in 0..1, so their bits order as they do.
             best.push(Reverse((s * q.total).to_bits()));
@@ -1190,6 +1257,33 @@ impl LexicalIndex {
             }
         }
         Ok(hits)
+    }
+}
+
+/// Terms' parts looked up for a set of nodes at once
+/// (`posting_blocks::lookup_sorted`), by term: the nodes, ascending, and
+/// each one's part (0 where the list does not hold it).
+struct Probed(Vec<Option<(Vec<NodeId>, Vec<f32>)>>);
+
+impl Probed {
+    fn new(terms: usize) -> Probed {
+        Probed((0..terms).map(|_| None).collect())
+    }
+
+    fn set(&mut self, t: usize, ids: &[NodeId], parts: Vec<f32>) {
+        if let Some(slot) = self.0.get_mut(t) {
+            *slot = Some((ids.to_vec(), parts));
+        }
+    }
+
+    fn has(&self, t: usize) -> bool {
+        matches!(self.0.get(t), Some(Some(_)))
+    }
+
+    /// Term `t`'s part in node `id`, if `id` was among the nodes looked up.
+    fn get(&self, t: usize, id: NodeId) -> Option<f32> {
+        let (ids, parts) = self.0.get(t)?.as_ref()?;
+        ids.binary_search(&id).ok().map(|i| parts[i])
     }
 }
 
@@ -1208,6 +1302,9 @@ struct Gathered {
     /// Nodes whose sum was below this (less the margin the top needs) may
     /// be left out of `acc` (`gather_whole`); 0 where none were.
     floor: f32,
+    /// Whether groups were left unread (`heavy_groups`): their lists are
+    /// looked up for the candidates at once.
+    unread: bool,
 }
 
 impl Gathered {
@@ -1219,6 +1316,7 @@ impl Gathered {
             kept: BTreeMap::new(),
             rest: 0.0,
             floor: 0.0,
+            unread: false,
         }
     }
 }
@@ -1236,6 +1334,9 @@ struct Costs {
     /// time (`gather_whole`) where no word is common, rather than read
     /// list by list until no node not met can enter the top (`gather`).
     whole: bool,
+    /// The share of the query's weight whose lists `gather_whole` leaves
+    /// unread (`heavy_groups`), the candidates then scored exactly.
+    unread_share: f32,
 }
 
 impl Costs {
@@ -1247,7 +1348,32 @@ impl Costs {
         probe: 16,
         lookup: 16,
         whole: true,
+        unread_share: 0.1,
     };
+}
+
+/// The groups of `q` that cost the most to read for what they weigh, as
+/// many as weigh at most `share` of its weight (with what nodes are,
+/// which no list read gives). A top's k-th partial sum is most often well
+/// above what they could add, and they are the long lists of the words
+/// many nodes hold: a node they alone could lift is no candidate, and the
+/// candidates are scored exactly from them.
+fn heavy_groups(q: &LexicalQuery, share: f32) -> Vec<usize> {
+    let budget = share * q.total - implied_most(q);
+    let cost =
+        |i: usize| q.postings(&q.groups[i]) as f32 / q.groups[i].weight.max(f32::MIN_POSITIVE);
+    let mut order: Vec<usize> = (0..q.groups.len()).collect();
+    order.sort_by(|&a, &b| cost(b).total_cmp(&cost(a)).then(a.cmp(&b)));
+    let mut out = Vec::new();
+    let mut weight = 0.0;
+    for i in order {
+        weight += q.groups[i].weight;
+        if weight > budget {
+            break;
+        }
+        out.push(i);
+    }
+    out
 }
 
 /// Builds a `LexicalQuery`: its groups, and the document frequency of
@@ -2268,6 +2394,28 @@ mod tests {
                 let ways = [
                     Costs::MEASURED,
                     Costs {
+                        unread_share: 0.0,
+                        ..Costs::MEASURED
+                    },
+                    // As much left unread as could be: the bar is seldom
+                    // above it, and the lists are read after all.
+                    Costs {
+                        unread_share: 1.0,
+                        ..Costs::MEASURED
+                    },
+                    // Left unread and the candidates looked up, or the
+                    // lists read on the first look-up.
+                    Costs {
+                        probe: 0,
+                        unread_share: 0.5,
+                        ..Costs::MEASURED
+                    },
+                    Costs {
+                        probe: u64::MAX,
+                        unread_share: 0.5,
+                        ..Costs::MEASURED
+                    },
+                    Costs {
                         whole: false,
                         ..Costs::MEASURED
                     },
@@ -2275,16 +2423,19 @@ mod tests {
                         probe: 0,
                         lookup: 0,
                         whole: false,
+                        unread_share: 0.0,
                     },
                     Costs {
                         probe: u64::MAX,
                         lookup: 0,
                         whole: false,
+                        unread_share: 0.0,
                     },
                     Costs {
                         probe: 0,
                         lookup: u64::MAX,
                         whole: false,
+                        unread_share: 0.0,
                     },
                 ];
                 // Every node kept, most, or few (so that the best nodes

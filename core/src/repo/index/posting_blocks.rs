@@ -452,6 +452,49 @@ pub fn scan_columns(
     })
 }
 
+/// The postings of `ids` (ascending) in the list under `prefix`: `f`
+/// gets each id's place in `ids` and its (count, length), for the ids the
+/// list holds. The list's blocks are walked in order, and only those
+/// holding one of `ids` are decoded: for many nodes of a long list, one
+/// pass instead of a walk down the map for each.
+pub fn lookup_sorted(
+    map: &SortedMap,
+    prefix: &[u8],
+    ids: &[NodeId],
+    f: &mut dyn FnMut(usize, u32, u32),
+) -> Result<(), StoreError> {
+    let mut block = Columns::default();
+    let mut rows = Vec::new();
+    let mut at = 0;
+    each_block(map, prefix, |key, v| {
+        // A block holds the ids after the key before it, up to its own.
+        if ids.get(at).is_none_or(|&id| id > key) {
+            return Ok(at < ids.len());
+        }
+        if v.first() == Some(&packed_postings::FORMAT) {
+            block
+                .decode(v)
+                .map_err(|what| damaged(prefix, format!("{}: {what}", key_name(key))))?;
+            past_end(prefix, key, block.ids.last().copied())?;
+        } else {
+            decode_into(prefix, key, v, &mut rows)?;
+            block.set_rows(&rows);
+        }
+        let mut from = 0;
+        while let Some(&id) = ids.get(at).filter(|&&id| id <= key) {
+            match block.ids[from..].binary_search(&id) {
+                Ok(i) => {
+                    f(at, block.counts[from + i], block.lens[from + i]);
+                    from += i + 1;
+                }
+                Err(i) => from += i,
+            }
+            at += 1;
+        }
+        Ok(at < ids.len())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -473,6 +516,37 @@ mod tests {
         map.iter()
             .map(|e| e.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
             .collect()
+    }
+
+    #[test]
+    fn nodes_looked_up_at_once_are_found_as_one_by_one() {
+        let mut map = SortedMap::new(Blobs::none());
+        let held: Vec<NodeId> = (0..2000u64).map(|i| i * 5 + 3).collect();
+        for &id in &held {
+            insert(&mut map, TERM, id, 64 + id % 7, 70 + id % 100).unwrap();
+        }
+        // Held and not, the first and the last, many in one block and
+        // blocks passed over, past the list's end.
+        let sets: Vec<Vec<NodeId>> = vec![
+            vec![3],
+            vec![0, 3, 4, 8, 9998, 9999, 10_000, u64::MAX - 1],
+            (0..10_010).step_by(7).collect(),
+            (0..10_010).collect(),
+            vec![5000, 5003, 9998],
+            Vec::new(),
+        ];
+        for ids in sets {
+            let mut found = vec![None; ids.len()];
+            lookup_sorted(&map, TERM, &ids, &mut |at, count, len| {
+                assert!(found[at].is_none(), "{} twice", ids[at]);
+                found[at] = Some((u64::from(count), u64::from(len)));
+            })
+            .unwrap();
+            for (at, &id) in ids.iter().enumerate() {
+                let one = get(&map, TERM, id).unwrap().map(|(_, c, l)| (c, l));
+                assert_eq!(found[at], one, "node {id}");
+            }
+        }
     }
 
     #[test]
