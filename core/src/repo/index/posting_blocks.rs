@@ -430,27 +430,6 @@ pub fn scan(
 /// in id order, as columns: what `scan` gives, a block at a time, for a
 /// caller that reads whole lists (a call per block, not per posting: 2-5%
 /// of a Chinese query's time at 1M, docs/PERFORMANCE.md).
-/// The block keyed `key` (bytes `v`) decoded into `block` (`rows` the
-/// scratch of a block of LEB128 numbers).
-fn decode_columns(
-    prefix: &[u8],
-    key: NodeId,
-    v: &[u8],
-    block: &mut Columns,
-    rows: &mut Vec<Posting>,
-) -> Result<(), StoreError> {
-    if v.first() == Some(&packed_postings::FORMAT) {
-        block
-            .decode(v)
-            .map_err(|what| damaged(prefix, format!("{}: {what}", key_name(key))))?;
-        past_end(prefix, key, block.ids.last().copied())
-    } else {
-        decode_into(prefix, key, v, rows)?;
-        block.set_rows(rows);
-        Ok(())
-    }
-}
-
 pub fn scan_columns(
     map: &SortedMap,
     prefix: &[u8],
@@ -459,7 +438,15 @@ pub fn scan_columns(
     let mut block = Columns::default();
     let mut rows = Vec::new();
     each_block(map, prefix, |key, v| {
-        decode_columns(prefix, key, v, &mut block, &mut rows)?;
+        if v.first() == Some(&packed_postings::FORMAT) {
+            block
+                .decode(v)
+                .map_err(|what| damaged(prefix, format!("{}: {what}", key_name(key))))?;
+            past_end(prefix, key, block.ids.last().copied())?;
+        } else {
+            decode_into(prefix, key, v, &mut rows)?;
+            block.set_rows(&rows);
+        }
         f(&block);
         Ok(true)
     })
@@ -484,7 +471,15 @@ pub fn lookup_sorted(
         if ids.get(at).is_none_or(|&id| id > key) {
             return Ok(at < ids.len());
         }
-        decode_columns(prefix, key, v, &mut block, &mut rows)?;
+        if v.first() == Some(&packed_postings::FORMAT) {
+            block
+                .decode(v)
+                .map_err(|what| damaged(prefix, format!("{}: {what}", key_name(key))))?;
+            past_end(prefix, key, block.ids.last().copied())?;
+        } else {
+            decode_into(prefix, key, v, &mut rows)?;
+            block.set_rows(&rows);
+        }
         let mut from = 0;
         while let Some(&id) = ids.get(at).filter(|&&id| id <= key) {
             match block.ids[from..].binary_search(&id) {
