@@ -701,7 +701,7 @@ impl LexicalIndex {
         read: &ReadLists,
         probes: &mut Probes,
     ) -> Result<f32, StoreError> {
-        self.score_looked_up(q, id, read, &Probed::new(0), probes)
+        self.score_looked_up(q, id, read, &Probed::none(), probes)
     }
 
     /// `score_read`, with the parts `looked_up` holds for `id` too.
@@ -1199,10 +1199,13 @@ impl LexicalIndex {
         // Where groups were left unread (`heavy_groups`), their lists are
         // looked up for every candidate at once, in node order: a block
         // decoded for all of its candidates, none for the blocks between.
-        let mut looked_up = Probed::new(q.terms.len());
+        let mut looked_up = Probed::none();
         if g.unread && candidates.len() > 1 {
             let mut ids: Vec<NodeId> = candidates.iter().map(|c| c.1).collect();
             ids.sort_unstable();
+            looked_up = Probed::of(ids, q.terms.len());
+            let ids = &looked_up.ids;
+            let mut found = Vec::new();
             for t in 0..q.terms.len() {
                 if g.read.is_read(t) || q.terms[t].starts_with(IMPLIED) {
                     continue;
@@ -1211,12 +1214,15 @@ impl LexicalIndex {
                 posting_blocks::lookup_sorted(
                     &self.map,
                     &term_key(&q.terms[t]),
-                    &ids,
+                    ids,
                     &mut |at, count, len| {
                         parts[at] = q.part(u64::from(count), u64::from(len));
                     },
                 )?;
-                looked_up.set(t, &ids, parts);
+                found.push((t, parts));
+            }
+            for (t, parts) in found {
+                looked_up.parts[t] = Some(parts);
             }
         }
         // The best k exact scores so far (as sums), least on top.
@@ -1261,29 +1267,38 @@ impl LexicalIndex {
 }
 
 /// Terms' parts looked up for a set of nodes at once
-/// (`posting_blocks::lookup_sorted`), by term: the nodes, ascending, and
+/// (`posting_blocks::lookup_sorted`): the nodes, ascending, and by term
 /// each one's part (0 where the list does not hold it).
-struct Probed(Vec<Option<(Vec<NodeId>, Vec<f32>)>>);
+struct Probed {
+    ids: Vec<NodeId>,
+    parts: Vec<Option<Vec<f32>>>,
+}
 
 impl Probed {
-    fn new(terms: usize) -> Probed {
-        Probed((0..terms).map(|_| None).collect())
+    /// Nothing looked up.
+    fn none() -> Probed {
+        Probed {
+            ids: Vec::new(),
+            parts: Vec::new(),
+        }
     }
 
-    fn set(&mut self, t: usize, ids: &[NodeId], parts: Vec<f32>) {
-        if let Some(slot) = self.0.get_mut(t) {
-            *slot = Some((ids.to_vec(), parts));
+    /// Nodes `ids` (ascending), no term looked up yet.
+    fn of(ids: Vec<NodeId>, terms: usize) -> Probed {
+        Probed {
+            ids,
+            parts: vec![None; terms],
         }
     }
 
     fn has(&self, t: usize) -> bool {
-        matches!(self.0.get(t), Some(Some(_)))
+        matches!(self.parts.get(t), Some(Some(_)))
     }
 
     /// Term `t`'s part in node `id`, if `id` was among the nodes looked up.
     fn get(&self, t: usize, id: NodeId) -> Option<f32> {
-        let (ids, parts) = self.0.get(t)?.as_ref()?;
-        ids.binary_search(&id).ok().map(|i| parts[i])
+        let parts = self.parts.get(t)?.as_ref()?;
+        self.ids.binary_search(&id).ok().map(|i| parts[i])
     }
 }
 
