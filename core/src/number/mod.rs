@@ -294,14 +294,17 @@ pub fn compare<W: Work>(a: &Num, b: &Num, w: &mut W) -> Result<Option<Ordering>,
         (Num::Float(x), Num::Float(y)) => x.partial_cmp(y),
         _ => {
             if a.rank().max(b.rank()) == 3 {
-                // Compare exactly when one side is exact and the float is finite,
-                // so that large integers compare correctly with floats.
-                let (fa, fb) = (a.to_f64(), b.to_f64());
-                if fa.is_nan() || fb.is_nan() {
-                    return Ok(None);
-                }
-                if !fa.is_finite() || !fb.is_finite() {
-                    return Ok(fa.partial_cmp(&fb));
+                // One side exact, the other a float (two floats are above).
+                // An exact number is finite however large, so it is below
+                // +inf.0 and above -inf.0 even where its nearest f64 is an
+                // infinity (`(< (expt 10 400) +inf.0)`); against a finite
+                // float it compares exactly, so that the predicates stay
+                // transitive (R7RS 6.2.6).
+                match (a, b) {
+                    (Num::Float(f), _) | (_, Num::Float(f)) if f.is_nan() => return Ok(None),
+                    (Num::Float(f), _) if f.is_infinite() => return Ok(f.partial_cmp(&0.0)),
+                    (_, Num::Float(f)) if f.is_infinite() => return Ok(0.0_f64.partial_cmp(f)),
+                    _ => {}
                 }
                 Some(work::rat_cmp(&a.to_rat(), &b.to_rat(), w)?)
             } else if a.rank().max(b.rank()) == 2 {
