@@ -777,17 +777,26 @@ fn exact_decimal(s: &str) -> Option<Num> {
 
 /// The `#x`/`#d`/`#o`/`#b` and `#e`/`#i` prefixes of a number (R7RS 7.1.1):
 /// the rest of the text, its radix and its exactness, if one was given.
-/// `None` for an unknown prefix or a second exactness prefix.
+/// `None` for an unknown prefix or a second one of either kind.
 pub fn prefixes(text: &str, default_radix: u32) -> Option<(&str, u32, Option<bool>)> {
     let mut radix = default_radix;
+    let mut radix_given = false;
     let mut exactness: Option<bool> = None;
     let mut s = text;
+    // R7RS 7.1.1: at most one radix prefix and one exactness prefix, in
+    // either order (`#x#x1` and `#e#i1` are no numbers).
     while s.len() >= 2 && s.as_bytes()[0] == b'#' {
-        match s.as_bytes()[1].to_ascii_lowercase() {
-            b'x' => radix = 16,
-            b'd' => radix = 10,
-            b'o' => radix = 8,
-            b'b' => radix = 2,
+        let letter = s.as_bytes()[1].to_ascii_lowercase();
+        match letter {
+            b'x' | b'd' | b'o' | b'b' if !radix_given => {
+                radix = match letter {
+                    b'x' => 16,
+                    b'd' => 10,
+                    b'o' => 8,
+                    _ => 2,
+                };
+                radix_given = true;
+            }
             b'e' if exactness.is_none() => exactness = Some(true),
             b'i' if exactness.is_none() => exactness = Some(false),
             _ => return None,
