@@ -171,15 +171,17 @@ pub fn register(t: &mut PrimTable) {
     });
     t.add("read-line", 0, Some(1), |c, a| {
         let pv = input(c, a.first().copied(), "read-line", true)?;
-        fill(c, pv, |rest| rest.contains(&'\n'))?;
+        fill(c, pv, |rest| line_end(rest, false).is_some())?;
         let p = opened(c.heap, pv)?;
         if p.pos >= p.chars.len() {
             return Ok(Value::Eof);
         }
         let rest = &p.chars[p.pos..];
-        let n = rest.iter().position(|&ch| ch == '\n').unwrap_or(rest.len());
+        // All there is is buffered now: a carriage return that ends it is a
+        // line's end by itself.
+        let (n, end) = line_end(rest, true).unwrap_or((rest.len(), 0));
         let line: Vec<char> = rest[..n].to_vec();
-        p.pos += (n + 1).min(rest.len());
+        p.pos += n + end;
         Ok(c.heap.alloc(Object::Str(line)))
     });
     t.add("read-string", 1, Some(2), |c, a| {
@@ -493,6 +495,22 @@ fn fill(c: &mut Ctx, pv: Value, enough: impl Fn(&[char]) -> bool) -> Result<(), 
         if !more_input(c, pv)? {
             return Ok(());
         }
+    }
+}
+
+/// Where the first line of `rest` ends, and the length of its end: a
+/// linefeed, a carriage return, or a carriage return and a linefeed (R7RS
+/// 6.13.2, `read-line`). A carriage return that is the last character
+/// buffered ends a line only when nothing more can come (`complete`):
+/// before that, a linefeed may follow it.
+fn line_end(rest: &[char], complete: bool) -> Option<(usize, usize)> {
+    let i = rest.iter().position(|&ch| ch == '\n' || ch == '\r')?;
+    match (rest[i], rest.get(i + 1)) {
+        ('\n', _) => Some((i, 1)),
+        (_, Some('\n')) => Some((i, 2)),
+        (_, Some(_)) => Some((i, 1)),
+        (_, None) if complete => Some((i, 1)),
+        (_, None) => None,
     }
 }
 
